@@ -1,0 +1,253 @@
+"""Part kinds: how each type of answer is parsed, compared with its target and rendered.
+
+A small registry (`KINDS`) maps a part type name to its behaviour, so nothing else branches on
+type names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable
+
+import numpy as np
+
+from grader.answers import numbers, structures, syntax
+from grader.answers.numbers import AnswerFormatError, Number
+from grader.answers.results import Mutant, PartResult, Target
+from grader.answers.tolerance import Tolerance, bands, digits_request, too_coarse
+
+MAX_ANSWER_CHARS = 20_000
+
+TRANSPOSED = Mutant(
+    name="transposed-shape",
+    title="dimensions in the wrong order",
+    hint="The sizes are right but their order is not: say which axis holds heads, which tokens "
+    "and which features, and keep that order at every stage.",
+    routes=(),
+)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed answer: comparable values, per-entry typed resolution, and its JSON form."""
+
+    values: Any
+    resolution: Any
+    json: Any
+
+
+def _numbers_to_arrays(entries: Any) -> tuple[np.ndarray, np.ndarray]:
+    def pick(attr: str) -> Any:
+        if isinstance(entries, Number):
+            return getattr(entries, attr)
+        return [pick_row(row, attr) for row in entries]
+
+    def pick_row(row: Any, attr: str) -> Any:
+        return getattr(row, attr) if isinstance(row, Number) else [getattr(n, attr) for n in row]
+
+    return np.asarray(pick("value"), dtype=float), np.asarray(pick("resolution"), dtype=float)
+
+
+def _label(position: Any) -> str:
+    if isinstance(position, tuple):
+        return "(" + ", ".join(str(i + 1) for i in position) + ")"
+    return str(position + 1)
+
+
+def _position_words(positions: list[Any]) -> str:
+    labels = [_label(p) for p in positions]
+    if len(labels) == 1:
+        return f"entry {labels[0]}"
+    return "entries " + ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _positions(mask: np.ndarray) -> list[Any]:
+    if mask.ndim == 0:
+        return []
+    return [tuple(int(i) for i in idx) if mask.ndim > 1 else int(idx[0]) for idx in np.argwhere(mask)]
+
+
+def _incorrect(message: str, mutant: Mutant | None, wrong: list[Any], score: float, value: Any) -> PartResult:
+    if mutant is not None:
+        message = f"Not quite: this is the answer you get with {mutant.title}."
+    return PartResult(
+        status="incorrect", score=score, message=message,
+        misconception=mutant.name if mutant else None, hint=mutant.hint if mutant else None,
+        wrong_entries=tuple(wrong), value=value,
+    )  # fmt: skip
+
+
+def _as_float_array(value: Any) -> np.ndarray:
+    if isinstance(value, Fraction):
+        return np.asarray(float(value))
+    return np.asarray(value, dtype=float)
+
+
+@dataclass(frozen=True)
+class NumericKind:
+    """Scalars, vectors, matrices, integers and fractions: compared entry by entry."""
+
+    name: str
+    parse_text: Callable[[str, Any], Any]
+    integral: bool = False
+
+    def parse(self, text: str, exact: Any) -> Parsed:
+        """Parse learner text; raises AnswerFormatError."""
+        values, resolution = _numbers_to_arrays(self.parse_text(text, exact))
+        return Parsed(values, resolution, values.tolist())
+
+    def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
+        """Compare a parsed answer with the target's accepted bands."""
+        routes = np.stack([_as_float_array(r) for r in target.routes])
+        inside = bands(routes, tolerance).contains(parsed.values)
+        coarse = too_coarse(parsed.resolution, routes[0], tolerance, self.integral)
+        if self.integral:
+            coarse &= ~inside  # "41.94304M" is the exact count, however it was typed
+        if coarse.any():
+            where = _positions(coarse)
+            place = f" ({_position_words(where)})" if where else ""
+            message = f"Too few digits{place}: {digits_request(routes[0], tolerance, self.integral)}."
+            return PartResult(status="invalid", score=0.0, message=message, value=parsed.json)
+        ok = inside
+        if ok.all():
+            return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
+        mutant = self._matching_mutant(parsed.values, target, tolerance)
+        wrong = _positions(~ok)
+        detail = f"{_position_words(wrong)} not" if wrong else "not"
+        message = f"Incorrect: {detail} within {tolerance.describe()} of the expected value."
+        score = float(ok.mean()) if partial else 0.0
+        return _incorrect(message, mutant, wrong, score, parsed.json)
+
+    def _matching_mutant(self, values: np.ndarray, target: Target, tol: Tolerance) -> Mutant | None:
+        best, best_gap = None, np.inf
+        scale = _as_float_array(target.exact)
+        for mutant in target.mutants:
+            routes = np.stack([_as_float_array(r) for r in mutant.routes])
+            if bands(routes, tol, scale).contains(values).all():
+                gap = float(np.max(np.abs(values - routes[0])))
+                if gap < best_gap:
+                    best, best_gap = mutant, gap
+        return best
+
+    def distinguishable(self, routes: tuple[Any, ...], other: tuple[Any, ...], tol: Tolerance,
+                        scale: Any = None) -> bool:  # fmt: skip
+        """True when no answer can be accepted for both: some entry's bands do not overlap.
+
+        Band widths are measured at `scale` (the part's right answer), by default at routes[0].
+        """
+        mine = np.stack([_as_float_array(r) for r in routes])
+        scale = mine[0] if scale is None else _as_float_array(scale)
+        theirs = bands(np.stack([_as_float_array(r) for r in other]), tol, scale)
+        mine = bands(mine, tol, scale)
+        return bool(np.any(mine.disjoint_from(theirs)))
+
+    def to_json(self, value: Any) -> Any:
+        """Expected value as JSON (numbers or nested lists)."""
+        if self.integral:
+            return int(value)
+        return _as_float_array(value).tolist()
+
+
+@dataclass(frozen=True)
+class ShapeKind:
+    """Tensor shapes: exact tuples; a permutation of the right sizes is named as a transposition."""
+
+    name: str = "shape"
+
+    def parse(self, text: str, exact: Any) -> Parsed:
+        """Parse a shape such as (2, 5, 4) or 2×5×4."""
+        shape = structures.parse_shape(text)
+        return Parsed(shape, None, list(shape))
+
+    def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
+        """Exact match; otherwise look for a known mistake or a transposition."""
+        got, want = tuple(parsed.values), tuple(target.exact)
+        if got == want:
+            return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
+        mutant = next((m for m in target.mutants if got in {tuple(r) for r in m.routes}), None)
+        if mutant is None and sorted(got) == sorted(want):
+            mutant = TRANSPOSED
+        if len(got) != len(want):
+            message = f"Incorrect: the tensor has {len(want)} dimensions, your shape has {len(got)}."
+            return _incorrect(message, mutant, [], 0.0, parsed.json)
+        wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+        score = 1.0 - len(wrong) / len(want) if partial else 0.0
+        return _incorrect(f"Incorrect: {_position_words(wrong)} of the shape.", mutant, wrong, score, parsed.json)
+
+    def distinguishable(self, routes: tuple[Any, ...], other: tuple[Any, ...], tol: Tolerance,
+                        scale: Any = None) -> bool:  # fmt: skip
+        """Shapes are exact: different tuples can be told apart."""
+        return tuple(routes[0]) != tuple(other[0])
+
+    def to_json(self, value: Any) -> Any:
+        """Expected shape as a list of ints."""
+        return [int(v) for v in value]
+
+
+@dataclass(frozen=True)
+class IndexSetKind:
+    """Sets of indices, such as which FFN keys fire."""
+
+    name: str = "index-set"
+
+    def parse(self, text: str, exact: Any) -> Parsed:
+        """Parse a set such as {1, 3}."""
+        chosen = structures.parse_index_set(text)
+        return Parsed(chosen, None, sorted(chosen))
+
+    def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
+        """Exact set equality; otherwise say how many are missing or extra."""
+        got, want = frozenset(parsed.values), frozenset(target.exact)
+        if got == want:
+            return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
+        mutant = next((m for m in target.mutants if got in {frozenset(r) for r in m.routes}), None)
+        extra, missing = sorted(got - want), len(want - got)
+        message = f"Incorrect: {len(extra)} of your indices should not be there and {missing} are missing."
+        score = len(got & want) / len(got | want) if partial else 0.0
+        return _incorrect(message, mutant, extra, score, parsed.json)
+
+    def distinguishable(self, routes: tuple[Any, ...], other: tuple[Any, ...], tol: Tolerance,
+                        scale: Any = None) -> bool:  # fmt: skip
+        """Sets are exact: different sets can be told apart."""
+        return frozenset(routes[0]) != frozenset(other[0])
+
+    def to_json(self, value: Any) -> Any:
+        """Expected set as a sorted list of ints."""
+        return sorted(int(v) for v in value)
+
+
+def _length(exact: Any) -> int:
+    return len(np.asarray(exact))
+
+
+KINDS: dict[str, NumericKind | ShapeKind | IndexSetKind] = {
+    "scalar": NumericKind("scalar", lambda text, exact: numbers.parse_number(text)),
+    "fraction": NumericKind("fraction", lambda text, exact: numbers.parse_fraction(text)),
+    "integer": NumericKind("integer", lambda text, exact: numbers.parse_integer(text), integral=True),
+    "vector": NumericKind("vector", lambda text, exact: structures.parse_vector(text, _length(exact))),
+    "matrix": NumericKind(
+        "matrix", lambda text, exact: structures.parse_matrix(text, tuple(np.asarray(exact).shape))
+    ),
+    "shape": ShapeKind(),
+    "index-set": IndexSetKind(),
+}
+
+
+def grade_part(kind: str, text: str, target: Target, tolerance: Tolerance, partial: bool = False) -> PartResult:
+    """Parse and grade one part; malformed text gives status 'invalid' and never raises."""
+    if not text or not text.strip():
+        return PartResult(status="invalid", score=0.0, message="Enter an answer.")
+    if len(text) > MAX_ANSWER_CHARS:
+        return PartResult(status="invalid", score=0.0, message="This answer is too long.")
+    part_kind = KINDS[kind]
+    try:
+        parsed = part_kind.parse(text, target.exact)
+    except AnswerFormatError as error:
+        return PartResult(status="invalid", score=0.0, message=error.message)
+    return part_kind.grade(parsed, target, tolerance, partial)
+
+
+def render_answer(kind: str, value: Any, syntax_name: str, decimals: int = 3) -> str:
+    """Write a value the way a learner would type it in the named syntax."""
+    return syntax.render(kind, KINDS[kind].to_json(value), syntax_name, decimals)

@@ -1,0 +1,83 @@
+"""Plain result types returned by grading: no web or database types here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Status = Literal["correct", "incorrect", "invalid"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A named mistake's answer: its routes (exact first, then hand paths) and the hint to show."""
+
+    name: str
+    title: str
+    hint: str
+    routes: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a part accepts (routes: exact first, then hand paths) and the mistakes it recognises."""
+
+    routes: tuple[Any, ...]
+    mutants: tuple[Mutant, ...] = ()
+
+    @property
+    def exact(self) -> Any:
+        """The full-precision reference value."""
+        return self.routes[0]
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """The verdict on one part of an answer."""
+
+    status: Status
+    score: float
+    message: str
+    misconception: str | None = None
+    hint: str | None = None
+    wrong_entries: tuple[Any, ...] = ()
+    value: Any = None  # the parsed answer as JSON-ready data
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI/API shape of a part result."""
+        return {
+            "status": self.status,
+            "score": self.score,
+            "message": self.message,
+            "misconception": self.misconception,
+            "hint": self.hint,
+            "wrong_entries": list(self.wrong_entries),
+        }
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    """The verdict on a whole answer: per-part results and the overall score."""
+
+    parts: dict[str, PartResult] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        """Weighted mean of the part scores."""
+        total = sum(self.weights.get(pid, 1.0) for pid in self.parts)
+        got = sum(self.weights.get(pid, 1.0) * r.score for pid, r in self.parts.items())
+        return round(got / total, 6) if total else 0.0
+
+    @property
+    def counted(self) -> bool:
+        """An answer with any malformed part is reported but does not use up an attempt."""
+        return all(r.status != "invalid" for r in self.parts.values())
+
+    def to_json(self) -> dict[str, Any]:
+        """The CLI/API shape of an exercise result."""
+        return {
+            "score": self.score,
+            "counted": self.counted,
+            "parts": {pid: r.to_json() for pid, r in self.parts.items()},
+        }

@@ -1,0 +1,103 @@
+"""Load exercise files from disk and report every problem as `file: field: message`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from grader.catalog.spec import ExerciseSpec
+
+EXERCISE_SUFFIXES = (".yaml", ".yml")
+MAX_EXERCISE_BYTES = 256 * 1024
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that reads 1e-4 as a float: YAML 1.1 alone wants a dot ("1.0e-4")."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?
+        |[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+        |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+        |[-+]?\.(?:inf|Inf|INF)
+        |\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
+
+
+@dataclass(frozen=True)
+class SpecError:
+    """One problem in one exercise file."""
+
+    file: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.field}: {self.message}"
+
+
+def parse_yaml(text: str) -> Any:
+    """Parse YAML text with the float-friendly safe loader."""
+    return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+
+
+def _field_name(location: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in location) or "(file)"
+
+
+def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[SpecError]]:
+    """Validate one exercise's YAML text; returns the spec or the errors."""
+    try:
+        data = parse_yaml(text)
+    except yaml.YAMLError as error:
+        return None, [SpecError(source, "(yaml)", str(error).replace("\n", " "))]
+    if not isinstance(data, dict):
+        return None, [SpecError(source, "(file)", "an exercise file must be a mapping")]
+    try:
+        return ExerciseSpec.model_validate(data), []
+    except ValidationError as error:
+        return None, [SpecError(source, _field_name(e["loc"]), e["msg"]) for e in error.errors()]
+
+
+def exercise_files(root: Path) -> list[Path]:
+    """Every exercise file under `root` (or `root` itself when it is a file), sorted."""
+    if root.is_file():
+        return [root]
+    return sorted(p for p in root.rglob("*") if p.suffix in EXERCISE_SUFFIXES and p.is_file())
+
+
+def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:
+    """Load and validate every exercise under `root`; ids must be unique."""
+    specs: list[ExerciseSpec] = []
+    errors: list[SpecError] = []
+    seen: dict[str, str] = {}
+    for path in exercise_files(root):
+        source = str(path)
+        if path.stat().st_size > MAX_EXERCISE_BYTES:
+            errors.append(SpecError(source, "(file)", f"larger than {MAX_EXERCISE_BYTES} bytes"))
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            errors.append(SpecError(source, "(file)", "not valid UTF-8"))
+            continue
+        spec, problems = spec_from_text(text, source)
+        errors.extend(problems)
+        if spec is None:
+            continue
+        if spec.id in seen:
+            errors.append(SpecError(source, "id", f"{spec.id!r} is already used by {seen[spec.id]}"))
+            continue
+        seen[spec.id] = source
+        specs.append(spec)
+    return specs, errors

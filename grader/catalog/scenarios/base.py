@@ -1,0 +1,37 @@
+"""The Scenario record shared by every scenario."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+Params = Mapping[str, Any]
+Quantities = dict[str, Any]
+
+
+def always_well_posed(params: Params) -> str | None:
+    """A scenario with no extra conditions on its parameters."""
+    return None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A reference computation with named quantities, hand paths and mistakes.
+
+    `compute(params, mistake, hand)` returns the quantities; `mistake` is None for the correct
+    answer and `hand` is one of `hand_paths` or None for full precision. `well_posed` returns a
+    reason when parameters would make a poor exercise (a near-tie, sigma near 0, ...).
+    """
+
+    name: str
+    params: tuple[str, ...]
+    quantities: tuple[str, ...]
+    mistakes: tuple[str, ...]
+    compute: Callable[[Params, str | None, Any], Quantities]
+    optional: tuple[str, ...] = ()
+    hand_paths: tuple[Any, ...] = ()
+    well_posed: Callable[[Params], str | None] = field(default=always_well_posed)
+
+    def routes(self, params: Params, mistake: str | None = None) -> list[Quantities]:
+        """Quantities at full precision first, then along each hand path."""
+        return [self.compute(params, mistake, hand) for hand in (None, *self.hand_paths)]

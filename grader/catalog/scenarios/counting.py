@@ -1,0 +1,149 @@
+"""Counting scenarios: modern-block shapes and parameters, SwiGLU width, FFN share, microGPT."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from grader.catalog.scenarios.base import Params, Quantities, Scenario
+from grader.reference.memory import ffn_share
+from grader.reference.microgpt import MicroConfig, param_table, station_counts
+from grader.reference.modern import ModernConfig, param_counts, stage_shapes, swiglu_width
+
+
+def _modern_config(params: Params, mistake: str | None) -> ModernConfig:
+    d, h = int(params["d"]), int(params["n_head"])
+    cfg = ModernConfig(d=d, n_head=h, n_kv_head=int(params["n_kv_head"]),
+                       n_layer=int(params.get("n_layer", 1)), vocab=int(params.get("vocab", 0)))  # fmt: skip
+    if mistake == "full-kv-heads":
+        return replace(cfg, n_kv_head=h)
+    if mistake == "ffn-4d":
+        return replace(cfg, ffn_width=4 * d)
+    if mistake == "forget-layers":
+        return replace(cfg, n_layer=1)
+    return cfg
+
+
+def _transposed(shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    # The usual slip: keeping tokens first, (n, h, d_h) instead of (h, n, d_h).
+    return {name: (s[1], s[0], *s[2:]) for name, s in shapes.items()}
+
+
+def _modern(params: Params, mistake: str | None, hand: Any) -> Quantities:
+    cfg = _modern_config(params, mistake)
+    shapes = stage_shapes(int(params.get("n", 1)), cfg)
+    if mistake == "kv-not-repeated":
+        shapes["kv"] = shapes["kv_cache"]
+    if mistake == "transposed-shape":
+        shapes = _transposed(shapes)
+    counts = param_counts(cfg, biases=mistake == "count-biases")
+    return {**shapes, "d_h": cfg.head_dim, "f": cfg.f, "attention": counts.attention,
+            "ffn": counts.ffn, "norm": counts.norm, "block": counts.block, "model": counts.blocks,
+            "with_embeddings": counts.total}  # fmt: skip
+
+
+def _modern_well_posed(params: Params) -> str | None:
+    d, h, h_kv = int(params["d"]), int(params["n_head"]), int(params["n_kv_head"])
+    if d % h or h % h_kv:
+        return "d must divide into heads and heads into K/V groups"
+    if h_kv >= h:
+        return "grouped-query attention needs fewer K/V heads than query heads"
+    dims = [int(params.get("n", 0)), h, d // h]
+    if "n" in params and len(set(dims)) < 3:
+        return "n, h and d_h must differ so a transposition shows"
+    return None
+
+
+MODERN = Scenario(
+    name="modern-block",
+    params=("d", "n_head", "n_kv_head"),
+    optional=("n", "n_layer", "vocab"),
+    quantities=("x", "q", "kv", "kv_cache", "scores", "hidden", "out", "d_h", "f", "attention",
+                "ffn", "norm", "block", "model", "with_embeddings"),  # fmt: skip
+    mistakes=("full-kv-heads", "ffn-4d", "forget-layers", "count-biases", "kv-not-repeated",
+              "transposed-shape"),  # fmt: skip
+    compute=_modern,
+    well_posed=_modern_well_posed,
+)
+
+
+def _swiglu(params: Params, mistake: str | None, hand: Any) -> Quantities:
+    d = int(params["d"])
+    exact = Fraction(8 * d, 3)
+    widths = {
+        None: swiglu_width(d),
+        "ffn-4d": 4 * d,
+        "swiglu-floor": int(exact // 256) * 256,
+        "swiglu-unrounded": int(exact),
+    }
+    return {"f": widths[mistake], "d": d}
+
+
+SWIGLU_WIDTH = Scenario(
+    name="swiglu-width",
+    params=("d",),
+    quantities=("f", "d"),
+    mistakes=("ffn-4d", "swiglu-floor", "swiglu-unrounded"),
+    compute=_swiglu,
+)
+
+
+def _share(params: Params, mistake: str | None, hand: Any) -> Quantities:
+    d, k = int(params["d"]), int(params["ffn_mult"])
+    d_ff = k * d
+    share = ffn_share(d, d_ff)
+    if mistake == "attention-share":
+        share = 1 - share
+    if mistake == "one-ffn-matrix":
+        share = Fraction(d * d_ff, 4 * d * d + d * d_ff)
+    return {"share": share, "d_ff": d_ff, "attention": 4 * d * d, "ffn": 2 * d * d_ff}
+
+
+FFN_SHARE = Scenario(
+    name="ffn-share",
+    params=("d", "ffn_mult"),
+    quantities=("share", "d_ff", "attention", "ffn"),
+    mistakes=("attention-share", "one-ffn-matrix"),
+    compute=_share,
+)
+
+
+def _micro_config(params: Params, mistake: str | None) -> MicroConfig:
+    cfg = MicroConfig(vocab=int(params["vocab"]), n_embd=int(params["n_embd"]),
+                      block_size=int(params["block_size"]), n_head=int(params["n_head"]),
+                      n_layer=int(params["n_layer"]))  # fmt: skip
+    return replace(cfg, n_layer=1) if mistake == "forget-layers" else cfg
+
+
+def _microgpt(params: Params, mistake: str | None, hand: Any) -> Quantities:
+    cfg = _micro_config(params, mistake)
+    table, stations = param_table(cfg), station_counts(cfg)
+    e, layers = cfg.n_embd, cfg.n_layer
+    if mistake == "count-biases":
+        table["attention"] += 4 * e * layers
+        table["mlp"] += 5 * e * layers
+        table["lm_head"] += cfg.vocab
+    if mistake == "tied-head":
+        table["lm_head"] = 0
+    table["total"] = sum(v for k, v in table.items() if k != "total")
+    outside = Fraction(table["wte"] + table["wpe"] + table["lm_head"], table["total"])
+    if mistake == "inside-share":
+        outside = 1 - outside
+    if mistake == "forget-initial-norm":
+        stations["norms"] -= 1
+    if mistake == "transposed-shape":
+        stations["fc1_shape"], stations["fc2_shape"] = stations["fc2_shape"], stations["fc1_shape"]
+    return {**table, **stations, "outside_share": outside, "head_dim": cfg.head_dim}
+
+
+MICROGPT = Scenario(
+    name="microgpt",
+    params=("vocab", "n_embd", "block_size", "n_head", "n_layer"),
+    quantities=("wte", "wpe", "lm_head", "attention", "mlp", "total", "outside_share", "norms",
+                "residual_adds", "fc1_shape", "fc2_shape", "head_dim"),  # fmt: skip
+    mistakes=("forget-layers", "count-biases", "tied-head", "inside-share", "forget-initial-norm",
+              "transposed-shape"),  # fmt: skip
+    compute=_microgpt,
+    well_posed=lambda p: None if int(p["n_embd"]) % int(p["n_head"]) == 0 else "n_head must divide n_embd",
+)

@@ -1,0 +1,55 @@
+"""The GPT-2 toy block of the lesson (d = 4): h, LayerNorm, GELU, MLP and block output."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from grader.catalog.scenarios.base import Params, Quantities, Scenario
+from grader.reference.gpt2 import CORRECT, BlockOptions, row_stats
+from grader.reference.toy import LESSON_HAND_PATHS, HandPath, toy_quantities
+
+MISTAKES: dict[str, BlockOptions] = {
+    "sample-variance": replace(CORRECT, ddof=1),
+    "no-centering": replace(CORRECT, center=False),
+    "normalise-x": replace(CORRECT, second_norm_of_input=True),
+    "no-residual-attention": replace(CORRECT, attn_residual=False),
+    "no-residual-mlp": replace(CORRECT, mlp_residual=False),
+    "relu": replace(CORRECT, activation="relu"),
+    "erf-gelu": replace(CORRECT, activation="erf"),
+}
+
+# A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
+MIN_SIGMA = 0.3
+
+
+def _compute(params: Params, mistake: str | None, hand: HandPath | None) -> Quantities:
+    opts = MISTAKES[mistake] if mistake else CORRECT
+    x = np.asarray(params["x"], dtype=float)
+    a = np.asarray(params["a"], dtype=float)
+    return toy_quantities(x, a, opts, hand)
+
+
+def _well_posed(params: Params) -> str | None:
+    x = np.asarray(params["x"], dtype=float)
+    h = x + np.asarray(params["a"], dtype=float)
+    for name, row in (("x", x), ("h", h)):
+        if float(row_stats(row)[1][0]) < MIN_SIGMA:
+            return f"sigma of {name} is below {MIN_SIGMA}"
+    return None
+
+
+TOY_BLOCK = Scenario(
+    name="gpt2-toy",
+    params=("x", "a"),
+    quantities=("x", "a", "h", "mu", "sigma", "u", "z", "gelu", "m", "y", "z1", "gelu_neg",
+                "gelu_pos", "y_no_attention"),  # fmt: skip
+    mistakes=tuple(MISTAKES),
+    compute=_compute,
+    hand_paths=LESSON_HAND_PATHS,
+    well_posed=_well_posed,
+)
+
+__all__: list[Any] = ["TOY_BLOCK"]

@@ -1,0 +1,86 @@
+"""The catalogue self-check: for every exercise and seed, the reference grades correct in every
+accepted syntax, and every named mistake grades incorrect under its own name."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Iterable
+
+import numpy as np
+
+from grader.answers import syntax
+from grader.answers.kinds import grade_part, render_answer
+from grader.answers.tolerance import Tolerance
+from grader.catalog.spec import ExerciseSpec
+from grader.catalog.variants import PartVariant, VariantError, make_variant
+
+
+@dataclass
+class SelfCheckReport:
+    """Counts of what was checked and a line per failure."""
+
+    exercises: int = 0
+    variants: int = 0
+    checks: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def merge(self, other: SelfCheckReport) -> None:
+        """Add another report's counts and failures to this one."""
+        self.exercises += other.exercises
+        self.variants += other.variants
+        self.checks += other.checks
+        self.failures.extend(other.failures)
+
+    def summary(self) -> str:
+        """One line: what was checked and how many failures."""
+        return (f"selfcheck: {self.exercises} exercises, {self.variants} variants, "
+                f"{self.checks} checks, {len(self.failures)} failures")  # fmt: skip
+
+
+def answer_decimals(tolerance: Tolerance, exact: object) -> int:
+    """How many decimals a learner needs to type for this part's answer."""
+    finest = float(np.min(tolerance.coarsest_resolution(np.asarray(exact, dtype=float), False)))
+    if not (0 < finest < math.inf):
+        return 0
+    return max(0, math.ceil(-math.log10(finest) - 1e-9))
+
+
+def _check_part(where: str, part: PartVariant, report: SelfCheckReport) -> None:
+    kind, exact = part.spec.type, part.target.exact
+    decimals = answer_decimals(part.tolerance, exact) if kind not in ("shape", "index-set") else 0
+    for style in syntax.syntaxes(kind):
+        text = render_answer(kind, exact, style, decimals)
+        result = grade_part(kind, text, part.target, part.tolerance, part.spec.partial_credit)
+        report.checks += 1
+        if result.status != "correct":
+            report.failures.append(f"{where}: reference in {style} syntax {text!r} -> {result.status}: {result.message}")
+    for mutant in part.target.mutants:
+        text = render_answer(kind, mutant.routes[0], syntax.syntaxes(kind)[0], decimals)
+        result = grade_part(kind, text, part.target, part.tolerance, part.spec.partial_credit)
+        report.checks += 1
+        if result.status != "incorrect" or result.misconception != mutant.name:
+            report.failures.append(f"{where}: mistake {mutant.name} {text!r} -> {result.status}, named {result.misconception}")
+
+
+def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
+    """Self-check one exercise over the given seeds."""
+    report = SelfCheckReport(exercises=1)
+    for seed in seeds:
+        try:
+            variant = make_variant(spec, seed)
+        except VariantError as error:
+            report.failures.append(f"{spec.id} seed {seed}: {error}")
+            continue
+        report.variants += 1
+        for part in variant.parts:
+            _check_part(f"{spec.id} seed {seed} part {part.spec.id}", part, report)
+    return report
+
+
+def check_catalog(specs: Iterable[ExerciseSpec], seeds: int) -> SelfCheckReport:
+    """Self-check every exercise over seeds 0 .. seeds-1."""
+    report = SelfCheckReport()
+    for spec in specs:
+        report.merge(check_spec(spec, range(seeds)))
+    return report

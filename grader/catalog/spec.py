@@ -1,0 +1,168 @@
+"""Exercise specs, validated with pydantic in strict mode so a typo is an error, never a guess."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from grader.answers.kinds import KINDS
+from grader.answers.tolerance import Tolerance
+from grader.catalog.misconceptions import MISCONCEPTIONS
+from grader.catalog.scenarios import SCENARIOS
+
+SLUG = r"^[a-z0-9][a-z0-9-]*$"
+PART_ID = r"^[a-z][a-z0-9_]*$"
+PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
+Number = Union[int, float]
+
+
+class Strict(BaseModel):
+    """Base: strict types, unknown keys rejected."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, validate_default=True)
+
+
+class ToleranceSpec(Strict):
+    """Exactly one of abs, rel, sigfigs or exact."""
+
+    abs: float | None = Field(default=None, gt=0)
+    rel: float | None = Field(default=None, gt=0)
+    sigfigs: int | None = Field(default=None, ge=1, le=12)
+    exact: Literal[True] | None = None
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> ToleranceSpec:
+        given = [k for k in ("abs", "rel", "sigfigs", "exact") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of abs, rel, sigfigs or exact")
+        return self
+
+    def rule(self) -> Tolerance:
+        """The Tolerance this spec describes."""
+        for kind in ("abs", "rel", "sigfigs"):
+            value = getattr(self, kind)
+            if value is not None:
+                return Tolerance(kind, float(value))  # type: ignore[arg-type]
+        return Tolerance("exact")
+
+
+class MisconceptionRef(Strict):
+    """A mistake a part recognises; optional ones are dropped where they cannot be told apart."""
+
+    name: str
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _known(self) -> MisconceptionRef:
+        if self.name not in MISCONCEPTIONS:
+            raise ValueError(f"unknown misconception {self.name!r}")
+        return self
+
+
+def _as_ref(value: Any) -> Any:
+    return {"name": value} if isinstance(value, str) else value
+
+
+class PartSpec(Strict):
+    """One answer field: what it asks for and how it is checked."""
+
+    id: Annotated[str, Field(pattern=PART_ID)]
+    label: str
+    type: str
+    quantity: str
+    tolerance: ToleranceSpec = ToleranceSpec(exact=True)
+    misconceptions: list[MisconceptionRef] = []
+    partial_credit: bool = False
+    weight: float = Field(default=1.0, gt=0)
+    entry: int | None = None  # pick one entry of a vector quantity (0-based)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refs(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("misconceptions"), list):
+            data = {**data, "misconceptions": [_as_ref(m) for m in data["misconceptions"]]}
+        if isinstance(data, dict) and isinstance(data.get("tolerance"), str):
+            data = {**data, "tolerance": {data["tolerance"]: True}}
+        return data
+
+    @model_validator(mode="after")
+    def _known_type(self) -> PartSpec:
+        if self.type not in KINDS:
+            raise ValueError(f"type must be one of {', '.join(KINDS)}")
+        return self
+
+
+class RandomSpec(Strict):
+    """How a seed draws a value: uniform on [low, high] at `decimals`, or one of `choices`."""
+
+    low: Number | None = None
+    high: Number | None = None
+    decimals: int = Field(default=0, ge=0, le=6)
+    choices: list[Number] | None = None
+    exclude_zero: bool = False
+
+    @model_validator(mode="after")
+    def _one_way(self) -> RandomSpec:
+        ranged = self.low is not None and self.high is not None
+        if ranged == (self.choices is not None):
+            raise ValueError("give either low and high, or choices")
+        if ranged and self.low > self.high:  # type: ignore[operator]
+            raise ValueError("low must not exceed high")
+        return self
+
+
+class ParamSpec(Strict):
+    """A parameter: a scalar, vector or matrix of random numbers, and the page's own value."""
+
+    shape: list[int] = []
+    random: RandomSpec
+    page: Any = None
+    show: bool = True
+
+
+class ExerciseSpec(Strict):
+    """A numeric exercise: prompt, parameters, parts and worked solution."""
+
+    id: Annotated[str, Field(pattern=SLUG)]
+    title: str = Field(min_length=1)
+    lesson: Annotated[str, Field(pattern=SLUG)]
+    kind: Literal["numeric"] = "numeric"
+    model: str
+    params: dict[str, ParamSpec]
+    prompt: str = Field(min_length=1)
+    parts: list[PartSpec] = Field(min_length=1)
+    solution: list[str] = []
+    max_attempts: int | None = Field(default=None, ge=1)
+    penalty: float = Field(default=0.0, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExerciseSpec:
+        scenario = SCENARIOS.get(self.model)
+        if scenario is None:
+            raise ValueError(f"model must be one of {', '.join(SCENARIOS)}")
+        missing = set(scenario.params) - set(self.params)
+        unknown = set(self.params) - set(scenario.params) - set(scenario.optional)
+        if missing or unknown:
+            raise ValueError(f"params: missing {sorted(missing)}, unknown {sorted(unknown)}")
+        self._check_parts(scenario.quantities, scenario.mistakes)
+        self._check_placeholders(set(self.params) | set(scenario.quantities))
+        return self
+
+    def _check_parts(self, quantities: tuple[str, ...], mistakes: tuple[str, ...]) -> None:
+        ids = [p.id for p in self.parts]
+        if len(set(ids)) != len(ids):
+            raise ValueError("part ids must be unique")
+        for part in self.parts:
+            if part.quantity not in quantities:
+                raise ValueError(f"part {part.id}: quantity must be one of {', '.join(quantities)}")
+            for ref in part.misconceptions:
+                if ref.name not in mistakes and ref.name != "transposed-shape":
+                    raise ValueError(f"part {part.id}: model {self.model} cannot compute {ref.name!r}")
+
+    def _check_placeholders(self, known: set[str]) -> None:
+        for text in (self.prompt, *self.solution):
+            for name in PLACEHOLDER.findall(text):
+                if name not in known:
+                    raise ValueError(f"placeholder {{{{{name}}}}} names no parameter or quantity")

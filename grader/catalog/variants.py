@@ -1,0 +1,159 @@
+"""Turn an exercise spec and a seed into a variant: parameters, prompt, targets and mistakes.
+
+Deterministic in (exercise id, seed). Seed 0 is the lesson page's own example when the spec gives
+one (`page:` on every parameter). Other seeds draw parameters until the variant is well posed:
+the scenario's own conditions hold, and every required mistake gives an answer that cannot be
+confused with the right one (nor with another mistake).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from grader.answers.kinds import KINDS
+from grader.answers.results import Mutant, Target
+from grader.answers.tolerance import Tolerance
+from grader.catalog.display import fill, show
+from grader.catalog.misconceptions import MISCONCEPTIONS
+from grader.catalog.scenarios import SCENARIOS, Scenario
+from grader.catalog.spec import ExerciseSpec, ParamSpec, PartSpec
+
+MAX_DRAWS = 500
+
+
+class VariantError(ValueError):
+    """No well-posed variant exists for this seed (a spec problem, caught by the self-check)."""
+
+
+@dataclass(frozen=True)
+class PartVariant:
+    """One part of a variant: its spec, what it accepts and its tolerance."""
+
+    spec: PartSpec
+    target: Target
+    tolerance: Tolerance
+
+    def answer_json(self) -> Any:
+        """The expected answer as JSON."""
+        return KINDS[self.spec.type].to_json(self.target.exact)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A learner's own version of an exercise."""
+
+    exercise_id: str
+    seed: int
+    params: dict[str, Any]
+    quantities: dict[str, Any]
+    parts: tuple[PartVariant, ...]
+    prompt: str
+    solution: tuple[str, ...]
+
+    def part(self, part_id: str) -> PartVariant:
+        """The part with this id (KeyError if none)."""
+        for part in self.parts:
+            if part.spec.id == part_id:
+                return part
+        raise KeyError(part_id)
+
+
+def _draw(spec: ParamSpec, rng: np.random.Generator) -> Any:
+    rule = spec.random
+    size = tuple(spec.shape) or None
+    if rule.choices is not None:
+        value = rng.choice(np.asarray(rule.choices), size=size)
+    else:
+        value = np.round(rng.uniform(rule.low, rule.high, size=size), rule.decimals)
+        if rule.exclude_zero:
+            value = np.where(value == 0, rule.high, value)
+    if rule.decimals == 0 and np.issubdtype(np.asarray(value).dtype, np.number):
+        value = np.asarray(value).astype(int)
+    return value.item() if np.ndim(value) == 0 else value
+
+
+def _page_params(spec: ExerciseSpec) -> dict[str, Any] | None:
+    if any(p.page is None for p in spec.params.values()):
+        return None
+    return {name: p.page if np.ndim(p.page) == 0 else np.asarray(p.page) for name, p in spec.params.items()}
+
+
+def _pick(value: Any, part: PartSpec) -> Any:
+    return np.asarray(value)[part.entry] if part.entry is not None else value
+
+
+class _Builder:
+    """Computes routes once per mistake for one parameter set."""
+
+    def __init__(self, scenario: Scenario, params: Mapping[str, Any]) -> None:
+        self.scenario, self.params = scenario, params
+        self._routes: dict[str | None, list[dict[str, Any]]] = {}
+
+    def routes(self, mistake: str | None) -> list[dict[str, Any]]:
+        if mistake not in self._routes:
+            self._routes[mistake] = self.scenario.routes(self.params, mistake)
+        return self._routes[mistake]
+
+    def part(self, part: PartSpec) -> PartVariant | str:
+        """The part's variant, or why these parameters make it ill-posed."""
+        kind, tol = KINDS[part.type], part.tolerance.rule()
+        right = tuple(_pick(q[part.quantity], part) for q in self.routes(None))
+        mutants: list[Mutant] = []
+        for ref in part.misconceptions:
+            routes = tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name))
+            clashes = [m.name for m in mutants if not kind.distinguishable(routes, m.routes, tol, right[0])]
+            if kind.distinguishable(right, routes, tol) and not clashes:
+                info = MISCONCEPTIONS[ref.name]
+                mutants.append(Mutant(ref.name, info.title, info.hint, routes))
+            elif not ref.optional:
+                return f"part {part.id}: {ref.name} cannot be told apart from {clashes or 'the answer'}"
+        return PartVariant(part, Target(right, tuple(mutants)), tol)
+
+
+def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | str:
+    scenario = SCENARIOS[spec.model]
+    reason = scenario.well_posed(params)
+    if reason:
+        return reason
+    builder = _Builder(scenario, params)
+    parts = [builder.part(p) for p in spec.parts]
+    problems = [p for p in parts if isinstance(p, str)]
+    if problems:
+        return problems[0]
+    quantities = builder.routes(None)[0]
+    shown = {name: show(value) for name, value in quantities.items()}
+    shown.update({name: show(params[name], p.random.decimals) for name, p in spec.params.items()})
+    return Variant(
+        exercise_id=spec.id, seed=seed, params=params, quantities=quantities,
+        parts=tuple(parts),  # type: ignore[arg-type]
+        prompt=fill(spec.prompt, shown), solution=tuple(fill(s, shown) for s in spec.solution),
+    )  # fmt: skip
+
+
+def _rng(spec: ExerciseSpec, seed: int, draw: int) -> np.random.Generator:
+    return np.random.default_rng([seed, draw, zlib.crc32(spec.id.encode())])
+
+
+def make_variant(spec: ExerciseSpec, seed: int) -> Variant:
+    """The variant of `spec` for `seed`; raises VariantError when none is well posed."""
+    if seed < 0:
+        raise VariantError("seeds are non-negative integers")
+    page = _page_params(spec) if seed == 0 else None
+    if page is not None:
+        built = _build(spec, seed, page)
+        if isinstance(built, str):
+            raise VariantError(f"{spec.id}: the page's example is ill-posed: {built}")
+        return built
+    last = ""
+    for draw in range(MAX_DRAWS):
+        rng = _rng(spec, seed, draw)
+        params = {name: _draw(p, rng) for name, p in spec.params.items()}
+        built = _build(spec, seed, params)
+        if not isinstance(built, str):
+            return built
+        last = built
+    raise VariantError(f"{spec.id}: no well-posed variant for seed {seed} in {MAX_DRAWS} draws ({last})")

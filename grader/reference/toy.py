@@ -1,0 +1,91 @@
+"""The lesson's toy block (d = 4): one token's row, worked the way the page works it by hand.
+
+The attention output row `a` is given. The MLP has W1 = [I | -I] and W2 = [I ; I], so
+m = gelu(u') + gelu(-u'). LayerNorm keeps gamma = 1 and beta = 0.
+
+A `HandPath` reproduces a learner's pencil-and-paper route: intermediates carried forward at the
+lesson's precision. The page rounds u' and each GELU value to 3 decimals (and uses the constants
+0.798 and 0.0447), which is why it prints m5[1] = 0.640 where full precision gives 0.641.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from grader.reference.gpt2 import CORRECT, BlockOptions, activate, row_stats
+
+PAGE_X5 = np.array([-0.5, -0.5, -0.5, 1.5])
+PAGE_A5 = np.array([-0.739, 1.411, -0.521, -0.520])
+TOY_D = 4
+
+
+@dataclass(frozen=True)
+class HandPath:
+    """How a hand computation rounds what it carries forward."""
+
+    decimals: int = 3
+    round_stats: bool = False  # also carry mu and sigma rounded
+    page_constants: bool = True  # GELU with 0.798 and 0.0447
+
+    def round(self, value: np.ndarray) -> np.ndarray:
+        """Round to the lesson's precision."""
+        return np.round(value, self.decimals)
+
+
+LESSON_HAND_PATHS = (HandPath(), HandPath(round_stats=True))
+
+
+def toy_weights(d: int = TOY_D) -> tuple[np.ndarray, np.ndarray]:
+    """W1 = [I | -I] (d x 2d) and W2 = [I ; I] (2d x d)."""
+    eye = np.eye(d)
+    return np.hstack([eye, -eye]), np.vstack([eye, eye])
+
+
+def _hand_options(opts: BlockOptions, hand: HandPath | None) -> BlockOptions:
+    return replace(opts, gelu_c=0.798, gelu_k=0.0447) if hand and hand.page_constants else opts
+
+
+def _keeper(hand: HandPath | None):  # noqa: ANN202 - a tiny local callable
+    return hand.round if hand else (lambda value: value)
+
+
+def toy_row(
+    x: np.ndarray, a: np.ndarray, opts: BlockOptions = CORRECT, hand: HandPath | None = None
+) -> dict[str, np.ndarray | float]:
+    """Trace one token through the toy block: h, mu, sigma, u', z, gelu, m, y."""
+    keep = _keeper(hand)
+    opts = _hand_options(opts, hand)
+    h = x + a if opts.attn_residual else np.asarray(a, dtype=float)
+    norm_input = x if opts.second_norm_of_input else h
+    mu, sigma = (float(s[0]) for s in row_stats(norm_input, opts))
+    if hand and hand.round_stats:
+        mu, sigma = float(keep(mu)), float(keep(sigma))
+    u = keep((norm_input - mu) / sigma)
+    w1, w2 = toy_weights(len(x))
+    z = u @ w1
+    g = keep(activate(z, opts))
+    m = g @ w2
+    y = h + m if opts.mlp_residual else m
+    return {"x": x, "a": a, "h": h, "mu": mu, "sigma": sigma, "u": u, "z": z, "gelu": g, "m": m, "y": y}
+
+
+def toy_quantities(
+    x: np.ndarray, a: np.ndarray, opts: BlockOptions = CORRECT, hand: HandPath | None = None
+) -> dict[str, object]:
+    """Everything the block exercises ask about, including the row with attention switched off.
+
+    z1 = |u'[0]| and gelu(-z1), gelu(z1) are the page's single-number GELU check.
+    """
+    row = toy_row(x, a, opts, hand)
+    quiet = toy_row(x, np.zeros_like(x), opts, hand)
+    keep, act_opts = _keeper(hand), _hand_options(opts, hand)
+    z1 = abs(float(row["u"][0]))  # type: ignore[index]
+    return {
+        **row,
+        "z1": z1,
+        "gelu_neg": float(keep(activate(np.array(-z1), act_opts))),
+        "gelu_pos": float(keep(activate(np.array(z1), act_opts))),
+        "y_no_attention": quiet["y"],
+    }

@@ -1,0 +1,138 @@
+"""The lesson pages' numbers, typed the way learners type them, graded through the catalogue."""
+
+from __future__ import annotations
+
+import pytest
+
+from grader.catalog.catalog import Catalog
+
+
+def grade(catalog: Catalog, exercise: str, **answers: str) -> dict:
+    return catalog.check(exercise, 0, answers).to_json()["parts"]
+
+
+def test_page_residual_with_decimal_commas_is_correct(catalog: Catalog) -> None:
+    parts = grade(catalog, "block-residual", h="[-1,239; 0,911; -1,021; 0,980]")
+    assert parts["h"]["status"] == "correct"
+
+
+def test_page_layernorm_numbers_are_correct(catalog: Catalog) -> None:
+    parts = grade(catalog, "block-layernorm", mu="−0,092", sigma="1,041", u="-1.102 0.964 -0.892 1.030")
+    assert {p["status"] for p in parts.values()} == {"correct"}
+
+
+def test_rounding_mu_and_sigma_first_is_still_accepted_for_u(catalog: Catalog) -> None:
+    # (0.911 + 0.092) / 1.041 = 0.9635: a learner carrying the rounded statistics writes 0.963.
+    parts = grade(catalog, "block-layernorm", mu="-0.092", sigma="1.041", u="-1.102 0.963 -0.892 1.030")
+    assert parts["u"]["status"] == "correct"
+
+
+def test_sample_variance_is_named(catalog: Catalog) -> None:
+    parts = grade(catalog, "block-layernorm", mu="-0.092", sigma="1.202", u="-0.954 0.835 -0.773 0.892")
+    assert parts["sigma"]["status"] == "incorrect"
+    assert parts["sigma"]["misconception"] == "sample-variance"
+    assert parts["u"]["misconception"] == "sample-variance"
+
+
+def test_page_gelu_values_are_correct(catalog: Catalog) -> None:
+    parts = grade(catalog, "block-gelu", neg="-0.149", pos="0.952")
+    assert parts["neg"]["status"] == parts["pos"]["status"] == "correct"
+
+
+def test_relu_instead_of_gelu_is_named(catalog: Catalog) -> None:
+    parts = grade(catalog, "block-gelu", neg="0.000", pos="1.102")
+    assert parts["neg"]["misconception"] == parts["pos"]["misconception"] == "relu"
+
+
+@pytest.mark.parametrize("m", ["[0.803; 0.640; 0.560; 0.718]", "[0.803; 0.641; 0.560; 0.718]"])
+def test_page_mlp_output_and_full_precision_are_both_correct(catalog: Catalog, m: str) -> None:
+    assert grade(catalog, "block-mlp", m=m)["m"]["status"] == "correct"
+
+
+def test_relu_mlp_is_named(catalog: Catalog) -> None:
+    part = grade(catalog, "block-mlp", m="[1.102; 0.964; 0.892; 1.030]")["m"]
+    assert part["status"] == "incorrect" and part["misconception"] == "relu"
+
+
+@pytest.mark.parametrize("y", ["[-0.436; 1.551; -0.461; 1.698]", "[-0.436; 1.552; -0.461; 1.698]"])
+def test_page_block_output_and_full_precision_are_both_correct(catalog: Catalog, y: str) -> None:
+    parts = grade(catalog, "block-output", y=y, y_no_attention="[-0.248; -0.248; -0.248; 3.088]")
+    assert parts["y"]["status"] == parts["y_no_attention"]["status"] == "correct"
+
+
+def test_forgetting_the_second_residual_is_named(catalog: Catalog) -> None:
+    parts = grade(catalog, "block-output", y="[0.803; 0.641; 0.560; 0.718]",
+                  y_no_attention="[0.252; 0.252; 0.252; 1.588]")  # fmt: skip
+    assert parts["y"]["misconception"] == "no-residual-mlp"
+    assert parts["y_no_attention"]["misconception"] == "no-residual-mlp"
+
+
+def test_too_few_decimals_is_invalid_and_asks_for_more(catalog: Catalog) -> None:
+    part = grade(catalog, "block-layernorm", mu="-0.09", sigma="1.041", u="-1.102 0.964 -0.892 1.030")["mu"]
+    assert part["status"] == "invalid"
+    assert "3 decimal places" in part["message"]
+
+
+def test_wrong_entry_count_is_invalid_with_the_count(catalog: Catalog) -> None:
+    part = grade(catalog, "block-residual", h="-1.239; 0.911; -1.021")["h"]
+    assert part["status"] == "invalid"
+    assert "expected 4 numbers, got 3" in part["message"]
+
+
+def test_modern_block_page_counts_are_exact(catalog: Catalog) -> None:
+    parts = grade(catalog, "modern-params", attention="41,943,040", ffn="135 266 304", norm="8192",
+                  block="177217536", model="5,670,961,152")  # fmt: skip
+    assert {p["status"] for p in parts.values()} == {"correct"}
+
+
+def test_rounded_count_asks_for_the_exact_number(catalog: Catalog) -> None:
+    part = grade(catalog, "modern-params", attention="41.9M")["attention"]
+    assert part["status"] == "invalid"
+    assert "exact" in part["message"]
+
+
+def test_full_kv_heads_and_forgetting_layers_are_named(catalog: Catalog) -> None:
+    parts = grade(catalog, "modern-params", attention="67108864", model="177217536")
+    assert parts["attention"]["misconception"] == "full-kv-heads"
+    assert parts["model"]["misconception"] == "forget-layers"
+
+
+def test_page_shapes(catalog: Catalog) -> None:
+    parts = grade(catalog, "modern-shapes", q="(2, 5, 4)", kv="2×5×4", scores="[2, 5, 5]",
+                  hidden="5x21", out="(5, 8)")  # fmt: skip
+    assert {p["status"] for p in parts.values()} == {"correct"}
+
+
+def test_transposed_shape_is_graded_incorrect_and_named(catalog: Catalog) -> None:
+    part = grade(catalog, "modern-shapes", q="(5, 2, 4)")["q"]
+    assert part["status"] == "incorrect"
+    assert part["misconception"] == "transposed-shape"
+
+
+def test_swiglu_width_of_llama_7b(catalog: Catalog) -> None:
+    assert grade(catalog, "swiglu-width", f="11008")["f"]["status"] == "correct"
+    assert grade(catalog, "swiglu-width", f="16384")["f"]["misconception"] == "ffn-4d"
+
+
+@pytest.mark.parametrize("share", ["2/3", "0.667", "66.7 %", "0,667"])
+def test_ffn_share_two_thirds_in_every_form(catalog: Catalog, share: str) -> None:
+    assert grade(catalog, "ffn-share", share=share)["share"]["status"] == "correct"
+
+
+def test_ffn_share_swapped_for_attention_is_named(catalog: Catalog) -> None:
+    assert grade(catalog, "ffn-share", share="1/3")["share"]["misconception"] == "attention-share"
+
+
+def test_microgpt_page_parameter_table(catalog: Catalog) -> None:
+    parts = grade(catalog, "microgpt-params", wte="432", wpe="256", lm_head="432", attention="1024",
+                  mlp="2048", total="4,192", outside_share="1120/4192")  # fmt: skip
+    assert {p["status"] for p in parts.values()} == {"correct"}
+
+
+def test_microgpt_page_stations(catalog: Catalog) -> None:
+    parts = grade(catalog, "microgpt-stations", norms="3", residual_adds="2", fc1_shape="(64, 16)",
+                  fc2_shape="(16, 64)")  # fmt: skip
+    assert {p["status"] for p in parts.values()} == {"correct"}
+    wrong = grade(catalog, "microgpt-stations", norms="2", fc1_shape="(16, 64)")
+    assert wrong["norms"]["misconception"] == "forget-initial-norm"
+    assert wrong["fc1_shape"]["misconception"] == "transposed-shape"
