@@ -1,0 +1,260 @@
+"""Numbers as learners type them.
+
+Accepted: decimal point or decimal comma; unicode minus and dashes; a leading '+'; thousands groups
+of exactly three digits separated by ',', '.', spaces (also NBSP and thin spaces) or
+apostrophes; exponents ('1.2e-3', '1,2·10⁻³', '1.2×10^-3', '1.2*10^{-3}'); suffixes k/K, M, B/G,
+T and the words thousand, million, billion, trillion; percentages ('66.7 %'); fractions ('2/3',
+exact).
+
+Ambiguity policy (nothing is guessed; the rule depends only on what the question asks for):
+- A real number (parse_number, parse_fraction, entries of vectors and matrices) has a single
+  decimal separator: one comma is always a decimal comma, so '1,041' is 1.041, as the lessons
+  write it. Comma thousands groups need two or more groups ('41,943,040').
+- A whole number (parse_integer) reads '1,234' as thousands -- but not when a suffix, exponent or
+  percent follows ('1,234k' is whole either way).
+- A single '.' is always a decimal point; dots group thousands only when there are two or more.
+- Lists where commas could be both separators and decimal commas ('0,5, 0,7') are refused with
+  advice to separate the numbers with ';' (structures.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+
+MAX_NUMBER_CHARS = 400
+_MAX_EXPONENT_DIGITS = 4
+
+
+@dataclass(frozen=True)
+class Number:
+    """A parsed number and the place value of the last digit the learner typed (0.0 = exact)."""
+
+    value: float
+    resolution: float
+
+
+class AnswerFormatError(ValueError):
+    """Malformed input; .message is a learner-facing sentence naming the problem and where."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+_DASHES = "\u2212\u2012\u2013\u2014\ufe63\uff0d"
+_APOSTROPHES = "\u2019\u02bc\u2032"
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad"
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# Every character str.isspace() accepts lies below U+3001.
+_WHITESPACE = [chr(code) for code in range(0x3001) if chr(code).isspace()]
+
+
+def _translation(keep_newlines: bool) -> dict[int, str | None]:
+    table: dict[int, str | None] = {ord(c): "-" for c in _DASHES}
+    table.update({ord(c): "'" for c in _APOSTROPHES})
+    table.update({ord(c): None for c in _INVISIBLE})
+    for c in _WHITESPACE:
+        table[ord(c)] = "\n" if keep_newlines and c in _LINE_BREAKS else " "
+    return table
+
+
+_FLAT = _translation(keep_newlines=False)
+_LINES = _translation(keep_newlines=True)
+
+
+def normalize(text: str, keep_newlines: bool = False) -> str:
+    """Map unicode dashes, spaces and apostrophes to ASCII and drop invisible characters."""
+    return text.translate(_LINES if keep_newlines else _FLAT)
+
+
+def quote(text: str, limit: int = 40) -> str:
+    """Quote learner text for a message, shortened so messages stay readable."""
+    text = text.strip()
+    return f"'{text}'" if len(text) <= limit else f"'{text[: limit - 1]}…'"
+
+
+def looks_like_thousands(whole: str, fraction: str) -> bool:
+    """Whether 'whole,fraction' has the shape of a thousands group, as '1,234' does."""
+    return bool(re.fullmatch(r"[1-9][0-9]{0,2}", whole) and re.fullmatch(r"[0-9]{3}", fraction))
+
+
+@dataclass(frozen=True)
+class _Reading:
+    number: Number
+    exact: Decimal | Fraction
+    decimal_comma: bool
+
+
+_NON_FINITE = {"nan", "inf", "infinity", "∞"}
+_FRACTION = re.compile(r"([0-9]+)\s*/\s*([+-]?)\s*([0-9]+)")
+_SUFFIX = re.compile(r"\s*([kKMBGT]|(?i:thousand|million|billion|trillion))$")
+_SUFFIX_POWERS = {"k": 3, "m": 6, "b": 9, "g": 9, "t": 12,
+                  "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+_E_EXPONENT = re.compile(r"[eE]([+-]?[0-9]+)$")
+_TEN_EXPONENT = re.compile(
+    r"\s*[·⋅∙*×xX]\s*10\s*(?:(?:\^|\*\*)\s*"
+    r"([+-]?[0-9]+|\{\s*[+-]?[0-9]+\s*\}|\(\s*[+-]?[0-9]+\s*\))"
+    r"|([⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))$"
+)
+_SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_MANTISSA = re.compile(r"[0-9.,' ]+")
+
+
+def _unreadable(q: str, why: str = "") -> AnswerFormatError:
+    return AnswerFormatError(f"could not read {q} as a number" + (f": {why}" if why else ""))
+
+
+def _split_sign(s: str, q: str) -> tuple[bool, str]:
+    negative = s[0] == "-"
+    body = s[1:].lstrip() if s[0] in "+-" else s
+    if body[:1] in ("+", "-"):
+        raise _unreadable(q, "it has two signs")
+    return negative, body
+
+
+def _read_fraction(match: re.Match[str], negative: bool, q: str) -> _Reading:
+    numerator, denominator = int(match.group(1)), int(match.group(3))
+    if denominator == 0:
+        raise AnswerFormatError(f"{q} divides by zero")
+    exact = Fraction(numerator, denominator) * (-1 if negative != (match.group(2) == "-") else 1)
+    try:
+        value = float(exact)
+    except OverflowError:
+        raise AnswerFormatError(f"{q} is too large to grade") from None
+    if value == 0.0 and exact != 0:
+        raise AnswerFormatError(f"{q} is too small to grade")
+    return _Reading(Number(value, 0.0), exact, False)
+
+
+def _exponent(text: str, q: str) -> int:
+    cleaned = text.translate(_SUPERSCRIPTS).strip("{}() ")
+    if len(cleaned.lstrip("+-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
+        raise AnswerFormatError(f"the exponent in {q} is out of range")
+    return int(cleaned)
+
+
+def _strip_scale(body: str, q: str) -> tuple[str, int, bool]:
+    """Remove percent, suffix and exponent; return the mantissa, the power of ten, and 'plain'."""
+    shift, plain = 0, True
+    if body.endswith("%"):
+        body, shift, plain = body[:-1].rstrip(), -2, False
+    elif suffix := _SUFFIX.search(body):
+        word = suffix.group(1)
+        body, plain = body[: suffix.start()], False
+        shift = _SUFFIX_POWERS[word.lower()]
+    if exponent := _E_EXPONENT.search(body) or _TEN_EXPONENT.search(body):
+        text = exponent.group(1) or exponent.group(2) or ""
+        body, plain = body[: exponent.start()], False
+        shift += _exponent(text, q)
+    return body.strip(), shift, plain
+
+
+def _grouped(text: str, q: str) -> str:
+    """Digits of an integer part written with thousands separators; groups must be exact."""
+    kinds = {c for c in text if not c.isdigit()}
+    if len(kinds) != 1:
+        raise _unreadable(q, "it mixes different separators")
+    sep = kinds.pop()
+    groups = text.split(sep)
+    first = groups[0]
+    if 1 <= len(first) <= 3 and first[0] != "0" and all(len(g) == 3 for g in groups[1:]):
+        return "".join(groups)
+    if sep in ".,":
+        raise _unreadable(
+            q, "it has more than one decimal separator (thousands groups need 3 digits)"
+        )
+    name = "spaces" if sep == " " else "apostrophes"
+    raise _unreadable(q, f"digits grouped with {name} need groups of exactly 3 digits")
+
+
+def _single_separator(
+    whole: str, frac: str, sep: str, q: str, integer_plain: bool
+) -> tuple[str, int, bool]:
+    if sep == "," and looks_like_thousands(whole, frac) and integer_plain:
+        return whole + frac, 0, False
+    if sep == "," and not (whole and frac):
+        raise _unreadable(q, "a decimal comma needs digits on both sides")
+    return (whole or "0") + frac, len(frac), sep == ","
+
+
+def _read_mantissa(text: str, q: str, integer_plain: bool) -> tuple[str, int, bool]:
+    """Digits, count of decimal places, and whether a decimal comma was used."""
+    text = re.sub(" +", " ", text)
+    if not _MANTISSA.fullmatch(text) or not any(c.isdigit() for c in text):
+        raise _unreadable(q)
+    seps = [c for c in text if not c.isdigit()]
+    if not seps:
+        return text, 0, False
+    last = seps[-1]
+    if last in ".," and seps.count(last) == 1:
+        whole, frac = text.split(last)
+        if len(set(seps)) == 1:
+            return _single_separator(whole, frac, last, q, integer_plain)
+        if not frac:
+            raise _unreadable(q)
+        return _grouped(whole, q) + frac, len(frac), last == ","
+    return _grouped(text, q), 0, False
+
+
+def _build(negative: bool, digits: str, exponent: int, q: str, decimal_comma: bool) -> _Reading:
+    exact = Decimal(f"{'-' if negative else ''}{digits}E{exponent}")
+    value, resolution = float(exact), float(Decimal(f"1E{exponent}"))
+    finite = math.isfinite(value) and math.isfinite(resolution)
+    if not finite or resolution == 0.0 or (value == 0.0 and exact != 0):
+        raise AnswerFormatError(f"{q} is too large or too small to grade")
+    return _Reading(Number(value, resolution), exact, decimal_comma)
+
+
+def _read(text: str, integer: bool = False) -> _Reading:
+    s = normalize(text).strip()
+    if not s:
+        raise AnswerFormatError("enter a number")
+    q = quote(text)
+    if len(s) > MAX_NUMBER_CHARS:
+        raise AnswerFormatError(f"{q} is too long to be a number")
+    negative, body = _split_sign(s, q)
+    if body.lower() in _NON_FINITE:
+        raise AnswerFormatError(f"enter a finite number, not {q}")
+    if fraction := _FRACTION.fullmatch(body):
+        return _read_fraction(fraction, negative, q)
+    mantissa, shift, plain = _strip_scale(body, q)
+    digits, places, used_comma = _read_mantissa(mantissa, q, integer and plain)
+    return _build(negative, digits, shift - places, q, used_comma)
+
+
+def read_number(text: str) -> tuple[Number, bool]:
+    """Parse a real number and say whether it used a decimal comma."""
+    reading = _read(text)
+    return reading.number, reading.decimal_comma
+
+
+def parse_number(text: str) -> Number:
+    """Parse a real number in any accepted syntax."""
+    return _read(text).number
+
+
+def parse_fraction(text: str) -> Number:
+    """Parse a fraction, decimal or percentage (the parse_number grammar; '2/3' is exact)."""
+    return parse_number(text)
+
+
+def _is_whole(exact: Decimal | Fraction) -> bool:
+    if isinstance(exact, Fraction):
+        return exact.denominator == 1
+    return exact == exact.to_integral_value()
+
+
+def parse_integer(text: str) -> Number:
+    """Parse a whole number; '1,234' reads as 1234 here, and suffixes apply first ('41.9M')."""
+    reading = _read(text, integer=True)
+    if not _is_whole(reading.exact):
+        s = normalize(text).strip()
+        hint = ""
+        if dotted := re.fullmatch(r"[+-]?([1-9][0-9]{0,2})\.([0-9]{3})", s):
+            hint = f" (if the '.' separates thousands, write {dotted.group(1)}{dotted.group(2)})"
+        raise AnswerFormatError(f"{quote(text)} is not a whole number{hint}")
+    return reading.number

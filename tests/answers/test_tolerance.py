@@ -1,0 +1,112 @@
+"""The one tolerance rule: bands around every acceptable route, and the digits it asks for."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.answers.kinds import grade_part
+from grader.answers.results import Mutant, Target
+from grader.answers.tolerance import Tolerance, bands, sigfig_unit, too_coarse
+
+ABS = Tolerance("abs", 0.0005)
+
+
+def test_abs_band_edges_are_inclusive_and_float_safe() -> None:
+    band = bands(np.array([[0.6405]]), ABS)
+    assert band.contains(np.array([0.6400])).all()
+    assert band.contains(np.array([0.6410])).all()
+    assert not band.contains(np.array([0.6399])).any()
+    assert not band.contains(np.array([0.6411])).any()
+
+
+def test_band_covers_the_hull_of_exact_and_hand_routes() -> None:
+    routes = np.array([[0.64054], [0.639]])  # full precision, hand-rounded intermediates
+    band = bands(routes, ABS)
+    assert band.low == pytest.approx(0.6385) and band.high == pytest.approx(0.64104)
+
+
+@pytest.mark.parametrize("value, figures, unit", [(0.667, 3, 0.001), (41943040, 3, 100000), (0.0781, 3, 0.0001), (0, 2, 0.1)])
+def test_sigfig_unit(value: float, figures: int, unit: float) -> None:
+    assert float(sigfig_unit(np.array(value), figures)) == pytest.approx(unit)
+
+
+def test_rel_width_scales_with_the_value() -> None:
+    assert float(Tolerance("rel", 0.01).half_width(np.array(-200.0))) == pytest.approx(2.0)
+
+
+def test_typed_precision_must_match_the_tolerance() -> None:
+    expected = np.array(0.64)
+    assert too_coarse(np.array(0.01), expected, ABS, integral=False)
+    assert not too_coarse(np.array(0.001), expected, ABS, integral=False)
+    assert not too_coarse(np.array(0.0001), expected, ABS, integral=False)
+
+
+def test_exact_reals_set_no_precision_but_exact_integers_need_units() -> None:
+    exact = Tolerance("exact")
+    assert not too_coarse(np.array(1.0), np.array(3.0), exact, integral=False)
+    assert too_coarse(np.array(1e5), np.array(41943040.0), exact, integral=True)
+
+
+def target(value: float, *mutants: tuple[str, float]) -> Target:
+    return Target((value,), tuple(Mutant(n, n, "hint", (v,)) for n, v in mutants))
+
+
+def test_scalar_just_inside_is_correct_and_just_outside_incorrect() -> None:
+    assert grade_part("scalar", "0.9525", target(0.95245), ABS).status == "correct"
+    assert grade_part("scalar", "0.9535", target(0.95245), ABS).status == "incorrect"
+
+
+def test_fewer_digits_than_asked_is_invalid_not_incorrect() -> None:
+    result = grade_part("scalar", "0.95", target(0.95245), ABS)
+    assert result.status == "invalid"
+    assert result.message == "Too few digits: give at least 3 decimal places."
+
+
+def test_sigfig_part_asks_for_significant_figures() -> None:
+    result = grade_part("fraction", "0.7", target(2 / 3), Tolerance("sigfigs", 3))
+    assert result.status == "invalid" and "3 significant figures" in result.message
+
+
+def test_mutant_is_named_only_when_the_answer_matches_it() -> None:
+    t = target(0.952, ("relu", 1.102))
+    assert grade_part("scalar", "1.102", t, ABS).misconception == "relu"
+    assert grade_part("scalar", "1.150", t, ABS).misconception is None
+
+
+def test_vector_lists_wrong_entries_and_gives_partial_credit_when_asked() -> None:
+    t = Target((np.array([1.0, 2.0, 3.0, 4.0]),))
+    result = grade_part("vector", "1.000; 2.000; 3.500; 4.000", t, ABS, partial=True)
+    assert result.status == "incorrect"
+    assert result.wrong_entries == (2,)
+    assert result.score == 0.75
+    assert "entry 3" in result.message
+    assert grade_part("vector", "1.000; 2.000; 3.500; 4.000", t, ABS).score == 0.0
+
+
+def test_matrix_wrong_entries_are_row_column_pairs() -> None:
+    t = Target((np.array([[1.0, 2.0], [3.0, 4.0]]),))
+    result = grade_part("matrix", "1 2\n3 5", t, Tolerance("exact"))
+    assert result.wrong_entries == ((1, 1),)
+    assert "entry (2, 2)" in result.message
+
+
+def test_integer_typed_exactly_with_a_suffix_is_correct() -> None:
+    assert grade_part("integer", "41.94304M", target(41943040), Tolerance("exact")).status == "correct"
+
+
+def test_shape_of_wrong_rank_is_incorrect_not_invalid() -> None:
+    result = grade_part("shape", "(5, 8)", Target(((2, 5, 4),)), Tolerance("exact"))
+    assert result.status == "incorrect" and "3 dimensions" in result.message
+
+
+def test_index_set_reports_counts_without_revealing_the_answer() -> None:
+    result = grade_part("index-set", "{1, 2}", Target((frozenset({1, 3}),)), Tolerance("exact"))
+    assert result.status == "incorrect"
+    assert result.wrong_entries == (2,)
+    assert result.message == "Incorrect: 1 of your indices should not be there and 1 are missing."
+
+
+def test_empty_and_oversized_answers_are_invalid() -> None:
+    assert grade_part("scalar", "  ", target(1.0), ABS).message == "Enter an answer."
+    assert grade_part("scalar", "1" * 30_000, target(1.0), ABS).status == "invalid"

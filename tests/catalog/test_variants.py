@@ -1,0 +1,80 @@
+"""Variants: deterministic per (exercise, seed), the page's example at seed 0, well posed elsewhere."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from grader.catalog import variants as variants_module
+from grader.catalog.catalog import Catalog
+from grader.catalog.scenarios.toy_block import MIN_SIGMA
+from grader.catalog.selfcheck import check_catalog
+from grader.catalog.variants import VariantError, make_variant
+from grader.reference.gpt2 import row_stats
+
+
+def test_same_exercise_and_seed_give_the_same_variant(catalog: Catalog) -> None:
+    spec = catalog.get("block-output")
+    a, b = make_variant(spec, 17), make_variant(spec, 17)
+    assert a.prompt == b.prompt
+    assert all(np.array_equal(a.params[k], b.params[k]) for k in a.params)
+
+
+def test_other_seeds_give_other_numbers(catalog: Catalog) -> None:
+    prompts = {make_variant(catalog.get("block-output"), seed).prompt for seed in range(1, 21)}
+    assert len(prompts) == 20
+
+
+def test_seed_zero_is_the_page_example(catalog: Catalog) -> None:
+    variant = catalog.variant("block-output", 0)
+    assert variant.params["x"].tolist() == [-0.5, -0.5, -0.5, 1.5]
+    assert "[−0.739; 1.411; −0.521; −0.520]" in variant.prompt
+    assert catalog.variant("modern-params", 0).params == {"d": 4096, "n_head": 32, "n_kv_head": 8, "n_layer": 32}
+
+
+def test_random_rows_never_have_a_tiny_sigma(catalog: Catalog) -> None:
+    for seed in range(1, 200):
+        params = catalog.variant("block-layernorm", seed).params
+        for row in (params["x"], params["x"] + params["a"]):
+            assert float(row_stats(np.asarray(row))[1][0]) >= MIN_SIGMA
+
+
+def test_ffn_key_scores_are_never_near_zero(catalog: Catalog) -> None:
+    for seed in range(1, 100):
+        scores = catalog.variant("ffn-keys", seed).quantities["scores"]
+        assert np.min(np.abs(scores)) >= 1
+
+
+def test_optional_mistake_is_dropped_where_it_cannot_be_told_apart(catalog: Catalog) -> None:
+    # gelu(1.102) with erf instead of tanh differs by 2e-4: inside the tolerance.
+    names = [m.name for m in catalog.variant("block-gelu", 0).part("pos").target.mutants]
+    assert names == ["relu"]
+
+
+def test_negative_seed_is_refused(catalog: Catalog) -> None:
+    with pytest.raises(VariantError):
+        make_variant(catalog.get("block-gelu"), -1)
+
+
+def test_warm_check_does_not_recompute_the_reference(catalog: Catalog, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh = Catalog([catalog.get("block-mlp")])
+    calls = []
+    real = variants_module.make_variant
+    monkeypatch.setattr("grader.catalog.catalog.make_variant", lambda spec, seed: calls.append(seed) or real(spec, seed))
+    for _ in range(5):
+        fresh.check("block-mlp", 42, {"m": "1 2 3 4"})
+    assert calls == [42]
+
+
+def test_selfcheck_passes_on_the_shipped_catalogue(catalog: Catalog) -> None:
+    report = check_catalog(list(catalog), seeds=30)
+    assert report.failures == []
+    assert report.variants == 30 * len(list(catalog))
+
+
+def test_selfcheck_reports_a_mistake_the_tolerance_cannot_tell_apart(catalog: Catalog) -> None:
+    loose = catalog.get("block-gelu").model_copy(deep=True)
+    object.__setattr__(loose.parts[0].tolerance, "abs", 0.5)
+    report = check_catalog([loose], seeds=3)
+    assert len(report.failures) == 3
+    assert "relu cannot be told apart from the answer" in report.failures[0]

@@ -1,0 +1,68 @@
+"""`python -m grader`, run as a learner or author would run it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+def test_validate_passes_on_the_catalogue() -> None:
+    result = run("exercises", "validate")
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.strip() == "13 exercises valid"
+
+
+def test_validate_fails_with_file_field_message_lines(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    good = (ROOT / "exercises" / "gpt2-block" / "block-gelu.yaml").read_text(encoding="utf-8")
+    bad.write_text(good.replace("tolerance: {abs: 0.0005}", "tolerance: {abs: -1}", 1), encoding="utf-8")
+    result = run("exercises", "validate", str(bad))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{bad}: parts.0.tolerance.abs: Input should be greater than 0"]
+
+
+def test_list_json_has_ids_and_part_types() -> None:
+    rows = json.loads(run("exercises", "list", "--json").stdout)
+    gelu = next(r for r in rows if r["id"] == "block-gelu")
+    assert gelu == {"id": "block-gelu", "title": "GELU by hand", "lesson": "gpt2-block", "kind": "numeric",
+                    "parts": [{"id": "neg", "type": "scalar"}, {"id": "pos", "type": "scalar"}]}  # fmt: skip
+
+
+def test_variant_json_gives_params_prompt_and_answers() -> None:
+    data = json.loads(run("variant", "modern-shapes", "--seed", "0", "--json").stdout)
+    assert data["params"] == {"n": 5, "d": 8, "n_head": 2, "n_kv_head": 1}
+    assert {p["id"]: p["answer"] for p in data["parts"]} == {
+        "q": [2, 5, 4], "kv": [2, 5, 4], "scores": [2, 5, 5], "hidden": [5, 21], "out": [5, 8]}
+    assert "$n = 5$" in data["prompt"]
+
+
+def test_check_json_reports_each_part() -> None:
+    answers = json.dumps({"mu": "-0,092", "sigma": "1.202", "u": "1 2"})
+    data = json.loads(run("check", "block-layernorm", "--seed", "0", "--answers", answers, "--json").stdout)
+    assert data["parts"]["mu"]["status"] == "correct"
+    assert data["parts"]["sigma"]["misconception"] == "sample-variance"
+    assert data["parts"]["u"]["status"] == "invalid"
+    assert data["parts"]["u"]["message"].startswith("expected 4 numbers, got 2")
+    assert data["counted"] is False
+    assert set(data["parts"]["mu"]) == {"status", "score", "message", "misconception", "hint", "wrong_entries"}
+
+
+def test_check_refuses_bad_json_and_unknown_exercises() -> None:
+    assert run("check", "block-gelu", "--answers", "{not json").returncode == 2
+    unknown = run("check", "no-such", "--answers", "{}")
+    assert unknown.returncode == 2 and "unknown exercise" in unknown.stderr
+
+
+def test_selfcheck_command_prints_a_summary_and_exits_zero() -> None:
+    result = run("selfcheck", "--seeds", "5")
+    assert result.returncode == 0
+    assert result.stdout.strip().endswith("0 failures")
