@@ -150,78 +150,60 @@ class NumericKind:
 
 
 @dataclass(frozen=True)
-class ShapeKind:
-    """Tensor shapes: exact tuples; a permutation of the right sizes is named as a transposition."""
+class DiscreteKind:
+    """Answers compared exactly after putting them in canonical form (tuples, sets)."""
 
-    name: str = "shape"
+    name: str
+    parse_text: Callable[[str], Any]
+    canon: Callable[[Any], Any]
+    explain: Callable[[Any, Any, Mutant | None, bool, Any], PartResult]  # the verdict when wrong
 
     def parse(self, text: str, exact: Any) -> Parsed:
-        """Parse a shape such as (2, 5, 4) or 2×5×4."""
-        shape = structures.parse_shape(text)
-        return Parsed(shape, None, list(shape))
+        """Parse learner text; raises AnswerFormatError."""
+        value = self.canon(self.parse_text(text))
+        return Parsed(value, None, self.to_json(value))
 
     def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
-        """Exact match; otherwise look for a known mistake or a transposition."""
-        got, want = tuple(parsed.values), tuple(target.exact)
+        """Exact match; otherwise say what is off and look for a known mistake."""
+        got, want = parsed.values, self.canon(target.exact)
         if got == want:
             return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
-        mutant = next((m for m in target.mutants if got in {tuple(r) for r in m.routes}), None)
-        if mutant is None and sorted(got) == sorted(want):
-            mutant = TRANSPOSED
-        if len(got) != len(want):
-            message = f"Incorrect: the tensor has {len(want)} dimensions, your shape has {len(got)}."
-            return _incorrect(message, mutant, [], 0.0, parsed.json)
-        wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
-        score = 1.0 - len(wrong) / len(want) if partial else 0.0
-        return _incorrect(f"Incorrect: {_position_words(wrong)} of the shape.", mutant, wrong, score, parsed.json)
+        mutant = next((m for m in target.mutants if got in {self.canon(r) for r in m.routes}), None)
+        return self.explain(got, want, mutant, partial, parsed.json)
 
     def distinguishable(self, routes: tuple[Any, ...], other: tuple[Any, ...], tol: Tolerance,
                         scale: Any = None) -> bool:  # fmt: skip
-        """Shapes are exact: different tuples can be told apart."""
-        return tuple(routes[0]) != tuple(other[0])
+        """Exact answers can be told apart whenever they differ."""
+        return self.canon(routes[0]) != self.canon(other[0])
 
     def to_json(self, value: Any) -> Any:
-        """Expected shape as a list of ints."""
-        return [int(v) for v in value]
+        """Expected value as a list of ints (sets sorted)."""
+        return sorted(int(v) for v in value) if isinstance(value, frozenset) else [int(v) for v in value]
 
 
-@dataclass(frozen=True)
-class IndexSetKind:
-    """Sets of indices, such as which FFN keys fire."""
+def _incorrect_shape(got: tuple, want: tuple, mutant: Mutant | None, partial: bool, value: Any) -> PartResult:
+    if mutant is None and sorted(got) == sorted(want):
+        mutant = TRANSPOSED
+    if len(got) != len(want):
+        message = f"Incorrect: the tensor has {len(want)} dimensions, your shape has {len(got)}."
+        return _incorrect(message, mutant, [], 0.0, value)
+    wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
+    score = 1.0 - len(wrong) / len(want) if partial else 0.0
+    return _incorrect(f"Incorrect: {_position_words(wrong)} of the shape.", mutant, wrong, score, value)
 
-    name: str = "index-set"
 
-    def parse(self, text: str, exact: Any) -> Parsed:
-        """Parse a set such as {1, 3}."""
-        chosen = structures.parse_index_set(text)
-        return Parsed(chosen, None, sorted(chosen))
-
-    def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
-        """Exact set equality; otherwise say how many are missing or extra."""
-        got, want = frozenset(parsed.values), frozenset(target.exact)
-        if got == want:
-            return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
-        mutant = next((m for m in target.mutants if got in {frozenset(r) for r in m.routes}), None)
-        extra, missing = sorted(got - want), len(want - got)
-        message = f"Incorrect: {len(extra)} of your indices should not be there and {missing} are missing."
-        score = len(got & want) / len(got | want) if partial else 0.0
-        return _incorrect(message, mutant, extra, score, parsed.json)
-
-    def distinguishable(self, routes: tuple[Any, ...], other: tuple[Any, ...], tol: Tolerance,
-                        scale: Any = None) -> bool:  # fmt: skip
-        """Sets are exact: different sets can be told apart."""
-        return frozenset(routes[0]) != frozenset(other[0])
-
-    def to_json(self, value: Any) -> Any:
-        """Expected set as a sorted list of ints."""
-        return sorted(int(v) for v in value)
+def _incorrect_set(got: frozenset, want: frozenset, mutant: Mutant | None, partial: bool, value: Any) -> PartResult:
+    extra, missing = sorted(got - want), len(want - got)
+    message = f"Incorrect: {len(extra)} of your indices should not be there and {missing} are missing."
+    score = len(got & want) / len(got | want) if partial else 0.0
+    return _incorrect(message, mutant, extra, score, value)
 
 
 def _length(exact: Any) -> int:
     return len(np.asarray(exact))
 
 
-KINDS: dict[str, NumericKind | ShapeKind | IndexSetKind] = {
+KINDS: dict[str, NumericKind | DiscreteKind] = {
     "scalar": NumericKind("scalar", lambda text, exact: numbers.parse_number(text)),
     "fraction": NumericKind("fraction", lambda text, exact: numbers.parse_fraction(text)),
     "integer": NumericKind("integer", lambda text, exact: numbers.parse_integer(text), integral=True),
@@ -229,8 +211,12 @@ KINDS: dict[str, NumericKind | ShapeKind | IndexSetKind] = {
     "matrix": NumericKind(
         "matrix", lambda text, exact: structures.parse_matrix(text, tuple(np.asarray(exact).shape))
     ),
-    "shape": ShapeKind(),
-    "index-set": IndexSetKind(),
+    "shape": DiscreteKind(
+        "shape", structures.parse_shape, lambda v: tuple(int(i) for i in v), _incorrect_shape
+    ),
+    "index-set": DiscreteKind(
+        "index-set", structures.parse_index_set, lambda v: frozenset(int(i) for i in v), _incorrect_set
+    ),
 }
 
 
