@@ -76,28 +76,34 @@ def exercise_files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.suffix in EXERCISE_SUFFIXES and p.is_file())
 
 
-def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:
-    """Load and validate every exercise under `root`; ids must be unique."""
-    specs: list[ExerciseSpec] = []
+def read_sources(root: Path) -> tuple[list[tuple[str, str]], list[SpecError]]:
+    """(file name, text) of every exercise file under `root`, and the files that cannot be read."""
+    sources: list[tuple[str, str]] = []
     errors: list[SpecError] = []
-    seen: dict[str, str] = {}
     for path in exercise_files(root):
-        source = str(path)
         if path.stat().st_size > MAX_EXERCISE_BYTES:
-            errors.append(SpecError(source, "(file)", f"larger than {MAX_EXERCISE_BYTES} bytes"))
+            errors.append(SpecError(str(path), "(file)", f"larger than {MAX_EXERCISE_BYTES} bytes"))
             continue
         try:
-            text = path.read_text(encoding="utf-8")
+            sources.append((str(path), path.read_text(encoding="utf-8")))
         except UnicodeDecodeError:
-            errors.append(SpecError(source, "(file)", "not valid UTF-8"))
-            continue
-        spec, problems = spec_from_text(text, source)
+            errors.append(SpecError(str(path), "(file)", "not valid UTF-8"))
+    return sources, errors
+
+
+def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:
+    """Load and validate every exercise under `root`; ids must be unique."""
+    sources, errors = read_sources(root)
+    specs: list[ExerciseSpec] = []
+    seen: dict[str, str] = {}
+    for name, text in sources:
+        spec, problems = spec_from_text(text, name)
         errors.extend(problems)
         if spec is None:
             continue
         if spec.id in seen:
-            errors.append(SpecError(source, "id", f"{spec.id!r} is already used by {seen[spec.id]}"))
+            errors.append(SpecError(name, "id", f"{spec.id!r} is already used by {seen[spec.id]}"))
             continue
-        seen[spec.id] = source
+        seen[spec.id] = name
         specs.append(spec)
     return specs, errors

@@ -11,6 +11,7 @@ from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.scenarios import SCENARIOS
+from grader.markup import math_problems
 
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
 PART_ID = r"^[a-z][a-z0-9_]*$"
@@ -166,3 +167,5 @@ class ExerciseSpec(Strict):
             for name in PLACEHOLDER.findall(text):
                 if name not in known:
                     raise ValueError(f"placeholder {{{{{name}}}}} names no parameter or quantity")
+            for problem in math_problems(PLACEHOLDER.sub("0", text)):
+                raise ValueError(problem)

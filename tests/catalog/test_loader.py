@@ -82,5 +82,13 @@ def test_duplicate_ids_and_non_utf8_files_are_reported(tmp_path: Path) -> None:
     (tmp_path / "c.yaml").write_bytes(b"id: \xff\xfe")
     specs, errors = load_specs(tmp_path)
     assert len(specs) == 1
-    assert [e.field for e in errors] == ["id", "(file)"]
-    assert "already used" in errors[0].message and errors[1].message == "not valid UTF-8"
+    by_field = {e.field: e for e in errors}
+    assert set(by_field) == {"id", "(file)"}
+    assert "already used" in by_field["id"].message
+    assert by_field["(file)"].message == "not valid UTF-8" and by_field["(file)"].file.endswith("c.yaml")
+
+
+def test_prompt_math_that_does_not_convert_is_rejected() -> None:
+    errors = errors_for(GOOD.replace("$h_5 = x_5 + a_5$", r"$h_5 = \frobnicate{x_5}$", 1))
+    assert errors == ["ex.yaml: (file): Value error, cannot render $h_5 = \\frobnicate{x_5}$: "
+                      "unknown command or misplaced '&'"]  # fmt: skip

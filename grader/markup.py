@@ -1,0 +1,104 @@
+"""Markdown with LaTeX math, rendered to sanitised HTML with MathML on the server (no CDN).
+
+Raw HTML in Markdown is not passed through; math goes through latex2mathml; the whole result is
+then cleaned with nh3 against an allowlist of HTML and MathML tags, because latex2mathml copies
+\\text{...} content verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import latex2mathml.converter
+import nh3
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+HTML_TAGS = {"p", "em", "strong", "code", "pre", "ul", "ol", "li", "a", "h2", "h3", "h4",
+             "blockquote", "br", "hr", "table", "thead", "tbody", "tr", "th", "td", "span", "div"}  # fmt: skip
+MATH_TAGS = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup",
+             "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd",
+             "mstyle", "mpadded", "mphantom", "menclose", "semantics", "annotation"}  # fmt: skip
+ATTRIBUTES = {
+    "a": {"href", "title"},
+    "math": {"xmlns", "display"},
+    "mi": {"mathvariant"},
+    "mo": {"stretchy", "fence", "form", "separator", "lspace", "rspace", "largeop", "movablelimits"},
+    "mspace": {"width", "linebreak"},
+    "mstyle": {"displaystyle", "scriptlevel"},
+    "mtable": {"columnalign", "rowspacing", "columnspacing"},
+    "mtd": {"columnalign"},
+    "mfrac": {"linethickness"},
+    "menclose": {"notation"},
+    "span": {"class"},
+    "div": {"class"},
+}
+# A LaTeX command latex2mathml did not know shows up as a backslash inside a token element.
+_UNCONVERTED = re.compile(r"<m[ion]>[^<]*\\[^<]*</m[ion]>|<mi>&amp;</mi>|<mi>&</mi>")
+
+
+class MathError(ValueError):
+    """A formula that does not convert cleanly to MathML."""
+
+
+def _to_mathml(latex: str, display: bool) -> str:
+    # latex2mathml has no `aligned`; `align*` renders the same rows without a stray "&".
+    latex = latex.replace("{aligned}", "{align*}")
+    try:
+        html = latex2mathml.converter.convert(latex, display="block" if display else "inline")
+    except Exception as error:  # noqa: BLE001 - the converter raises many types on bad input
+        raise MathError(f"cannot render ${latex}$: {error}") from None
+    if _UNCONVERTED.search(html):
+        raise MathError(f"cannot render ${latex}$: unknown command or misplaced '&'")
+    return html
+
+
+def _parser(strict: bool) -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).use(dollarmath_plugin, double_inline=True)
+
+    def inline(renderer, tokens, idx, options, env):  # type: ignore[no-untyped-def]
+        return _safe_math(tokens[idx].content, display=False, strict=strict)
+
+    def block(renderer, tokens, idx, options, env):  # type: ignore[no-untyped-def]
+        return "<div class=\"math\">" + _safe_math(tokens[idx].content, display=True, strict=strict) + "</div>"
+
+    md.add_render_rule("math_inline", inline)
+    md.add_render_rule("math_inline_double", block)
+    md.add_render_rule("math_block", block)
+    md.add_render_rule("math_block_label", block)
+    return md
+
+
+def _safe_math(latex: str, display: bool, strict: bool) -> str:
+    try:
+        return _to_mathml(latex, display)
+    except MathError:
+        if strict:
+            raise
+        return f"<code>{nh3.clean_text(latex)}</code>"
+
+
+_RENDER = _parser(strict=False)
+_CHECK = _parser(strict=True)
+
+
+def sanitise(html: str) -> str:
+    """Keep only allowlisted HTML and MathML."""
+    return nh3.clean(html, tags=HTML_TAGS | MATH_TAGS, attributes=ATTRIBUTES,
+                     url_schemes={"http", "https", "mailto"}, link_rel="noopener noreferrer")  # fmt: skip
+
+
+@lru_cache(maxsize=4096)
+def render_markdown(text: str) -> str:
+    """Markdown + LaTeX to sanitised HTML; a formula that cannot render is shown as code."""
+    return sanitise(_RENDER.render(text))
+
+
+def math_problems(text: str) -> list[str]:
+    """Why the math in this Markdown would not render cleanly (empty when it all does)."""
+    try:
+        _CHECK.render(text)
+    except MathError as error:
+        return [str(error)]
+    return []
