@@ -43,6 +43,13 @@ class PartResult:
     wrong_entries: tuple[Any, ...] = ()
     value: Any = None  # the parsed answer as JSON-ready data
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> PartResult:
+        """Rebuild a stored part result."""
+        return cls(status=data["status"], score=data["score"], message=data["message"],
+                   misconception=data.get("misconception"), hint=data.get("hint"),
+                   wrong_entries=tuple(tuple(e) if isinstance(e, list) else e for e in data.get("wrong_entries", ())))  # fmt: skip
+
     def to_json(self) -> dict[str, Any]:
         """The CLI/API shape of a part result."""
         return {
@@ -61,6 +68,11 @@ class ExerciseResult:
 
     parts: dict[str, PartResult] = field(default_factory=dict)
     weights: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, parts: dict[str, Any]) -> ExerciseResult:
+        """Rebuild stored per-part results (weights are not needed to show them)."""
+        return cls({pid: PartResult.from_json(data) for pid, data in parts.items()})
 
     @property
     def score(self) -> float:

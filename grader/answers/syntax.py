@@ -229,16 +229,15 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "index-set": parse_index_set,
 }
 _HINTS = {
-    "scalar": "a number, e.g. −1.239, −1,239 (decimal comma), 1.2e-3 or 1,2·10⁻³; "
-              "write 1234 or 1.234, not 1,234",
+    "scalar": "a number, e.g. −1.239, −1,239 (decimal comma), 1.2e-3 or 1,2·10⁻³",
     "fraction": "a fraction, decimal or percentage, e.g. 2/3, 0.667, 0,667 or 66.7 %",
     "vector": "numbers, e.g. [−1.239; 0.911; −1.021; 0.980] — decimal comma allowed; "
               "separate with ';' when you use decimal commas",
     "matrix": "one row per line or rows separated by ';', e.g. [[1, 2], [3, 4]] or 1 2; 3 4 — "
               "with decimal commas separate entries by spaces: [[0,5 1,2]; [0,3 0,4]]",
-    "integer": "a whole number, e.g. 41943040, 41,943,040, 41 943 040 or 41.9M",
+    "integer": "the exact whole number, e.g. 41943040, 41,943,040 or 41 943 040",
     "shape": "the sizes of each dimension, e.g. (2, 5, 4) or 2×5×4; (5,) for one dimension",
-    "index-set": "indices from 0 up, e.g. {1, 3}; {} for none",
+    "index-set": "indices numbered as in the question, e.g. {1, 3}; {} for none",
 }
 
 

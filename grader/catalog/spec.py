@@ -129,6 +129,7 @@ class ExerciseSpec(Strict):
     id: Annotated[str, Field(pattern=SLUG)]
     title: str = Field(min_length=1)
     lesson: Annotated[str, Field(pattern=SLUG)]
+    position: int = Field(default=100, ge=0)  # order within the lesson
     kind: Literal["numeric"] = "numeric"
     model: str
     params: dict[str, ParamSpec]

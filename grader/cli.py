@@ -1,0 +1,74 @@
+"""Flask commands: users (create, token, bootstrap) and exercises (sync)."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+
+import click
+import sqlalchemy as sa
+from flask import Flask, current_app
+from flask.cli import AppGroup
+
+from grader.extensions import db
+from grader.models import ROLES, User
+from grader.services import accounts
+from grader.services.exercises import sync_directory
+
+users = AppGroup("users", help="Manage accounts.")
+exercises = AppGroup("exercises", help="Manage the exercise catalogue.")
+
+
+@users.command("create")
+@click.option("--email", required=True)
+@click.option("--role", type=click.Choice(ROLES), default="learner")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
+def create_user(email: str, role: str, password_stdin: bool) -> None:
+    """Create an account; the password comes from stdin or a prompt, never the command line."""
+    password = sys.stdin.readline().rstrip("\n") if password_stdin else click.prompt(
+        "Password", hide_input=True, confirmation_prompt=True)  # fmt: skip
+    try:
+        user = accounts.create_user(email, password, role)
+    except accounts.AccountError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"created {user.role} {user.email}")
+
+
+@users.command("token")
+@click.option("--email", required=True)
+@click.option("--name", default="cli")
+def make_token(email: str, name: str) -> None:
+    """Print a new API token for the user."""
+    user = accounts.user_by_email(email)
+    if user is None:
+        raise click.ClickException(f"no user with email {email}")
+    click.echo(accounts.create_token(user, name))
+
+
+@users.command("bootstrap")
+@click.option("--email", default="instructor@grader.local")
+def bootstrap(email: str) -> None:
+    """Create a first instructor with a generated password, once; prints the login."""
+    if db.session.scalar(sa.select(User.id).where(User.role == "instructor").limit(1)) is not None:
+        return
+    password = secrets.token_urlsafe(12)
+    accounts.create_user(email, password, "instructor")
+    click.echo(f"instructor login: {email} / {password}  (shown once; change it on first use)")
+
+
+@exercises.command("sync")
+def sync() -> None:
+    """Load exercises/ into the database; a changed file becomes a new version."""
+    report = sync_directory(current_app.config["EXERCISES_DIR"])
+    for error in report.errors:
+        click.echo(f"error: {error}", err=True)
+    click.echo(f"exercises: {len(report.created)} created, {len(report.updated)} updated, "
+               f"{len(report.unchanged)} unchanged, {len(report.errors)} errors")  # fmt: skip
+    if report.errors:
+        raise SystemExit(1)
+
+
+def register_commands(app: Flask) -> None:
+    """Attach the command groups to the app."""
+    app.cli.add_command(users)
+    app.cli.add_command(exercises)

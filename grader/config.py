@@ -1,0 +1,52 @@
+"""Settings, read from the environment in this one place.
+
+GRADER_DATABASE_URL      SQLAlchemy URL (default: SQLite in instance/grader.db)
+GRADER_SECRET_KEY        session signing key (default: generated once, kept in instance/secret_key)
+GRADER_RATELIMIT_STORAGE Flask-Limiter storage URI (default: memory://, per process;
+                         redis://host:6379/1 at scale)
+GRADER_EXERCISES_DIR     exercise files to sync (default: exercises/ beside the package)
+GRADER_MAX_UPLOAD_BYTES  largest request body accepted (default: 1 MiB)
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Mapping
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_INSTANCE = PROJECT_ROOT / "instance"
+
+
+def _secret_key(instance: Path, env: Mapping[str, str]) -> str:
+    """The configured key, or one generated on first run and kept (mode 0600) in instance/."""
+    if env.get("GRADER_SECRET_KEY"):
+        return env["GRADER_SECRET_KEY"]
+    path = instance / "secret_key"
+    if not path.exists():
+        instance.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(secrets.token_hex(32))
+    return path.read_text().strip()
+
+
+def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Flask configuration from the environment."""
+    env = os.environ if env is None else env
+    database_url = env.get("GRADER_DATABASE_URL") or f"sqlite:///{instance / 'grader.db'}"
+    return {
+        "SQLALCHEMY_DATABASE_URI": database_url,
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "SECRET_KEY": _secret_key(instance, env),
+        "RATELIMIT_STORAGE_URI": env.get("GRADER_RATELIMIT_STORAGE", "memory://"),
+        "EXERCISES_DIR": Path(env.get("GRADER_EXERCISES_DIR", PROJECT_ROOT / "exercises")),
+        "MAX_CONTENT_LENGTH": int(env.get("GRADER_MAX_UPLOAD_BYTES", 1024 * 1024)),
+        "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SAMESITE": "Lax",
+        "REMEMBER_COOKIE_HTTPONLY": True,
+        "REMEMBER_COOKIE_SAMESITE": "Lax",
+        "WTF_CSRF_TIME_LIMIT": None,
+        "RATELIMIT_HEADERS_ENABLED": True,
+    }

@@ -1,0 +1,141 @@
+"""Typed SQLAlchemy models: users and tokens, exercises and their versions, variants, attempts, progress."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+import sqlalchemy as sa
+from flask_login import UserMixin
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from grader.extensions import db
+
+ROLES = ("learner", "instructor")
+
+
+def utcnow() -> datetime:
+    """The current time in UTC (naive, as stored)."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
+    """A learner or an instructor."""
+
+    __tablename__ = "users"
+    __table_args__ = (sa.CheckConstraint("role IN ('learner', 'instructor')", name="role"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(sa.String(254), unique=True)
+    password_hash: Mapped[str] = mapped_column(sa.String(255))
+    role: Mapped[str] = mapped_column(sa.String(16), default="learner")
+    locale: Mapped[str] = mapped_column(sa.String(16), default="en")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    tokens: Mapped[list[ApiToken]] = relationship(back_populates="user", cascade="all, delete-orphan")
+
+    @property
+    def is_instructor(self) -> bool:
+        """True for instructors."""
+        return self.role == "instructor"
+
+
+class ApiToken(db.Model):  # type: ignore[name-defined,misc]
+    """A bearer token for the JSON API; only its SHA-256 is stored."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(sa.String(80))
+    token_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(sa.String(12))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    user: Mapped[User] = relationship(back_populates="tokens")
+
+
+class Exercise(db.Model):  # type: ignore[name-defined,misc]
+    """An exercise; its content lives in versions, and attempts keep the version they were graded on."""
+
+    __tablename__ = "exercises"
+
+    id: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
+    lesson: Mapped[str] = mapped_column(sa.String(80), index=True)
+    title: Mapped[str] = mapped_column(sa.String(200))
+    position: Mapped[int] = mapped_column(default=100)
+    kind: Mapped[str] = mapped_column(sa.String(16), default="numeric")
+    current_version: Mapped[int] = mapped_column(default=1)
+    origin: Mapped[str] = mapped_column(sa.String(8), default="file")  # file or web
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    versions: Mapped[list[ExerciseVersion]] = relationship(
+        back_populates="exercise", order_by="ExerciseVersion.version", cascade="all, delete-orphan"
+    )
+
+
+class ExerciseVersion(db.Model):  # type: ignore[name-defined,misc]
+    """One immutable version of an exercise: its YAML source, exactly as the catalogue reads it."""
+
+    __tablename__ = "exercise_versions"
+    __table_args__ = (sa.UniqueConstraint("exercise_id", "version", name="uq_exercise_versions_exercise_version"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"))
+    version: Mapped[int]
+    source: Mapped[str] = mapped_column(sa.Text)
+    source_hash: Mapped[str] = mapped_column(sa.String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_by: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"))
+
+    exercise: Mapped[Exercise] = relationship(back_populates="versions")
+
+
+class Variant(db.Model):  # type: ignore[name-defined,misc]
+    """The stable seed of one learner's variant of one exercise."""
+
+    __tablename__ = "variants"
+    __table_args__ = (sa.UniqueConstraint("user_id", "exercise_id", name="uq_variants_user_exercise"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"))
+    seed: Mapped[int]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Attempt(db.Model):  # type: ignore[name-defined,misc]
+    """A graded attempt: what was typed, what it parsed to, the per-part verdicts and the score."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (sa.Index("ix_attempts_user_exercise", "user_id", "exercise_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int]
+    seed: Mapped[int]
+    number: Mapped[int]  # 1 for the first counted attempt of this learner on this exercise
+    answers: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    parsed: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    results: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
+    raw_score: Mapped[float]
+    score: Mapped[float]  # after the exercise's penalty
+    answers_hash: Mapped[str] = mapped_column(sa.String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Progress(db.Model):  # type: ignore[name-defined,misc]
+    """Per learner and exercise: best score, attempts used, when solved. Updated with each attempt."""
+
+    __tablename__ = "progress"
+
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), primary_key=True)
+    best_score: Mapped[float] = mapped_column(default=0.0)
+    attempts_used: Mapped[int] = mapped_column(default=0)
+    solved_at: Mapped[datetime | None] = mapped_column(default=None)
+    last_attempt_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -1,0 +1,1 @@
+"""Use cases over the database: each function owns its transaction."""

@@ -1,0 +1,108 @@
+"""Accounts: registration, password checks (argon2), API tokens."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+
+import sqlalchemy as sa
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+from grader.extensions import db
+from grader.models import ROLES, ApiToken, User, utcnow
+
+MIN_PASSWORD = 10
+MAX_PASSWORD = 256
+TOKEN_PREFIX = "gr_"
+_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
+_hasher = PasswordHasher()
+# Verifying against this keeps a login for an unknown email as slow as one for a known email.
+_DUMMY_HASH = _hasher.hash("not a password of anyone")
+
+
+class AccountError(ValueError):
+    """A registration or account request that cannot be carried out; the message is for the user."""
+
+
+def normalise_email(email: str) -> str:
+    """Trimmed, lower-cased email."""
+    return email.strip().lower()
+
+
+def _check_new(email: str, password: str, role: str) -> None:
+    if not _EMAIL.match(email) or len(email) > 254:
+        raise AccountError("Enter a valid email address.")
+    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
+        raise AccountError(f"Use a password of at least {MIN_PASSWORD} characters.")
+    if role not in ROLES:
+        raise AccountError(f"Role must be one of {', '.join(ROLES)}.")
+
+
+def create_user(email: str, password: str, role: str = "learner") -> User:
+    """Create a user; raises AccountError for a bad or taken email or a weak password."""
+    email = normalise_email(email)
+    _check_new(email, password, role)
+    if db.session.scalar(sa.select(User.id).where(User.email == email)) is not None:
+        raise AccountError("An account with this email already exists.")
+    user = User(email=email, password_hash=_hasher.hash(password), role=role)
+    db.session.add(user)
+    db.session.commit()
+    return user
+
+
+def authenticate(email: str, password: str) -> User | None:
+    """The user with this email and password, or None."""
+    user = db.session.scalar(sa.select(User).where(User.email == normalise_email(email)))
+    try:
+        _hasher.verify(user.password_hash if user else _DUMMY_HASH, password)
+    except (VerificationError, InvalidHashError):
+        return None
+    return user
+
+
+def user_by_email(email: str) -> User | None:
+    """The user with this email."""
+    return db.session.scalar(sa.select(User).where(User.email == normalise_email(email)))
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def create_token(user: User, name: str = "api") -> str:
+    """Make a new API token for the user; returns the token, which is shown once and stored hashed."""
+    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    db.session.add(ApiToken(user_id=user.id, name=name.strip()[:80] or "api", token_hash=_digest(token),
+                            prefix=token[:10]))  # fmt: skip
+    db.session.commit()
+    return token
+
+
+def revoke_token(user: User, token_id: int) -> bool:
+    """Revoke one of the user's own tokens; False if it is not theirs."""
+    token = db.session.get(ApiToken, token_id)
+    if token is None or token.user_id != user.id or token.revoked_at is not None:
+        return False
+    token.revoked_at = utcnow()
+    db.session.commit()
+    return True
+
+
+def active_tokens(user: User) -> list[ApiToken]:
+    """The user's tokens that are not revoked, newest first."""
+    return list(db.session.scalars(
+        sa.select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+        .order_by(ApiToken.created_at.desc())
+    ))  # fmt: skip
+
+
+def user_for_token(token: str) -> User | None:
+    """The owner of a valid, unrevoked token."""
+    if not token.startswith(TOKEN_PREFIX) or len(token) > 100:
+        return None
+    row = db.session.scalar(
+        sa.select(ApiToken).where(ApiToken.token_hash == _digest(token), ApiToken.revoked_at.is_(None))
+    )
+    return row.user if row else None

@@ -1,0 +1,136 @@
+"""Exercises in the database: synced from files or authored on the web, versioned, cached by content."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from grader.catalog.loader import SpecError, read_sources, spec_from_text
+from grader.catalog.spec import ExerciseSpec
+from grader.catalog.variants import Variant, make_variant
+from grader.extensions import db
+from grader.models import Exercise, ExerciseVersion, utcnow
+
+
+class SpecInvalid(ValueError):
+    """An exercise source that does not validate; `errors` says where."""
+
+    def __init__(self, errors: list[SpecError]) -> None:
+        super().__init__("; ".join(map(str, errors)))
+        self.errors = errors
+
+
+@dataclass
+class SyncReport:
+    """What a sync from exercises/ did."""
+
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    errors: list[SpecError] = field(default_factory=list)
+
+
+def source_hash(source: str) -> str:
+    """SHA-256 of an exercise source."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+@lru_cache(maxsize=1024)
+def _spec_by_hash(digest: str, source: str) -> ExerciseSpec:
+    spec, errors = spec_from_text(source, "stored")
+    if spec is None:
+        raise SpecInvalid(errors)
+    return spec
+
+
+@lru_cache(maxsize=16384)
+def _variant_by_hash(digest: str, source: str, seed: int) -> Variant:
+    return make_variant(_spec_by_hash(digest, source), seed)
+
+
+def spec_of(version: ExerciseVersion) -> ExerciseSpec:
+    """The validated spec of a stored version (cached by content)."""
+    return _spec_by_hash(version.source_hash, version.source)
+
+
+def variant_of(version: ExerciseVersion, seed: int) -> Variant:
+    """A variant of a stored version (cached by content and seed, so the reference runs once)."""
+    return _variant_by_hash(version.source_hash, version.source, seed)
+
+
+def parse_source(source: str, name: str = "exercise") -> ExerciseSpec:
+    """Validate exercise YAML; raises SpecInvalid with per-field errors."""
+    spec, errors = spec_from_text(source, name)
+    if spec is None:
+        raise SpecInvalid(errors)
+    return spec
+
+
+def current_version(exercise_id: str) -> ExerciseVersion | None:
+    """The current version of an exercise, or None if there is no such exercise."""
+    return db.session.scalar(
+        sa.select(ExerciseVersion)
+        .join(Exercise, Exercise.id == ExerciseVersion.exercise_id)
+        .where(Exercise.id == exercise_id, ExerciseVersion.version == Exercise.current_version)
+    )
+
+
+def version(exercise_id: str, number: int) -> ExerciseVersion | None:
+    """A given version of an exercise."""
+    return db.session.scalar(
+        sa.select(ExerciseVersion).where(ExerciseVersion.exercise_id == exercise_id, ExerciseVersion.version == number)
+    )
+
+
+def all_exercises() -> list[Exercise]:
+    """Every exercise, by lesson then id."""
+    return list(db.session.scalars(sa.select(Exercise).order_by(Exercise.lesson, Exercise.position, Exercise.id)))
+
+
+def _store(spec: ExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
+    """Add a version when the source changed; returns created, updated or unchanged. No commit."""
+    digest = source_hash(source)
+    exercise = db.session.get(Exercise, spec.id)
+    if exercise is None:
+        exercise = Exercise(id=spec.id, lesson=spec.lesson, title=spec.title, kind=spec.kind,
+                            position=spec.position, current_version=1, origin=origin)  # fmt: skip
+        db.session.add(exercise)
+        db.session.add(ExerciseVersion(exercise_id=spec.id, version=1, source=source, source_hash=digest,
+                                       created_by=user_id))  # fmt: skip
+        return "created"
+    latest = version(spec.id, exercise.current_version)
+    if latest is not None and latest.source_hash == digest:
+        return "unchanged"
+    exercise.current_version += 1
+    exercise.lesson, exercise.title, exercise.kind = spec.lesson, spec.title, spec.kind
+    exercise.position = spec.position
+    exercise.updated_at = utcnow()
+    db.session.add(ExerciseVersion(exercise_id=spec.id, version=exercise.current_version, source=source,
+                                   source_hash=digest, created_by=user_id))  # fmt: skip
+    return "updated"
+
+
+def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[ExerciseSpec, str]:
+    """Validate and store an exercise source as a new version; commits."""
+    spec = parse_source(source)
+    outcome = _store(spec, source, user_id, origin)
+    db.session.commit()
+    return spec, outcome
+
+
+def sync_directory(root: Path) -> SyncReport:
+    """Load every exercise file under root into the database; invalid files are reported, not stored."""
+    sources, read_errors = read_sources(root)
+    report = SyncReport(errors=read_errors)
+    for name, source in sources:
+        spec, errors = spec_from_text(source, name)
+        if spec is None:
+            report.errors.extend(errors)
+            continue
+        getattr(report, _store(spec, source, None, "file")).append(spec.id)
+    db.session.commit()
+    return report

@@ -1,0 +1,1 @@
+"""The thin web layer: blueprints parse requests, call services and render."""

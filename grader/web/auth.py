@@ -1,0 +1,94 @@
+"""Registration, login, logout and the profile page with API tokens."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask_login import current_user, login_required, login_user, logout_user
+from werkzeug.wrappers import Response
+
+from grader.extensions import limiter
+from grader.services import accounts
+from grader.web.forms import IdForm, LoginForm, RegisterForm, TokenForm
+
+bp = Blueprint("auth", __name__)
+
+
+def _login_email() -> str:
+    return accounts.normalise_email(request.form.get("email", ""))[:254] or "-"
+
+
+def _failed(response: Response) -> bool:
+    return response.status_code != 302  # a successful login redirects
+
+
+def _safe_next(target: str | None) -> str:
+    # Only same-site paths: never redirect to another host after login.
+    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
+        return target
+    return url_for("learn.dashboard")
+
+
+@bp.route("/login", methods=["GET", "POST"])
+@limiter.limit("10 per minute", methods=["POST"], deduct_when=_failed)
+@limiter.limit("30 per hour", methods=["POST"], key_func=_login_email, deduct_when=_failed)
+def login() -> str | Response:
+    """Sign in with email and password."""
+    form = LoginForm()
+    if form.validate_on_submit():
+        user = accounts.authenticate(form.email.data or "", form.password.data or "")
+        if user is not None:
+            login_user(user)
+            return redirect(_safe_next(request.args.get("next")))
+        form.password.errors = ["Wrong email or password."]
+    return render_template("auth/login.html", form=form), 200 if request.method == "GET" else 401
+
+
+@bp.route("/register", methods=["GET", "POST"])
+@limiter.limit("10 per hour", methods=["POST"], deduct_when=_failed)
+def register() -> str | Response:
+    """Create a learner account."""
+    form = RegisterForm()
+    if form.validate_on_submit():
+        try:
+            user = accounts.create_user(form.email.data or "", form.password.data or "")
+        except accounts.AccountError as error:
+            form.email.errors = [str(error)]
+        else:
+            login_user(user)
+            flash("Welcome! Pick an exercise to start.")
+            return redirect(url_for("learn.dashboard"))
+    status = 200 if request.method == "GET" else 422
+    return render_template("auth/register.html", form=form), status
+
+
+@bp.post("/logout")
+@login_required
+def logout() -> Response:
+    """Sign out (POST with CSRF, so another site cannot sign you out)."""
+    form = IdForm()
+    if form.validate_on_submit():
+        logout_user()
+    return redirect(url_for("auth.login"))
+
+
+@bp.route("/profile", methods=["GET", "POST"])
+@login_required
+def profile() -> str | Response:
+    """The user's account and API tokens; POST makes a token and shows it once."""
+    form, new_token = TokenForm(), None
+    if form.validate_on_submit():
+        new_token = accounts.create_token(current_user, form.name.data or "api")
+    tokens = accounts.active_tokens(current_user)
+    return render_template("auth/profile.html", form=form, new_token=new_token, tokens=tokens,
+                           revoke=IdForm())  # fmt: skip
+
+
+@bp.post("/profile/tokens/<int:token_id>/revoke")
+@login_required
+def revoke(token_id: int) -> Response:
+    """Revoke one of your own tokens."""
+    if IdForm().validate_on_submit():
+        if not accounts.revoke_token(current_user, token_id):
+            abort(404)
+        flash("Token revoked.")
+    return redirect(url_for("auth.profile"))

@@ -1,0 +1,67 @@
+"""Error pages for people and JSON errors for the API; no stack trace ever reaches a user."""
+
+from __future__ import annotations
+
+from flask import Flask, jsonify, render_template, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+MESSAGES = {
+    400: ("Bad request", "The request could not be understood."),
+    401: ("Not signed in", "Sign in, or send a valid API token."),
+    403: ("Not allowed", "Your account cannot open this page."),
+    404: ("Not found", "There is nothing at this address."),
+    405: ("Method not allowed", "This address does not accept that kind of request."),
+    413: ("Too large", "That upload or form is larger than the service accepts."),
+    422: ("Unprocessable", "The request was understood but its content is not valid."),
+    429: ("Slow down", "Too many requests in a short time. Wait a minute and try again."),
+    500: ("Something went wrong", "The error has been logged. Your last saved work is safe."),
+    503: ("Unavailable", "The service is briefly unavailable. Try again in a moment."),
+}
+ERROR_NAMES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+               405: "method_not_allowed", 413: "too_large", 422: "unprocessable", 429: "rate_limited",
+               500: "internal_error", 503: "unavailable"}  # fmt: skip
+
+
+def wants_json() -> bool:
+    """API routes answer in JSON."""
+    return request.path.startswith("/api/")
+
+
+def error_response(code: int, message: str | None = None):  # type: ignore[no-untyped-def]
+    """A JSON error for the API, or an HTML page for people."""
+    title, default = MESSAGES.get(code, MESSAGES[500])
+    if wants_json():
+        return jsonify(error=ERROR_NAMES.get(code, "error"), message=message or default), code
+    return render_template("errors/error.html", code=code, title=title, message=message or default), code
+
+
+def _http(error: HTTPException):  # type: ignore[no-untyped-def]
+    code = error.code or 500
+    message = None if code >= 500 else _specific(error)
+    return error_response(code, message)
+
+
+def _specific(error: HTTPException) -> str | None:
+    # Messages we raise ourselves (abort(404, "…")) are safe to show; werkzeug's defaults are generic.
+    description = error.description or ""
+    return description if description and description != type(error).description else None
+
+
+def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
+    return error_response(400, "The form has expired or was not sent from this site. Reload the page and try again.")
+
+
+def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
+    from flask import current_app
+
+    current_app.logger.exception("unhandled error", exc_info=error)
+    return error_response(500)
+
+
+def register(app: Flask) -> None:
+    """Install the handlers."""
+    app.register_error_handler(CSRFError, _csrf)
+    app.register_error_handler(HTTPException, _http)
+    app.register_error_handler(InternalServerError, _unexpected)
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,81 @@
+"""Learner pages: the dashboard and the exercise page (plain forms, POST-redirect-GET)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_login import current_user, login_required
+from werkzeug.wrappers import Response
+
+from grader.answers.results import ExerciseResult
+from grader.catalog.lessons import lesson_title
+from grader.extensions import limiter
+from grader.services import attempts, exercises, progress
+from grader.web.forms import AnswerForm
+
+bp = Blueprint("learn", __name__)
+FIELD_PREFIX = "part-"
+
+
+def _user_key() -> str:
+    return f"user:{current_user.get_id()}" if current_user.is_authenticated else request.remote_addr or "-"
+
+
+@bp.get("/")
+@login_required
+def dashboard() -> str:
+    """Lessons with the learner's progress."""
+    return render_template("learn/dashboard.html", lessons=progress.dashboard(current_user.id))
+
+
+def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,
+          status: int = 200, score: float | None = None) -> tuple[str, int]:  # fmt: skip
+    try:
+        stored, variant = attempts.learner_variant(current_user.id, exercise_id)
+    except attempts.UnknownExercise:
+        abort(404, "There is no exercise with that name.")
+    spec = exercises.spec_of(stored)
+    mine = attempts.progress_of(current_user.id, exercise_id)
+    used = mine.attempts_used if mine else 0
+    left = attempts.attempts_left(spec.max_attempts, used)
+    finished = bool(mine and mine.solved_at) or left == 0
+    html = render_template(
+        "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson),
+        result=result, typed=typed, outcome=outcome, score=score, used=used, left=left, finished=finished,
+        history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
+    )  # fmt: skip
+    return html, status
+
+
+@bp.get("/exercises/<exercise_id>")
+@login_required
+def exercise(exercise_id: str) -> tuple[str, int]:
+    """The learner's variant, the form, and feedback on the attempt named in ?attempt=."""
+    shown = request.args.get("attempt", type=int)
+    chosen = next((a for a in attempts.history(current_user.id, exercise_id) if a.id == shown), None)
+    if chosen is None:
+        return _page(exercise_id, None, {}, None)
+    result = ExerciseResult.from_json(chosen.results)
+    outcome = "repeat" if request.args.get("outcome") == "repeat" else "graded"
+    return _page(exercise_id, result, chosen.answers, outcome, score=chosen.score)
+
+
+@bp.post("/exercises/<exercise_id>")
+@login_required
+@limiter.limit("30 per minute", key_func=_user_key)
+def answer(exercise_id: str) -> Response | tuple[str, int]:
+    """Grade an attempt; counted ones are stored, then the page is shown again by redirect."""
+    form = AnswerForm()
+    if not form.validate_on_submit():
+        abort(400)
+    typed = {k[len(FIELD_PREFIX):]: v for k, v in request.form.items() if k.startswith(FIELD_PREFIX)}
+    try:
+        submission = attempts.submit(current_user.id, exercise_id, typed)
+    except attempts.UnknownExercise:
+        abort(404, "There is no exercise with that name.")
+    if submission.outcome == "invalid":
+        return _page(exercise_id, submission.result, typed, "invalid", 422)
+    if submission.outcome == "closed":
+        return _page(exercise_id, None, typed, "closed", 409)
+    target = url_for("learn.exercise", exercise_id=exercise_id, attempt=submission.attempt.id,
+                     outcome=submission.outcome)  # type: ignore[union-attr]  # fmt: skip
+    return redirect(target + "#feedback", code=303)

@@ -1,0 +1,28 @@
+// Small enhancements only: every page works without JavaScript.
+document.addEventListener("DOMContentLoaded", () => {
+  // Copy a freshly made API token with one click.
+  for (const el of document.querySelectorAll("[data-copy]")) {
+    el.title = "Click to copy";
+    el.addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(el.textContent.trim()));
+  }
+  // Ctrl/Cmd+Enter submits the answer form from any field.
+  for (const form of document.querySelectorAll("form.answers")) {
+    form.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+    });
+  }
+  // Live preview on the authoring page: send the source, show the rendered variant.
+  const source = document.querySelector("[data-preview-source]");
+  const target = document.querySelector("[data-preview-target]");
+  if (source && target) {
+    let timer = null;
+    source.addEventListener("input", () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const body = new FormData(source.form);
+        const response = await fetch(source.dataset.previewSource, { method: "POST", body });
+        if (response.ok || response.status === 422) target.innerHTML = await response.text();
+      }, 500);
+    });
+  }
+});
