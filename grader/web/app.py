@@ -54,8 +54,8 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"))
+    limiter.init_app(app)  # before CSRF, so a request CSRF rejects still counts against the limit
     csrf.init_app(app)
-    limiter.init_app(app)
     login_manager.init_app(app)
     login_manager.user_loader(_load_user)
     login_manager.login_view = "auth.login"

@@ -6,8 +6,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from flask_login import current_user, login_required, login_user, logout_user
 from werkzeug.wrappers import Response
 
-from grader.extensions import limiter
+from grader.extensions import csrf, limiter
 from grader.services import accounts
+from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import IdForm, LoginForm, RegisterForm, TokenForm
 
 bp = Blueprint("auth", __name__)
@@ -28,35 +29,47 @@ def _safe_next(target: str | None) -> str:
     return url_for("learn.dashboard")
 
 
+# Login and registration check CSRF inside the view (the form does it) rather than in the global
+# before-request hook: Flask-Limiter counts decorated views only when the view runs, and a failed
+# login must count whether or not its CSRF token was good.
 @bp.route("/login", methods=["GET", "POST"])
+@csrf.exempt
 @limiter.limit("10 per minute", methods=["POST"], deduct_when=_failed)
 @limiter.limit("30 per hour", methods=["POST"], key_func=_login_email, deduct_when=_failed)
 def login() -> str | Response:
     """Sign in with email and password."""
     form = LoginForm()
-    if form.validate_on_submit():
-        user = accounts.authenticate(form.email.data or "", form.password.data or "")
-        if user is not None:
+    if form.is_submitted():
+        if not form.validate():
+            if form.csrf_token.errors:
+                return error_response(400, CSRF_MESSAGE)
+        elif user := accounts.authenticate(form.email.data or "", form.password.data or ""):
             login_user(user)
             return redirect(_safe_next(request.args.get("next")))
-        form.password.errors = ["Wrong email or password."]
+        else:
+            form.password.errors = ["Wrong email or password."]
     return render_template("auth/login.html", form=form), 200 if request.method == "GET" else 401
 
 
 @bp.route("/register", methods=["GET", "POST"])
+@csrf.exempt
 @limiter.limit("10 per hour", methods=["POST"], deduct_when=_failed)
 def register() -> str | Response:
     """Create a learner account."""
     form = RegisterForm()
-    if form.validate_on_submit():
-        try:
-            user = accounts.create_user(form.email.data or "", form.password.data or "")
-        except accounts.AccountError as error:
-            form.email.errors = [str(error)]
+    if form.is_submitted():
+        if not form.validate():
+            if form.csrf_token.errors:
+                return error_response(400, CSRF_MESSAGE)
         else:
-            login_user(user)
-            flash("Welcome! Pick an exercise to start.")
-            return redirect(url_for("learn.dashboard"))
+            try:
+                user = accounts.create_user(form.email.data or "", form.password.data or "")
+            except accounts.AccountError as error:
+                form.email.errors = [str(error)]
+            else:
+                login_user(user)
+                flash("Welcome! Pick an exercise to start.")
+                return redirect(url_for("learn.dashboard"))
     status = 200 if request.method == "GET" else 422
     return render_template("auth/register.html", form=form), status
 

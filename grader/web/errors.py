@@ -38,7 +38,7 @@ def error_response(code: int, message: str | None = None):  # type: ignore[no-un
 
 def _http(error: HTTPException):  # type: ignore[no-untyped-def]
     code = error.code or 500
-    message = None if code >= 500 else _specific(error)
+    message = None if code >= 500 or code == 429 else _specific(error)
     return error_response(code, message)
 
 
@@ -48,8 +48,11 @@ def _specific(error: HTTPException) -> str | None:
     return description if description and description != type(error).description else None
 
 
+CSRF_MESSAGE = "The form has expired or was not sent from this site. Reload the page and try again."
+
+
 def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
-    return error_response(400, "The form has expired or was not sent from this site. Reload the page and try again.")
+    return error_response(400, CSRF_MESSAGE)
 
 
 def _unexpected(error: Exception):  # type: ignore[no-untyped-def]

@@ -21,9 +21,10 @@ class RegisterForm(FlaskForm):
     """A new learner account."""
 
     email = StringField("Email", validators=[DataRequired(), Length(max=254)])
-    password = PasswordField(
-        "Password", validators=[DataRequired(), Length(min=MIN_PASSWORD, max=MAX_PASSWORD)]
-    )
+    password = PasswordField("Password", validators=[
+        DataRequired(),
+        Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=f"Use a password of at least {MIN_PASSWORD} characters."),
+    ])  # fmt: skip
     confirm = PasswordField("Repeat password", validators=[EqualTo("password", "The passwords differ.")])
 
 

@@ -18,17 +18,24 @@ from grader.services.exercises import sync_directory
 PASSWORD = "correct horse battery"
 
 
-@pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
+def build_app(tmp_path: Path, **overrides: object) -> Flask:
+    """A fresh app on its own SQLite file, with the real exercises synced in."""
     app = create_app({
         "INSTANCE_PATH": str(tmp_path / "instance"),
         "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'test.db'}",
         "TESTING": True,
         "RATELIMIT_ENABLED": False,
+        **overrides,
     })  # fmt: skip
     with app.app_context():
         db.create_all()
         sync_directory(app.config["EXERCISES_DIR"])
+    return app
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Flask]:
+    app = build_app(tmp_path)
     yield app
     with app.app_context():
         db.engine.dispose()

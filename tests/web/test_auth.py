@@ -1,0 +1,122 @@
+"""Registration, login, logout, tokens, CSRF, cookies and login rate limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import ApiToken, User
+from grader.services import accounts
+from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
+
+
+def register(client: FlaskClient, email: str, password: str = PASSWORD, confirm: str | None = None):  # type: ignore[no-untyped-def]
+    token = csrf_from(client.get("/register").get_data(as_text=True))
+    return client.post("/register", data={"email": email, "password": password,
+                                          "confirm": confirm or password, "csrf_token": token})  # fmt: skip
+
+
+def test_register_logs_in_and_stores_an_argon2_hash(app: Flask, client: FlaskClient) -> None:
+    response = register(client, "New@Example.com")
+    assert response.status_code == 302
+    assert client.get("/").status_code == 200
+    with app.app_context():
+        user = db.session.scalar(sa.select(User).where(User.email == "new@example.com"))
+        assert user is not None and user.role == "learner"
+        assert user.password_hash.startswith("$argon2id$") and PASSWORD not in user.password_hash
+
+
+def test_register_rejects_bad_input_with_messages(client: FlaskClient) -> None:
+    assert "valid email" in register(client, "not-an-email").get_data(as_text=True)
+    short = register(client, "a@example.com", "short")
+    assert short.status_code == 422 and "at least 10" in short.get_data(as_text=True)
+    assert "passwords differ" in register(client, "a@example.com", PASSWORD, PASSWORD + "x").get_data(as_text=True)
+
+
+def test_duplicate_email_is_refused(app: Flask, client: FlaskClient) -> None:
+    make_user(app, "ada@example.com")
+    assert "already exists" in register(client, "ADA@example.com").get_data(as_text=True)
+
+
+def test_wrong_password_is_refused_without_saying_which_part(app: Flask, client: FlaskClient) -> None:
+    make_user(app, "ada@example.com")
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    response = client.post("/login", data={"email": "ada@example.com", "password": "nope", "csrf_token": token})
+    assert response.status_code == 401
+    assert "Wrong email or password." in response.get_data(as_text=True)
+    assert client.get("/").status_code == 302
+
+
+def test_pages_need_login_and_redirect_back_safely(app: Flask, client: FlaskClient) -> None:
+    response = client.get("/exercises/block-gelu")
+    assert response.status_code == 302 and "/login?next=" in response.headers["Location"]
+    make_user(app, "ada@example.com")
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    evil = client.post("/login?next=//evil.example/x", data={"email": "ada@example.com", "password": PASSWORD,
+                                                             "csrf_token": token})  # fmt: skip
+    assert evil.headers["Location"] == "/"
+
+
+def test_logout_needs_post_with_csrf(app: Flask, learner: FlaskClient) -> None:
+    assert learner.get("/logout").status_code == 405
+    assert learner.post("/logout").status_code == 400
+    token = csrf_from(learner.get("/").get_data(as_text=True))
+    assert learner.post("/logout", data={"csrf_token": token}).status_code == 302
+    assert learner.get("/").status_code == 302
+
+
+def test_session_cookie_is_httponly_and_samesite_lax(app: Flask, client: FlaskClient) -> None:
+    make_user(app, "ada@example.com")
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    response = client.post("/login", data={"email": "ada@example.com", "password": PASSWORD, "csrf_token": token})
+    cookie = next(h for h in response.headers.getlist("Set-Cookie") if h.startswith("session="))
+    assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_profile_makes_shows_once_and_revokes_tokens(app: Flask, learner: FlaskClient) -> None:
+    token = csrf_from(learner.get("/profile").get_data(as_text=True))
+    html = learner.post("/profile", data={"name": "laptop", "csrf_token": token}).get_data(as_text=True)
+    assert "shown only once" in html
+    with app.app_context():
+        row = db.session.scalar(sa.select(ApiToken))
+        assert row is not None and row.name == "laptop"
+        row_id = row.id
+    assert "shown only once" not in learner.get("/profile").get_data(as_text=True)
+    token = csrf_from(learner.get("/profile").get_data(as_text=True))
+    learner.post(f"/profile/tokens/{row_id}/revoke", data={"csrf_token": token})
+    with app.app_context():
+        assert db.session.get(ApiToken, row_id).revoked_at is not None
+
+
+def test_a_learner_cannot_revoke_someone_elses_token(app: Flask, learner: FlaskClient) -> None:
+    other = make_user(app, "eve@example.com")
+    with app.app_context():
+        accounts.create_token(db.session.get(User, other), "eve")
+        row_id = db.session.scalar(sa.select(ApiToken.id))
+    token = csrf_from(learner.get("/profile").get_data(as_text=True))
+    assert learner.post(f"/profile/tokens/{row_id}/revoke", data={"csrf_token": token}).status_code == 404
+    with app.app_context():
+        assert db.session.get(ApiToken, row_id).revoked_at is None
+
+
+def test_failed_logins_are_rate_limited_even_without_csrf(tmp_path: Path) -> None:
+    app = build_app(tmp_path, RATELIMIT_ENABLED=True)
+    client = app.test_client()
+    make_user(app, "ada@example.com")
+    statuses = [client.post("/login", data={"email": "ada@example.com", "password": "x"}).status_code
+                for _ in range(12)]  # fmt: skip
+    assert statuses[:10] == [400] * 10
+    assert statuses[10:] == [429, 429]
+    assert "Too many requests" in client.post("/login", data={}).get_data(as_text=True)
+
+
+def test_successful_logins_do_not_use_up_the_limit(tmp_path: Path) -> None:
+    app = build_app(tmp_path, RATELIMIT_ENABLED=True)
+    client = app.test_client()
+    make_user(app, "ada@example.com")
+    for _ in range(12):
+        login(client, "ada@example.com")

@@ -1,0 +1,169 @@
+"""A learner in the browser without JavaScript: forms, feedback, attempts and progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Attempt, Progress, User
+from grader.services import attempts
+from grader.services.exercises import save_source
+from tests.web.conftest import csrf_from
+
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+
+
+def expected(app: Flask, exercise: str, email: str = "ada@example.com") -> dict[str, object]:
+    with app.app_context():
+        user_id = db.session.scalar(sa.select(User.id).where(User.email == email))
+        return {p.spec.id: p.answer_json() for p in attempts.learner_variant(user_id, exercise)[1].parts}
+
+
+def fmt(value: object) -> str:
+    if isinstance(value, list):
+        return "[" + "; ".join(f"{v:.3f}".replace(".", ",") for v in value) + "]"
+    return f"{value:.3f}".replace(".", ",")
+
+
+def post_answers(client: FlaskClient, exercise: str, answers: dict[str, str]):  # type: ignore[no-untyped-def]
+    token = csrf_from(client.get(f"/exercises/{exercise}").get_data(as_text=True))
+    data = {"csrf_token": token, **{f"part-{k}": v for k, v in answers.items()}}
+    return client.post(f"/exercises/{exercise}", data=data)
+
+
+def count(app: Flask, model: type) -> int:
+    with app.app_context():
+        return db.session.scalar(sa.select(sa.func.count()).select_from(model))
+
+
+def test_dashboard_lists_lessons_with_progress(learner: FlaskClient) -> None:
+    html = learner.get("/").get_data(as_text=True)
+    assert "The GPT-2 block, by hand" in html
+    assert "0 / 5 solved" in html
+    assert html.index("The first residual") < html.index("LayerNorm of a row")
+
+
+def test_exercise_page_shows_own_numbers_labels_and_syntax(learner: FlaskClient) -> None:
+    html = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    assert "<math" in html and "$" not in html.split("<main")[1].split("</section>")[0]
+    assert 'for="part-mu"' in html and 'name="part-u"' in html
+    assert "decimal comma allowed" in html
+    assert "Unlimited attempts" in html
+
+
+def test_correct_decimal_comma_answer_is_stored_and_redirects(app: Flask, learner: FlaskClient) -> None:
+    answers = {k: fmt(v) for k, v in expected(app, "block-layernorm").items()}
+    response = post_answers(learner, "block-layernorm", answers)
+    assert response.status_code == 303
+    page = learner.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Score for this attempt: 100 %" in page
+    assert "Worked solution" in page
+    assert count(app, Attempt) == 1
+    assert "1 / 5 solved" in learner.get("/").get_data(as_text=True)
+
+
+def test_garbage_is_reported_inline_and_not_counted(app: Flask, learner: FlaskClient) -> None:
+    response = post_answers(learner, "block-layernorm", {"mu": "minus zero point nine", "sigma": "1,041", "u": "1 2"})
+    assert response.status_code == 422
+    html = response.get_data(as_text=True)
+    assert "could not read" in html and "expected 4 numbers, got 2" in html
+    assert "this try was not counted" in html
+    assert "minus zero point nine" in html  # what was typed stays in the field
+    assert count(app, Attempt) == 0
+    assert count(app, Progress) == 0
+
+
+def test_wrong_answer_names_the_misconception_next_to_the_field(app: Flask, learner: FlaskClient) -> None:
+    right = expected(app, "block-gelu")
+    response = post_answers(learner, "block-gelu", {"neg": "0.000", "pos": fmt(right["pos"])})
+    page = learner.get(response.headers["Location"]).get_data(as_text=True)
+    assert "ReLU in place of GELU" in page and "Likely mistake" in page
+    assert "Score for this attempt: 50 %" in page
+    assert "Worked solution" not in page
+
+
+def test_the_same_answers_twice_count_once(app: Flask, learner: FlaskClient) -> None:
+    first = post_answers(learner, "block-gelu", {"neg": "0.000", "pos": "1.000"})
+    second = post_answers(learner, "block-gelu", {"neg": " 0.000", "pos": "1.000 "})
+    assert "outcome=repeat" in second.headers["Location"]
+    assert first.headers["Location"].split("attempt=")[1][:1] == second.headers["Location"].split("attempt=")[1][:1]
+    assert count(app, Attempt) == 1
+    assert "already submitted exactly these answers" in learner.get(second.headers["Location"]).get_data(as_text=True)
+
+
+def limited_exercise(app: Flask) -> None:
+    source = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
+    source = source.replace("id: block-residual", "id: residual-quiz") + "max_attempts: 2\npenalty: 0.25\n"
+    with app.app_context():
+        save_source(source, None, "web")
+
+
+def test_attempt_limit_and_penalty(app: Flask, learner: FlaskClient) -> None:
+    limited_exercise(app)
+    post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 4.000"})
+    right = fmt(expected(app, "residual-quiz")["h"])
+    page = learner.get(post_answers(learner, "residual-quiz", {"h": right}).headers["Location"]).get_data(as_text=True)
+    assert "Score for this attempt: 75 %" in page
+    assert "0 attempts left" in page and "Worked solution" in page
+    closed = post_answers(learner, "residual-quiz", {"h": "4.000 3.000 2.000 1.000"})
+    assert closed.status_code == 409 and "used all your attempts" in closed.get_data(as_text=True)
+    assert count(app, Attempt) == 2
+
+
+def test_solution_appears_when_attempts_are_used_up(app: Flask, learner: FlaskClient) -> None:
+    limited_exercise(app)
+    post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 4.000"})
+    page = learner.get(post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 5.000"}).headers["Location"]).get_data(as_text=True)
+    assert "Worked solution" in page
+
+
+def test_history_lists_attempts_and_links_back(app: Flask, learner: FlaskClient) -> None:
+    post_answers(learner, "block-gelu", {"neg": "0.000", "pos": "1.000"})
+    post_answers(learner, "block-gelu", {"neg": "0.100", "pos": "1.000"})
+    html = learner.get("/exercises/block-gelu").get_data(as_text=True)
+    assert html.count("#feedback\">") == 2
+
+
+def test_learner_text_is_escaped(learner: FlaskClient) -> None:
+    html = post_answers(learner, "block-gelu", {"neg": "<script>alert(1)</script>", "pos": "1"}).get_data(as_text=True)
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;" in html
+
+
+def test_another_learners_attempt_is_not_shown(app: Flask, learner: FlaskClient) -> None:
+    location = post_answers(learner, "block-gelu", {"neg": "0.000", "pos": "1.000"}).headers["Location"]
+    from tests.web.conftest import login, make_user
+
+    make_user(app, "eve@example.com")
+    eve = app.test_client()
+    login(eve, "eve@example.com")
+    html = eve.get(location).get_data(as_text=True)
+    assert "Score for this attempt" not in html and "0.000" not in html
+
+
+def test_each_learner_gets_a_stable_variant_of_their_own(app: Flask, learner: FlaskClient) -> None:
+    from tests.web.conftest import login, make_user
+
+    first = learner.get("/exercises/block-output").get_data(as_text=True)
+    assert learner.get("/exercises/block-output").get_data(as_text=True) == first
+    make_user(app, "bob@example.com")
+    bob = app.test_client()
+    login(bob, "bob@example.com")
+    assert expected(app, "block-output") != expected(app, "block-output", "bob@example.com")
+
+
+def test_unknown_exercise_is_a_404_page(learner: FlaskClient) -> None:
+    response = learner.get("/exercises/no-such-thing")
+    assert response.status_code == 404
+    assert "There is no exercise with that name." in response.get_data(as_text=True)
+
+
+def test_answer_without_csrf_token_is_refused(app: Flask, learner: FlaskClient) -> None:
+    response = learner.post("/exercises/block-gelu", data={"part-neg": "0", "part-pos": "1"})
+    assert response.status_code == 400
+    assert "form has expired" in response.get_data(as_text=True)
+    assert count(app, Attempt) == 0
