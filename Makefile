@@ -2,7 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: install test selfcheck bench clean
+.PHONY: install test selfcheck bench run clean
 
 $(BIN)/python: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,14 @@ install: $(BIN)/python
 test: install
 	$(BIN)/python -m pytest -q
 	$(BIN)/python -m grader selfcheck --seeds 50
+
+run: install
+	mkdir -p instance
+	$(BIN)/flask --app wsgi db upgrade
+	$(BIN)/flask --app wsgi exercises sync
+	@$(BIN)/flask --app wsgi users bootstrap
+	@echo "grader is starting on http://$${GRADER_BIND:-127.0.0.1:8000}/"
+	$(BIN)/gunicorn -c gunicorn.conf.py wsgi:app
 
 selfcheck: install
 	$(BIN)/python -m grader selfcheck --seeds 200

@@ -53,7 +53,7 @@ def bootstrap(email: str) -> None:
         return
     password = secrets.token_urlsafe(12)
     accounts.create_user(email, password, "instructor")
-    click.echo(f"instructor login: {email} / {password}  (shown once; change it on first use)")
+    click.echo(f"instructor login: {email} / {password}  (shown once)")
 
 
 @exercises.command("sync")

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Status = Literal["correct", "incorrect", "invalid"]
+Status = Literal["correct", "incorrect", "invalid", "unchecked"]
+UNCHECKED_MESSAGE = "Not checked yet: answers are checked once every field can be read."
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,13 @@ class ExerciseResult:
     def counted(self) -> bool:
         """An answer with any malformed part is reported but does not use up an attempt."""
         return all(r.status != "invalid" for r in self.parts.values())
+
+    def format_errors_only(self) -> ExerciseResult:
+        """Keep only the format errors; hiding the other verdicts stops free checks of one field
+        by deliberately breaking another."""
+        unchecked = PartResult(status="unchecked", score=0.0, message=UNCHECKED_MESSAGE)
+        return ExerciseResult({pid: r if r.status == "invalid" else unchecked for pid, r in self.parts.items()},
+                              self.weights)  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         """The CLI/API shape of an exercise result."""

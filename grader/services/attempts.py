@@ -133,7 +133,7 @@ def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submis
     answers = {k: v for k, v in answers.items() if k in known and isinstance(v, str)}
     result = check_answers(variant, answers)
     if not result.counted:
-        return Submission("invalid", result, None, None)
+        return Submission("invalid", result.format_errors_only(), None, None)
     return _record(user_id, stored, variant, answers, result)
 
 

@@ -77,6 +77,13 @@ def test_garbage_is_reported_inline_and_not_counted(app: Flask, learner: FlaskCl
     assert count(app, Progress) == 0
 
 
+def test_a_broken_field_hides_the_verdicts_of_the_others(app: Flask, learner: FlaskClient) -> None:
+    right = expected(app, "block-gelu")
+    html = post_answers(learner, "block-gelu", {"neg": "oops", "pos": fmt(right["pos"])}).get_data(as_text=True)
+    assert "Not checked yet" in html
+    assert "Correct." not in html
+
+
 def test_wrong_answer_names_the_misconception_next_to_the_field(app: Flask, learner: FlaskClient) -> None:
     right = expected(app, "block-gelu")
     response = post_answers(learner, "block-gelu", {"neg": "0.000", "pos": fmt(right["pos"])})

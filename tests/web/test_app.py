@@ -1,0 +1,123 @@
+"""The app factory, migrations, error pages and response headers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from flask import Flask, abort
+from flask.testing import FlaskClient
+
+from grader import create_app
+from grader.extensions import db
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def flask_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "flask", "--app", "wsgi", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_create_app_writes_no_database(tmp_path: Path) -> None:
+    database = tmp_path / "never.db"
+    app = create_app({"INSTANCE_PATH": str(tmp_path / "i"), "SQLALCHEMY_DATABASE_URI": f"sqlite:///{database}"})
+    assert app.name == "grader"
+    assert not database.exists()
+
+
+def test_secret_key_is_generated_once_and_kept_private(tmp_path: Path) -> None:
+    first = create_app({"INSTANCE_PATH": str(tmp_path)}).config["SECRET_KEY"]
+    second = create_app({"INSTANCE_PATH": str(tmp_path)}).config["SECRET_KEY"]
+    assert first == second and len(first) == 64
+    assert (tmp_path / "secret_key").stat().st_mode & 0o777 == 0o600
+
+
+def test_db_upgrade_on_an_empty_database_matches_the_models(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'fresh.db'}"
+    env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
+    result = flask_cli("db", "upgrade", env=env)
+    assert result.returncode == 0, result.stderr
+    app = create_app({"INSTANCE_PATH": str(tmp_path), "SQLALCHEMY_DATABASE_URI": url})
+    with app.app_context(), db.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, db.metadata) == []
+        assert connection.execute(sa.text("PRAGMA journal_mode")).scalar() == "wal"
+        assert connection.execute(sa.text("PRAGMA foreign_keys")).scalar() == 1
+
+
+def test_every_migration_has_a_message() -> None:
+    for path in (ROOT / "migrations" / "versions").glob("*.py"):
+        first_line = path.read_text(encoding="utf-8").splitlines()[0]
+        assert len(first_line.strip('"')) > 10, path
+
+
+def test_sync_then_sync_again_changes_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "GRADER_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}", "GRADER_SECRET_KEY": "x" * 32}
+    assert flask_cli("db", "upgrade", env=env).returncode == 0
+    assert flask_cli("exercises", "sync", env=env).stdout.strip() == \
+        "exercises: 13 created, 0 updated, 0 unchanged, 0 errors"  # fmt: skip
+    assert "0 created, 0 updated, 13 unchanged" in flask_cli("exercises", "sync", env=env).stdout
+
+
+def test_users_cli_creates_an_instructor_and_prints_a_token(tmp_path: Path) -> None:
+    env = {**os.environ, "GRADER_DATABASE_URL": f"sqlite:///{tmp_path / 'u.db'}", "GRADER_SECRET_KEY": "x" * 32}
+    assert flask_cli("db", "upgrade", env=env).returncode == 0
+    created = subprocess.run([sys.executable, "-m", "flask", "--app", "wsgi", "users", "create", "--email",
+                              "T@Example.com", "--role", "instructor", "--password-stdin"], cwd=ROOT, env=env,
+                             input="a long enough password\n", capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert created.stdout.strip() == "created instructor t@example.com", created.stderr
+    token = flask_cli("users", "token", "--email", "t@example.com", env=env).stdout.strip()
+    assert token.startswith("gr_") and len(token) > 40
+    assert flask_cli("users", "token", "--email", "nobody@example.com", env=env).returncode != 0
+
+
+def test_not_found_is_a_custom_page(client: FlaskClient) -> None:
+    response = client.get("/no/such/page")
+    assert response.status_code == 404
+    assert "There is nothing at this address." in response.get_data(as_text=True)
+
+
+def test_server_error_shows_no_stack_trace(app: Flask) -> None:
+    @app.get("/boom")
+    def boom() -> str:
+        raise RuntimeError("secret internals")
+
+    response = app.test_client().get("/boom")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 500
+    assert "Something went wrong" in body
+    assert "secret internals" not in body and "Traceback" not in body
+
+
+def test_oversized_form_is_refused_with_413(app: Flask, learner: FlaskClient) -> None:
+    app.config["MAX_CONTENT_LENGTH"] = 1000
+    response = learner.post("/exercises/block-gelu", data={"part-neg": "1" * 5000})
+    assert response.status_code == 413
+    assert "larger than the service accepts" in response.get_data(as_text=True)
+
+
+def test_security_headers_are_set(client: FlaskClient) -> None:
+    headers = client.get("/login").headers
+    assert "default-src 'self'" in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["X-Frame-Options"] == "DENY"
+
+
+def test_pages_load_nothing_from_other_hosts(learner: FlaskClient) -> None:
+    html = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    assert "http://" not in html.replace('xmlns="http://www.w3.org/1998/Math/MathML"', "")
+    assert "https://" not in html
+
+
+def test_abort_message_reaches_the_page(app: Flask) -> None:
+    @app.get("/gone")
+    def gone() -> str:
+        abort(404, "That exercise was removed.")
+
+    assert "That exercise was removed." in app.test_client().get("/gone").get_data(as_text=True)
