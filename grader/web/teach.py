@@ -1,19 +1,320 @@
-"""Instructor pages (placeholder until the instructor area lands)."""
+"""Instructor pages: exercise statistics, the no-code editor (and YAML editor) with live preview,
+import and export, and the gradebook (paginated HTML, streamed CSV)."""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import re
+from itertools import islice
+from typing import Any
+
+from flask import (Blueprint, Response, abort, current_app, flash, redirect, render_template, request,
+                   stream_with_context, url_for)  # fmt: skip
+from flask_login import current_user
+from flask_wtf import FlaskForm
+from werkzeug.wrappers import Response as BaseResponse
+
+from grader.answers.kinds import KINDS
+from grader.catalog.display import show
+from grader.catalog.lessons import lesson_order, lesson_title
+from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError
+from grader.catalog.scenarios import SCENARIOS
+from grader.catalog.variants import Variant
+from grader.extensions import db, limiter
+from grader.models import Exercise
+from grader.services import authoring, gradebook as book, insights
+from grader.services.exercises import SpecInvalid, all_exercises, current_version, spec_of
+from grader.web.forms import ExerciseSourceForm, ImportForm
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
+PAGE_SIZE = 100
+MULTI_FIELDS = ("-mistakes", "-optional")
+
+
+class EditorForm(FlaskForm):
+    """CSRF only: the structured editor's rows are read from the request by name."""
+
+
+@bp.before_request
+def _instructors_only() -> BaseResponse | None:
+    """Every /teach page is for instructors: anonymous users log in, learners get 403."""
+    if not current_user.is_authenticated:
+        return current_app.login_manager.unauthorized()  # type: ignore[attr-defined,no-any-return]
+    if not current_user.is_instructor:
+        abort(403)
+    return None
+
+
+def _user_key() -> str:
+    return f"user:{current_user.get_id()}"
+
+
+def _exercise_or_404(exercise_id: str) -> Exercise:
+    found = db.session.get(Exercise, exercise_id)
+    if found is None:
+        abort(404, "There is no exercise with that name.")
+    return found
 
 
 @bp.get("/exercises")
 def exercises() -> str:
-    """Exercise list."""
-    return ""
+    """All exercises with attempts, solve rate and their most common wrong answers."""
+    ordered = sorted(all_exercises(), key=lambda e: (lesson_order(e.lesson), e.position, e.id))
+    return render_template("teach/exercises.html", stats=insights.overview(ordered),
+                           lesson_title=lesson_title, scanned=insights.MAX_SCANNED)  # fmt: skip
+
+
+def _labels(exercise: Exercise) -> dict[str, str]:
+    stored = current_version(exercise.id)
+    try:
+        return {p.id: p.label for p in spec_of(stored).parts} if stored and exercise.kind == "numeric" else {}
+    except SpecInvalid:
+        return {}
+
+
+@bp.get("/exercises/<exercise_id>")
+def exercise(exercise_id: str) -> str:
+    """One exercise: counts, common wrong answers per part, version history."""
+    found = _exercise_or_404(exercise_id)
+    return render_template(
+        "teach/exercise.html", exercise=found, stats=insights.stats_of(found), labels=_labels(found),
+        wrong=insights.wrong_by_part(found.id), versions=insights.versions(found.id),
+        lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=insights.MAX_SCANNED,
+    )  # fmt: skip
+
+
+# ---- the editor ------------------------------------------------------------------------------------
+
+
+def _posted_values() -> dict[str, Any]:
+    form = request.form
+    return {k: form.getlist(k) if k.endswith(MULTI_FIELDS) else form.get(k, "") for k in form}
+
+
+def _choices(model: str) -> dict[str, Any]:
+    scenario = SCENARIOS.get(model) or next(iter(SCENARIOS.values()))
+    return {
+        "model": scenario.name, "models": list(SCENARIOS), "kinds": list(KINDS),
+        "tolerances": authoring.TOLERANCE_KINDS, "quantities": list(scenario.quantities),
+        "mistakes": [*scenario.mistakes, "transposed-shape"],
+        "params": [*scenario.params, *scenario.optional],
+    }  # fmt: skip
+
+
+def _tab(editing: str | None, mode: str) -> str:
+    if editing:
+        return url_for("teach.edit", exercise_id=editing, mode=mode)
+    copy = request.args.get("from")
+    return url_for("teach.new", mode=mode, **({"from": copy} if copy else {}))
+
+
+def _render(editing: str | None, mode: str, values: dict[str, Any], *,
+            source_form: ExerciseSourceForm | None = None, checked: authoring.Checked | None = None,
+            variant: Variant | None = None, placed: dict[str, list[str]] | None = None,
+            status: int = 200) -> tuple[str, int]:  # fmt: skip
+    # The YAML editor lists problems in its preview pane; the form marks them at their fields.
+    previewing = checked is not None and (mode == "yaml" or request.form.get("action") == "preview")
+    tabs = {m: _tab(editing, m) for m in ("form", "yaml")}
+    html = render_template(
+        "teach/editor.html", editing=editing, mode=mode, values=values, tabs=tabs, form=EditorForm(),
+        source_form=source_form or ExerciseSourceForm(), checked=checked, variant=variant,
+        placed=placed or {}, choices=_choices(str(values.get("model", ""))), rows=authoring, show=show,
+        preview_shown=previewing,
+    )  # fmt: skip
+    return html, status
+
+
+def _start_source(editing: str | None) -> str:
+    stored = current_version(editing or request.args.get("from") or "")
+    return stored.source if stored else ""
+
+
+def _start_values(editing: str | None) -> dict[str, Any] | None:
+    source = _start_source(editing)
+    if not source:
+        return {"model": next(iter(SCENARIOS)), "part-0-type": "scalar", "part-0-tol_kind": "abs"}
+    values = authoring.values_from_source(source)
+    if values is not None and not editing:
+        values["id"] = ""  # a copy needs its own id
+    return values
+
+
+def _area(error: SpecError, draft: authoring.Draft) -> str:
+    path = error.field.split(".")
+    if path[0] == "parts" and len(path) > 1 and path[1].isdigit() and int(path[1]) < len(draft.part_rows):
+        return f"part-{draft.part_rows[int(path[1])]}"
+    if path[0] == "params" and len(path) > 1 and path[1] in draft.param_rows:
+        return f"param-{draft.param_rows[path[1]]}"
+    if path[0] in authoring.TOP_KEYS or path[0].startswith("params"):
+        return path[0].split(" ")[0]
+    named = re.search(r"part ([a-z][a-z0-9_]*):", error.message)
+    ids = [p.get("id") for p in draft.data.get("parts", [])]
+    if named and named.group(1) in ids:
+        return f"part-{draft.part_rows[ids.index(named.group(1))]}"
+    for key in ("params", "model", "placeholder"):
+        if key in error.message:
+            return "prompt" if key == "placeholder" else key
+    return "general"
+
+
+def _place_errors(errors: list[SpecError], draft: authoring.Draft) -> dict[str, list[str]]:
+    """Errors grouped by the form area they belong to (a field, a row, or general)."""
+    placed: dict[str, list[str]] = {}
+    for error in errors:
+        placed.setdefault(_area(error, draft), []).append(f"{error.field}: {error.message}")
+    return placed
+
+
+def _finish(editing: str | None, source: str,
+            problems: list[SpecError]) -> tuple[authoring.Checked, Variant | None, str | None]:  # fmt: skip
+    """Preview or save the posted exercise, as the pressed button says."""
+    if request.form.get("action") == "preview":
+        checked, variant = authoring.preview(source, problems)
+        return checked, variant, None
+    checked, outcome = authoring.save(source, current_user.id, "web", editing=editing, new=editing is None,
+                                      problems=problems)  # fmt: skip
+    return checked, None, outcome
+
+
+def _saved(spec_id: str, outcome: str) -> BaseResponse:
+    words = {"created": "Created", "updated": "Saved a new version of", "unchanged": "No changes to"}
+    flash(f"{words.get(outcome, 'Saved')} {spec_id}.")
+    return redirect(url_for("teach.exercise", exercise_id=spec_id), code=303)
+
+
+def _structured(editing: str | None) -> BaseResponse | tuple[str, int]:
+    values, draft = _posted_values(), authoring.draft_from_form(request.form)
+    if editing:
+        values["id"] = draft.data["id"] = editing  # the id of an existing exercise never changes here
+    checked, variant, outcome = _finish(editing, authoring.dump(draft.data), draft.problems)
+    if outcome and checked.spec:
+        return _saved(checked.spec.id, outcome)
+    placed = _place_errors(checked.errors, draft)
+    return _render(editing, "form", values, checked=checked, variant=variant, placed=placed,
+                   status=200 if checked.ok else 422)  # fmt: skip
+
+
+def _yaml(editing: str | None) -> BaseResponse | tuple[str, int]:
+    source_form = ExerciseSourceForm()
+    if not source_form.validate_on_submit():
+        return _render(editing, "yaml", {}, source_form=source_form, status=422)
+    source = (source_form.source.data or "").replace("\r\n", "\n")
+    checked, variant, outcome = _finish(editing, source, [])
+    if outcome and checked.spec:
+        return _saved(checked.spec.id, outcome)
+    return _render(editing, "yaml", {}, source_form=source_form, checked=checked, variant=variant,
+                   status=200 if checked.ok else 422)  # fmt: skip
+
+
+def _editor(editing: str | None) -> BaseResponse | tuple[str, int]:
+    mode = "yaml" if request.values.get("mode") == "yaml" else "form"
+    if request.method == "POST":
+        if not EditorForm().validate_on_submit():
+            abort(400)
+        return _yaml(editing) if mode == "yaml" else _structured(editing)
+    if mode == "yaml":
+        source_form = ExerciseSourceForm(data={"source": _start_source(editing)})
+        return _render(editing, "yaml", {}, source_form=source_form)
+    values = _start_values(editing)
+    if values is None:
+        flash("This exercise uses options the form cannot show; edit its YAML instead.")
+        return redirect(_tab(editing, "yaml"))
+    return _render(editing, "form", values)
+
+
+@bp.route("/exercises/new", methods=["GET", "POST"])
+def new() -> BaseResponse | tuple[str, int]:
+    """Write a new exercise in the form (or as YAML); ?from=<id> starts from a copy."""
+    return _editor(None)
+
+
+@bp.route("/exercises/<exercise_id>/edit", methods=["GET", "POST"])
+def edit(exercise_id: str) -> BaseResponse | tuple[str, int]:
+    """Edit an exercise; saving stores a new version, and earlier attempts keep theirs."""
+    found = _exercise_or_404(exercise_id)
+    if found.kind != "numeric":
+        flash("Only numeric exercises can be edited here; edit this one as a file.")
+        return redirect(url_for("teach.exercise", exercise_id=found.id))
+    return _editor(found.id)
+
+
+@bp.post("/exercises/preview")
+@limiter.limit("120 per minute", key_func=_user_key)
+def preview() -> tuple[str, int]:
+    """An HTML fragment: a random variant of the posted exercise, or its errors (422)."""
+    if request.form.get("mode") == "yaml":
+        source_form = ExerciseSourceForm()
+        if not source_form.validate_on_submit():
+            errors = [SpecError("exercise", "source", e) for e in source_form.source.errors]
+            checked = authoring.Checked(None, errors)
+            return render_template("teach/_preview.html", checked=checked, variant=None), 422
+        checked, variant = authoring.preview((source_form.source.data or "").replace("\r\n", "\n"))
+    else:
+        draft = authoring.draft_from_form(request.form)
+        checked, variant = authoring.preview(authoring.dump(draft.data), draft.problems)
+    html = render_template("teach/_preview.html", checked=checked, variant=variant, show=show)
+    return html, 200 if checked.ok else 422
+
+
+@bp.get("/exercises/<exercise_id>/export")
+def export(exercise_id: str) -> Response:
+    """The current version's YAML, as a file in the format of exercises/."""
+    stored = current_version(exercise_id)
+    if stored is None:
+        abort(404, "There is no exercise with that name.")
+    disposition = f'attachment; filename="{stored.exercise_id}.yaml"'
+    return Response(stored.source, mimetype="text/yaml", headers={"Content-Disposition": disposition})
+
+
+@bp.route("/import", methods=["GET", "POST"])
+def import_exercise() -> BaseResponse | tuple[str, int]:
+    """Upload one exercise file; it is validated and self-checked like the editor's."""
+    form, checked = ImportForm(), None
+    if form.validate_on_submit():
+        upload = form.upload.data
+        try:
+            raw = upload.stream.read(MAX_EXERCISE_BYTES + 1) if upload else b""
+            source = authoring.read_upload(getattr(upload, "filename", "") or "", raw)
+        except authoring.UploadError as error:
+            form.upload.errors = [str(error)]
+        else:
+            checked, outcome = authoring.save(source, current_user.id, "web")
+            if outcome and checked.spec:
+                return _saved(checked.spec.id, outcome)
+    status = 200 if request.method == "GET" else 422
+    return render_template("teach/import.html", form=form, checked=checked, limit=MAX_EXERCISE_BYTES), status
+
+
+# ---- the gradebook ---------------------------------------------------------------------------------
+
+
+def _filters() -> book.Filters:
+    args = request.args
+    learner = (args.get("learner") or "").strip()[:254]
+    return book.Filters(lesson=args.get("lesson") or None, exercise=args.get("exercise") or None,
+                        learner=learner or None)  # fmt: skip
 
 
 @bp.get("/gradebook")
 def gradebook() -> str:
-    """Gradebook."""
-    return ""
+    """Learners × exercises: best score and attempts, filtered, 100 learners a page."""
+    filters = _filters()
+    page = max(1, request.args.get("page", 1, type=int))
+    columns = book.columns(filters)
+    rows = book.rows(filters, columns)
+    # rows() streams every learner; read just this page (plus one, to know whether another follows).
+    shown = list(islice(rows, (page - 1) * PAGE_SIZE, page * PAGE_SIZE + 1))
+    query = {k: v for k, v in (("lesson", filters.lesson), ("exercise", filters.exercise),
+                               ("learner", filters.learner)) if v}  # fmt: skip
+    return render_template(
+        "teach/gradebook.html", filters=filters, columns=columns, rows=shown[:PAGE_SIZE], page=page,
+        more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=all_exercises(),
+        lesson_title=lesson_title,
+    )  # fmt: skip
+
+
+@bp.get("/gradebook.csv")
+def gradebook_csv() -> Response:
+    """The filtered gradebook as CSV, streamed row by row (not paginated)."""
+    lines = stream_with_context(book.csv_lines(_filters()))
+    disposition = 'attachment; filename="gradebook.csv"'
+    return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})

@@ -1,0 +1,163 @@
+"""What instructors learn from attempts: per-exercise counts, solve rates, the most common wrong answers
+(with the misconception they matched) and each exercise's version history."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from grader.catalog.lessons import lesson_order
+from grader.catalog.misconceptions import MISCONCEPTIONS
+from grader.extensions import db
+from grader.models import Attempt, Exercise, ExerciseVersion, Progress, User
+
+MAX_SCANNED = 5000  # the latest attempts per exercise: enough to see patterns, bounded in cost
+TOP_ON_LIST = 3
+TOP_PER_PART = 50  # rows shown per part on the stats page; the rest are counted
+
+
+@dataclass(frozen=True)
+class WrongAnswer:
+    """An incorrect answer to one part, as typed (whitespace normalised), and how often it was given."""
+
+    part: str
+    text: str
+    count: int
+    misconception: str | None
+
+    @property
+    def misconception_title(self) -> str:
+        """The misconception's wording, or '' when the answer matched none (or an unknown one)."""
+        known = MISCONCEPTIONS.get(self.misconception or "")
+        return known.title if known else ""
+
+
+@dataclass(frozen=True)
+class ExerciseStats:
+    """One exercise's line on the instructor's list."""
+
+    exercise: Exercise
+    attempts: int
+    learners: int
+    solved: int
+    wrong: list[WrongAnswer]
+
+    @property
+    def solved_share(self) -> float | None:
+        """Solved learners over learners who tried (None when nobody tried)."""
+        return self.solved / self.learners if self.learners else None
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """One version of an exercise, who made it and how many attempts were graded on it."""
+
+    version: int
+    created_at: datetime
+    author: str | None
+    attempts: int
+
+
+def normalise(text: str) -> str:
+    """Typed text with surrounding whitespace stripped and inner runs collapsed to one space."""
+    return " ".join(text.split())
+
+
+def _tally(exercise_id: str) -> tuple[Counter[tuple[str, str]], dict[tuple[str, str], Counter[str]]]:
+    counts: Counter[tuple[str, str]] = Counter()
+    named: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    latest = db.session.execute(
+        sa.select(Attempt.answers, Attempt.results).where(Attempt.exercise_id == exercise_id)
+        .order_by(Attempt.id.desc()).limit(MAX_SCANNED)
+    )  # fmt: skip
+    for answers, results in latest:
+        for part, verdict in (results or {}).items():
+            if not isinstance(verdict, dict) or verdict.get("status") != "incorrect":
+                continue
+            key = (part, normalise(str((answers or {}).get(part, ""))))
+            counts[key] += 1
+            if verdict.get("misconception"):
+                named[key][verdict["misconception"]] += 1
+    return counts, named
+
+
+def wrong_answers(exercise_id: str) -> list[WrongAnswer]:
+    """Incorrect answers of the latest attempts, most frequent first."""
+    counts, named = _tally(exercise_id)
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [WrongAnswer(part, text, count, _most_common(named[(part, text)]))
+            for (part, text), count in ranked]  # fmt: skip
+
+
+def _most_common(names: Counter[str]) -> str | None:
+    # The same text can match different mistakes on different variants: name the usual one.
+    return names.most_common(1)[0][0] if names else None
+
+
+def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
+    """The wrong answers of each part, most frequent first."""
+    grouped: dict[str, list[WrongAnswer]] = {}
+    for answer in wrong_answers(exercise_id):
+        grouped.setdefault(answer.part, []).append(answer)
+    return grouped
+
+
+def _attempt_counts() -> dict[str, tuple[int, int]]:
+    rows = db.session.execute(
+        sa.select(Attempt.exercise_id, sa.func.count(), sa.func.count(sa.distinct(Attempt.user_id)))
+        .group_by(Attempt.exercise_id)
+    )  # fmt: skip
+    return {exercise_id: (attempts, learners) for exercise_id, attempts, learners in rows}
+
+
+def _solved_counts() -> dict[str, int]:
+    rows = db.session.execute(
+        sa.select(Progress.exercise_id, sa.func.count()).where(Progress.solved_at.is_not(None))
+        .group_by(Progress.exercise_id)
+    )  # fmt: skip
+    return {exercise_id: solved for exercise_id, solved in rows}
+
+
+def overview(exercises: list[Exercise]) -> list[ExerciseStats]:
+    """Counts, solve rate and the top wrong answers for each exercise."""
+    attempts, solved = _attempt_counts(), _solved_counts()
+    stats = []
+    for exercise in exercises:
+        tried, learners = attempts.get(exercise.id, (0, 0))
+        wrong = wrong_answers(exercise.id)[:TOP_ON_LIST] if tried else []
+        stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), wrong))
+    return stats
+
+
+def stats_of(exercise: Exercise) -> ExerciseStats:
+    """Counts and solve rate of one exercise (its wrong answers come from `wrong_by_part`)."""
+    tried, learners = db.session.execute(
+        sa.select(sa.func.count(), sa.func.count(sa.distinct(Attempt.user_id)))
+        .where(Attempt.exercise_id == exercise.id)
+    ).one()  # fmt: skip
+    solved = db.session.scalar(sa.select(sa.func.count()).select_from(Progress).where(
+        Progress.exercise_id == exercise.id, Progress.solved_at.is_not(None)))  # fmt: skip
+    return ExerciseStats(exercise, tried, learners, solved or 0, [])
+
+
+def versions(exercise_id: str) -> list[VersionInfo]:
+    """Every version of an exercise, newest first."""
+    per_version = dict(db.session.execute(
+        sa.select(Attempt.version, sa.func.count()).where(Attempt.exercise_id == exercise_id)
+        .group_by(Attempt.version)
+    ).all())  # fmt: skip
+    rows = db.session.execute(
+        sa.select(ExerciseVersion.version, ExerciseVersion.created_at, User.email)
+        .outerjoin(User, User.id == ExerciseVersion.created_by)
+        .where(ExerciseVersion.exercise_id == exercise_id).order_by(ExerciseVersion.version.desc())
+    )  # fmt: skip
+    return [VersionInfo(number, created, author, per_version.get(number, 0))
+            for number, created, author in rows]  # fmt: skip
+
+
+def lessons() -> list[str]:
+    """The lesson slugs that have exercises."""
+    return sorted(db.session.scalars(sa.select(Exercise.lesson).distinct()), key=lesson_order)
