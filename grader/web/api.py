@@ -1,7 +1,305 @@
-"""JSON API (placeholder until the API lands)."""
+"""JSON API for scripts and tools: bearer tokens only; the same grading and storage as the web form."""
 
 from __future__ import annotations
 
-from flask import Blueprint
+import hashlib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
+from datetime import timedelta
+from functools import wraps
+from typing import Any
+
+import sqlalchemy as sa
+from flask import Blueprint, Response, abort, current_app, g, jsonify, request, stream_with_context
+from flask.typing import ResponseReturnValue
+
+from grader.answers.results import Status
+from grader.answers.syntax import syntax_hint
+from grader.extensions import db, limiter
+from grader.models import ApiToken, Exercise, Progress, User, utcnow
+from grader.services import accounts, attempts, exercises, gradebook
+from grader.services.attempts import Outcome
+from grader.web import openapi
+from grader.web.errors import error_response
+from grader.web.openapi import ErrorBody, Reply, documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
+TOUCH_EVERY = timedelta(minutes=1)
+STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
+NO_EXERCISE = "There is no exercise with that name."
+View = Callable[..., ResponseReturnValue]
+
+
+@dataclass(frozen=True)
+class PartInfo:
+    """One answer field of an exercise."""
+
+    id: str
+    type: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PartDetail(PartInfo):
+    """One answer field, with what may be typed into it."""
+
+    hint: str
+
+
+@dataclass(frozen=True)
+class ExerciseItem:
+    """An exercise in the list."""
+
+    id: str
+    title: str
+    lesson: str
+    kind: str
+    parts: list[PartInfo]
+
+
+@dataclass(frozen=True)
+class ExerciseDetail:
+    """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers."""
+
+    id: str
+    title: str
+    lesson: str
+    prompt: str
+    params: dict[str, Any]
+    parts: list[PartDetail]
+
+
+@dataclass(frozen=True)
+class AttemptIn:
+    """An attempt: the answer to each part as the learner would type it."""
+
+    answers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class PartVerdict:
+    """The verdict on one part, as the CLI's check prints it."""
+
+    status: Status
+    score: float
+    message: str
+    misconception: str | None
+    hint: str | None
+    wrong_entries: list[Any]
+
+
+@dataclass(frozen=True)
+class AttemptOut:
+    """What happened to an attempt; attempt_id is the stored one (on a repeat, the earlier one)."""
+
+    attempt_id: int | None
+    outcome: Outcome
+    counted: bool
+    score: float
+    attempts_left: int | None
+    parts: dict[str, PartVerdict]
+
+
+@dataclass(frozen=True)
+class ProgressItem:
+    """The caller's standing on one exercise; attempts counts graded attempts only."""
+
+    exercise: str
+    best_score: float
+    attempts: int
+    solved: bool
+
+
+def _bearer_token() -> str | None:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return (token.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def _token_row(token: str) -> ApiToken | None:
+    # accounts.user_for_token gives only the user; the row is needed to record when it was used.
+    if not token.startswith(accounts.TOKEN_PREFIX) or len(token) > 100:
+        return None
+    digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
+    live = (ApiToken.token_hash == digest) & ApiToken.revoked_at.is_(None)
+    return db.session.scalar(sa.select(ApiToken).where(live))
+
+
+def _touch(row: ApiToken) -> None:
+    # At most one write a minute per token; the WHERE keeps concurrent requests from writing twice.
+    now = utcnow()
+    if row.last_used_at is not None and now - row.last_used_at < TOUCH_EVERY:
+        return
+    stale = ApiToken.last_used_at.is_(None) | (ApiToken.last_used_at <= now - TOUCH_EVERY)
+    db.session.execute(sa.update(ApiToken).where(ApiToken.id == row.id, stale).values(last_used_at=now))
+    db.session.commit()
+
+
+def _unauthorized(message: str, error: str | None) -> ResponseReturnValue:
+    response, code = error_response(401, message)
+    challenge = 'Bearer realm="grader"' + (f', error="{error}"' if error else "")
+    response.headers["WWW-Authenticate"] = challenge
+    return response, code
+
+
+def bearer(view: View) -> View:
+    """Run the view only for the owner of a valid token; the session cookie is never consulted."""
+
+    @wraps(view)
+    def guarded(*args: Any, **kwargs: Any) -> ResponseReturnValue:
+        token = _bearer_token()
+        if token is None:
+            return _unauthorized("Send a token in the header 'Authorization: Bearer <token>'.", None)
+        row = _token_row(token)
+        if row is None:
+            return _unauthorized("This API token is not valid or has been revoked.", "invalid_token")
+        _touch(row)
+        g.api_user = row.user
+        return view(*args, **kwargs)
+
+    return openapi.secured(guarded)
+
+
+def caller() -> User:
+    """The owner of the token that authenticated this request."""
+    user: User = g.api_user
+    return user
+
+
+def _token_user_key() -> str:
+    # Runs inside `bearer`, so the caller is known: one budget per user, whatever the token or address.
+    return f"api-user:{caller().id}"
+
+
+@bp.get("/exercises")
+@documented("List the exercises", {200: Reply("Every exercise, by lesson.", list[ExerciseItem])})
+@bearer
+def list_exercises() -> ResponseReturnValue:
+    """Every exercise with its answer fields."""
+    items = []
+    for exercise in exercises.all_exercises():
+        stored = exercises.version(exercise.id, exercise.current_version)
+        if stored is None:
+            continue
+        parts = [PartInfo(p.id, p.type, p.label) for p in exercises.spec_of(stored).parts]
+        item = ExerciseItem(exercise.id, exercise.title, exercise.lesson, exercise.kind, parts)
+        items.append(asdict(item))
+    return jsonify(items)
+
+
+@bp.get("/exercises/<exercise_id>")
+@documented("Your variant of an exercise", {
+    200: Reply("The prompt, shown parameters and answer fields of your own variant.", ExerciseDetail),
+    404: Reply("No exercise with that id.", ErrorBody),
+}, description="Without the answers or the seed: the seed would let anyone compute the answers.")
+@bearer
+def show_exercise(exercise_id: str) -> ResponseReturnValue:
+    """The caller's own variant, without answers or seed."""
+    try:
+        stored, variant = attempts.learner_variant(caller().id, exercise_id)
+    except attempts.UnknownExercise:
+        abort(404, NO_EXERCISE)
+    spec = exercises.spec_of(stored)
+    params = {name: _plain(variant.params[name]) for name, param in spec.params.items() if param.show}
+    parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type))
+             for p in variant.parts]  # fmt: skip
+    detail = ExerciseDetail(spec.id, spec.title, spec.lesson, variant.prompt, params, parts)
+    return jsonify(asdict(detail))
+
+
+@bp.post("/exercises/<exercise_id>/attempts")
+@documented("Submit an attempt", {
+    201: Reply("Graded and stored as a new attempt.", AttemptOut),
+    200: Reply("The same answers as an earlier attempt: not stored again, no attempt used.", AttemptOut),
+    404: Reply("No exercise with that id.", ErrorBody),
+    409: Reply("No attempts are left on this exercise.", ErrorBody),
+    422: Reply("An answer is malformed: per-part messages; nothing stored.", AttemptOut),
+    429: Reply("More than 30 attempts a minute.", ErrorBody),
+}, body=AttemptIn, description="Graded against your own variant and stored as from the web form.")
+@bearer
+@limiter.limit("30 per minute", key_func=_token_user_key)
+def submit_attempt(exercise_id: str) -> ResponseReturnValue:
+    """Grade an attempt and store it when it counts."""
+    answers = _answers_from_body()
+    try:
+        submission = attempts.submit(caller().id, exercise_id, answers)
+    except attempts.UnknownExercise:
+        abort(404, NO_EXERCISE)
+    if submission.outcome == "closed":
+        # errors.py names no 409 yet, so this one error is built here.
+        return jsonify(error="conflict", message="No attempts are left on this exercise."), 409
+    return jsonify(asdict(_attempt_out(submission, exercise_id))), STATUS_OF[submission.outcome]
+
+
+@bp.get("/progress")
+@documented("Your progress", {200: Reply("Per exercise with a graded attempt.", list[ProgressItem])})
+@bearer
+def my_progress() -> ResponseReturnValue:
+    """The caller's best score, graded attempts and solved flag per exercise."""
+    rows = db.session.scalars(
+        sa.select(Progress).join(Exercise, Exercise.id == Progress.exercise_id)
+        .where(Progress.user_id == caller().id, Progress.attempts_used > 0)
+        .order_by(Exercise.lesson, Exercise.position, Exercise.id)
+    )  # fmt: skip
+    items = [ProgressItem(p.exercise_id, p.best_score, p.attempts_used, p.solved_at is not None)
+             for p in rows]  # fmt: skip
+    return jsonify([asdict(item) for item in items])
+
+
+@bp.get("/gradebook.csv")
+@documented("The gradebook as CSV", {
+    200: Reply("A header, then per learner: solved count, best score and attempts per exercise.", str,
+               "text/csv"),
+    403: Reply("Instructors only.", ErrorBody),
+}, query=gradebook.Filters)
+@bearer
+def gradebook_csv() -> ResponseReturnValue:
+    """The gradebook, streamed as CSV (instructors only)."""
+    if not caller().is_instructor:
+        abort(403, "Only instructors can download the gradebook.")
+    given = {f.name: request.args.get(f.name) or None for f in fields(gradebook.Filters)}
+    filters = gradebook.Filters(**given)
+    response = Response(stream_with_context(gradebook.csv_lines(filters)), mimetype="text/csv")
+    response.headers["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
+    return response
+
+
+@bp.get("/openapi.json")
+@documented("This API's description", {200: Reply("The OpenAPI 3.1 document.", dict[str, Any])})
+def openapi_document() -> ResponseReturnValue:
+    """The OpenAPI document (no token needed)."""
+    return jsonify(openapi.document(current_app, bp.url_prefix or "", "grader API", "1"))
+
+
+def _plain(value: Any) -> Any:
+    # numpy arrays and scalars become lists and numbers; page values are plain already.
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
+def _answers_from_body() -> dict[str, str]:
+    if not request.is_json:
+        abort(400, "Send a JSON body with 'Content-Type: application/json'.")
+    body = request.get_json(silent=True)  # a body over MAX_CONTENT_LENGTH still raises 413 here
+    answers = body.get("answers") if isinstance(body, dict) else None
+    if not isinstance(answers, dict) or not all(isinstance(v, str) for v in answers.values()):
+        abort(400, 'Send {"answers": {"<part id>": "<answer>"}}; every answer must be a string.')
+    return answers
+
+
+def _attempt_out(submission: attempts.Submission, exercise_id: str) -> AttemptOut:
+    stored, result = submission.attempt, submission.result
+    left = _attempts_left(exercise_id) if submission.outcome == "invalid" else submission.attempts_left
+    # Strict on purpose: a key added to the results must be added (and so documented) here too.
+    parts = {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
+    score = stored.score if stored is not None else result.score  # after the penalty, once stored
+    attempt_id = stored.id if stored is not None else None
+    return AttemptOut(attempt_id, submission.outcome, result.counted, score, left, parts)
+
+
+def _attempts_left(exercise_id: str) -> int | None:
+    # The service leaves this out for invalid answers, and null would read as "unlimited".
+    stored = exercises.current_version(exercise_id)
+    if stored is None:
+        return None
+    mine = attempts.progress_of(caller().id, exercise_id)
+    used = mine.attempts_used if mine else 0
+    return attempts.attempts_left(exercises.spec_of(stored).max_attempts, used)

@@ -21,7 +21,7 @@ from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.variants import Variant
 from grader.extensions import db, limiter
 from grader.models import Exercise
-from grader.services import authoring, gradebook as book, insights
+from grader.services import authoring, exercise_form, gradebook as book, insights
 from grader.services.exercises import SpecInvalid, all_exercises, current_version, spec_of
 from grader.web.forms import ExerciseSourceForm, ImportForm
 
@@ -94,7 +94,7 @@ def _choices(model: str) -> dict[str, Any]:
     scenario = SCENARIOS.get(model) or next(iter(SCENARIOS.values()))
     return {
         "model": scenario.name, "models": list(SCENARIOS), "kinds": list(KINDS),
-        "tolerances": authoring.TOLERANCE_KINDS, "quantities": list(scenario.quantities),
+        "tolerances": exercise_form.TOLERANCE_KINDS, "quantities": list(scenario.quantities),
         "mistakes": [*scenario.mistakes, "transposed-shape"],
         "params": [*scenario.params, *scenario.optional],
     }  # fmt: skip
@@ -117,7 +117,7 @@ def _render(editing: str | None, mode: str, values: dict[str, Any], *,
     html = render_template(
         "teach/editor.html", editing=editing, mode=mode, values=values, tabs=tabs, form=EditorForm(),
         source_form=source_form or ExerciseSourceForm(), checked=checked, variant=variant,
-        placed=placed or {}, choices=_choices(str(values.get("model", ""))), rows=authoring, show=show,
+        placed=placed or {}, choices=_choices(str(values.get("model", ""))), rows=exercise_form, show=show,
         preview_shown=previewing,
     )  # fmt: skip
     return html, status
@@ -132,19 +132,19 @@ def _start_values(editing: str | None) -> dict[str, Any] | None:
     source = _start_source(editing)
     if not source:
         return {"model": next(iter(SCENARIOS)), "part-0-type": "scalar", "part-0-tol_kind": "abs"}
-    values = authoring.values_from_source(source)
+    values = exercise_form.values_from_source(source)
     if values is not None and not editing:
         values["id"] = ""  # a copy needs its own id
     return values
 
 
-def _area(error: SpecError, draft: authoring.Draft) -> str:
+def _area(error: SpecError, draft: exercise_form.Draft) -> str:
     path = error.field.split(".")
     if path[0] == "parts" and len(path) > 1 and path[1].isdigit() and int(path[1]) < len(draft.part_rows):
         return f"part-{draft.part_rows[int(path[1])]}"
     if path[0] == "params" and len(path) > 1 and path[1] in draft.param_rows:
         return f"param-{draft.param_rows[path[1]]}"
-    if path[0] in authoring.TOP_KEYS or path[0].startswith("params"):
+    if path[0] in exercise_form.TOP_KEYS or path[0].startswith("params"):
         return path[0].split(" ")[0]
     named = re.search(r"part ([a-z][a-z0-9_]*):", error.message)
     ids = [p.get("id") for p in draft.data.get("parts", [])]
@@ -156,7 +156,7 @@ def _area(error: SpecError, draft: authoring.Draft) -> str:
     return "general"
 
 
-def _place_errors(errors: list[SpecError], draft: authoring.Draft) -> dict[str, list[str]]:
+def _place_errors(errors: list[SpecError], draft: exercise_form.Draft) -> dict[str, list[str]]:
     """Errors grouped by the form area they belong to (a field, a row, or general)."""
     placed: dict[str, list[str]] = {}
     for error in errors:
@@ -182,10 +182,10 @@ def _saved(spec_id: str, outcome: str) -> BaseResponse:
 
 
 def _structured(editing: str | None) -> BaseResponse | tuple[str, int]:
-    values, draft = _posted_values(), authoring.draft_from_form(request.form)
+    values, draft = _posted_values(), exercise_form.draft_from_form(request.form)
     if editing:
         values["id"] = draft.data["id"] = editing  # the id of an existing exercise never changes here
-    checked, variant, outcome = _finish(editing, authoring.dump(draft.data), draft.problems)
+    checked, variant, outcome = _finish(editing, exercise_form.dump(draft.data), draft.problems)
     if outcome and checked.spec:
         return _saved(checked.spec.id, outcome)
     placed = _place_errors(checked.errors, draft)
@@ -249,8 +249,8 @@ def preview() -> tuple[str, int]:
             return render_template("teach/_preview.html", checked=checked, variant=None), 422
         checked, variant = authoring.preview((source_form.source.data or "").replace("\r\n", "\n"))
     else:
-        draft = authoring.draft_from_form(request.form)
-        checked, variant = authoring.preview(authoring.dump(draft.data), draft.problems)
+        draft = exercise_form.draft_from_form(request.form)
+        checked, variant = authoring.preview(exercise_form.dump(draft.data), draft.problems)
     html = render_template("teach/_preview.html", checked=checked, variant=variant, show=show)
     return html, 200 if checked.ok else 422
 

@@ -1,0 +1,232 @@
+"""The no-code exercise form, mapped to and from the YAML of exercises/."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import yaml
+
+from grader.catalog.loader import SpecError, parse_yaml
+
+
+PARAM_ROWS = 6
+PART_ROWS = 8
+SELF_CHECK_SEEDS = 20
+TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution",
+            "max_attempts", "penalty")  # fmt: skip
+PARAM_KEYS = {"shape", "random", "page", "show"}
+RANDOM_KEYS = {"low", "high", "decimals", "choices", "exclude_zero"}
+PART_KEYS = {"id", "label", "type", "quantity", "tolerance", "misconceptions", "partial_credit", "weight",
+             "entry"}  # fmt: skip
+TOLERANCE_KINDS = ("exact", "abs", "rel", "sigfigs")
+Values = dict[str, Any]
+
+
+@dataclass
+class Draft:
+    """Exercise data from the form, problems found on the way, and each param's and part's form row."""
+
+    data: dict[str, Any]
+    problems: list[SpecError] = field(default_factory=list)
+    param_rows: dict[str, int] = field(default_factory=dict)
+    part_rows: list[int] = field(default_factory=list)
+
+
+
+class _Dumper(yaml.SafeDumper):
+    """Lays YAML out like the hand-written files: `|` blocks for text, short flow lists and maps."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _flat(value: Any) -> bool:
+    """Whether a value reads well on one line (a flow list or map)."""
+    if isinstance(value, (list, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return all(_flat(v) for v in items) and len(str(value)) <= 90
+    return "\n" not in str(value) and len(str(value)) <= 60
+
+
+def _reads_back(text: str) -> bool:
+    # Our loader reads 1e5 as a number where plain YAML 1.1 sees text: quote whatever would change.
+    try:
+        return parse_yaml(text) == text
+    except yaml.YAMLError:
+        return False
+
+
+_Dumper.add_representer(str, lambda dumper, text: dumper.represent_scalar(
+    "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None if _reads_back(text) else "'"))
+_Dumper.add_representer(list, lambda dumper, items: dumper.represent_sequence(
+    "tag:yaml.org,2002:seq", items, flow_style=_flat(items)))
+_Dumper.add_representer(dict, lambda dumper, mapping: dumper.represent_mapping(
+    "tag:yaml.org,2002:map", mapping.items(), flow_style=_flat(mapping)))
+
+
+def dump(data: Mapping[str, Any]) -> str:
+    """YAML source for exercise data, in the layout of exercises/."""
+    return yaml.dump(dict(data), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+# ---- form -> data -------------------------------------------------------------------------------
+
+
+def _scalar(text: str) -> Any:
+    # A typo stays text, so the spec validation reports it at its field like in a file.
+    if not text:
+        return None
+    try:
+        return parse_yaml(text)
+    except yaml.YAMLError:
+        return text
+
+
+def _listy(text: str) -> Any:
+    return _scalar(text if not text or text.startswith("[") else f"[{text}]")
+
+
+def _numeric(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(_numeric(v) for v in value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _dropped_none(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if v is not None}
+
+
+def _param(form: Mapping[str, Any], i: int, draft: Draft) -> None:
+    def get(key: str) -> str:
+        return str(form.get(f"param-{i}-{key}", "")).strip()
+
+    name = get("name")
+    if not name:
+        if any(get(k) for k in ("shape", "low", "high", "choices", "page")):
+            draft.problems.append(SpecError("form", f"params row {i + 1}", "give the parameter a name"))
+        return
+    if name in draft.param_rows:
+        draft.problems.append(SpecError("form", f"params.{name}", "this name is used twice"))
+    page = _scalar(get("page"))
+    if page is not None and not _numeric(page):
+        message = "give a number or a list like [1, 2.5]"
+        draft.problems.append(SpecError("form", f"params.{name}.page", message))
+    random = {"low": _scalar(get("low")), "high": _scalar(get("high")), "decimals": _scalar(get("decimals")),
+              "choices": _listy(get("choices")),
+              "exclude_zero": True if form.get(f"param-{i}-exclude_zero") else None}  # fmt: skip
+    draft.param_rows[name] = i
+    draft.data["params"][name] = _dropped_none({
+        "shape": _listy(get("shape")), "random": _dropped_none(random), "page": page,
+        "show": False if form.get(f"param-{i}-hide") else None,
+    })  # fmt: skip
+
+
+def _misconceptions(form: Any, j: int) -> list[Any]:
+    required = [n for n in form.getlist(f"part-{j}-mistakes") if n]
+    optional = [{"name": n, "optional": True}
+                for n in form.getlist(f"part-{j}-optional") if n and n not in required]  # fmt: skip
+    return [*required, *optional]
+
+
+def _part(form: Any, j: int, draft: Draft) -> None:
+    def get(key: str) -> str:
+        return str(form.get(f"part-{j}-{key}", "")).strip()
+
+    if not (get("id") or get("label")):
+        return
+    kind = get("tol_kind") or "exact"
+    tolerance = None if kind == "exact" else {kind: _scalar(get("tol_value"))}
+    draft.part_rows.append(j)
+    draft.data["parts"].append(_dropped_none({
+        "id": get("id"), "label": get("label"), "type": get("type"), "quantity": get("quantity"),
+        "tolerance": tolerance, "misconceptions": _misconceptions(form, j) or None,
+        "partial_credit": True if form.get(f"part-{j}-partial_credit") else None,
+        "weight": _scalar(get("weight")), "entry": _scalar(get("entry")),
+    }))  # fmt: skip
+
+
+def draft_from_form(form: Any) -> Draft:
+    """Exercise data from the structured form (a MultiDict); blank rows are ignored."""
+    def get(key: str) -> str:
+        return str(form.get(key, "")).replace("\r\n", "\n").strip()
+
+    steps = [s.strip() for s in re.split(r"\n\s*\n", get("solution")) if s.strip()]
+    draft = Draft(data=_dropped_none({
+        "id": get("id"), "title": get("title"), "lesson": get("lesson"), "position": _scalar(get("position")),
+        "model": get("model"), "params": {}, "prompt": get("prompt") + "\n" if get("prompt") else "",
+        "parts": [], "solution": steps, "max_attempts": _scalar(get("max_attempts")),
+        "penalty": _scalar(get("penalty")),
+    }))  # fmt: skip
+    for i in range(PARAM_ROWS):
+        _param(form, i, draft)
+    for j in range(PART_ROWS):
+        _part(form, j, draft)
+    return draft
+
+
+# ---- data -> form -------------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    return str(value)
+
+
+def _param_values(i: int, name: str, spec: dict[str, Any]) -> Values:
+    random = spec.get("random", {})
+    return {f"param-{i}-name": name, f"param-{i}-shape": ", ".join(map(str, spec.get("shape", []))),
+            f"param-{i}-low": _text(random.get("low")), f"param-{i}-high": _text(random.get("high")),
+            f"param-{i}-decimals": _text(random.get("decimals")),
+            f"param-{i}-choices": ", ".join(map(str, random.get("choices") or [])),
+            f"param-{i}-exclude_zero": bool(random.get("exclude_zero")),
+            f"param-{i}-page": _text(spec.get("page")),
+            f"param-{i}-hide": spec.get("show") is False}  # fmt: skip
+
+
+def _part_values(j: int, part: dict[str, Any]) -> Values:
+    tolerance = part.get("tolerance") or "exact"
+    kind, value = (tolerance, None) if isinstance(tolerance, str) else next(iter(tolerance.items()))
+    refs = [{"name": m} if isinstance(m, str) else m for m in part.get("misconceptions", [])]
+    return {f"part-{j}-id": part.get("id", ""), f"part-{j}-label": part.get("label", ""),
+            f"part-{j}-type": part.get("type", ""), f"part-{j}-quantity": part.get("quantity", ""),
+            f"part-{j}-tol_kind": kind, f"part-{j}-tol_value": "" if kind == "exact" else _text(value),
+            f"part-{j}-mistakes": [r["name"] for r in refs if not r.get("optional")],
+            f"part-{j}-optional": [r["name"] for r in refs if r.get("optional")],
+            f"part-{j}-partial_credit": bool(part.get("partial_credit")),
+            f"part-{j}-weight": _text(part.get("weight")),
+            f"part-{j}-entry": _text(part.get("entry"))}  # fmt: skip
+
+
+def _fits(data: Any) -> bool:
+    """Whether the structured form can hold this exercise without losing anything."""
+    if not isinstance(data, dict) or not set(data) <= set(TOP_KEYS):
+        return False
+    params, parts = data.get("params") or {}, data.get("parts") or []
+    if len(params) > PARAM_ROWS or len(parts) > PART_ROWS:
+        return False
+    ok_params = all(set(p) <= PARAM_KEYS and set(p.get("random", {})) <= RANDOM_KEYS for p in params.values())
+    ok_parts = all(set(p) <= PART_KEYS for p in parts)
+    return ok_params and ok_parts and not any("\n\n" in str(s) for s in data.get("solution") or [])
+
+
+def values_from_source(source: str) -> Values | None:
+    """Form values for an exercise source, or None when only the YAML editor can hold it."""
+    try:
+        data = parse_yaml(source)
+        if not _fits(data):
+            return None
+    except (yaml.YAMLError, AttributeError, TypeError):  # not an exercise the form can read
+        return None
+    values: Values = {k: _text(data.get(k)) for k in TOP_KEYS if k not in ("params", "parts", "solution")}
+    values["prompt"] = str(data.get("prompt", "")).rstrip("\n")
+    values["solution"] = "\n\n".join(map(str, data.get("solution") or []))
+    for i, (name, spec) in enumerate((data.get("params") or {}).items()):
+        values.update(_param_values(i, name, spec))
+    for j, part in enumerate(data.get("parts") or []):
+        values.update(_part_values(j, part))
+    return values

@@ -1,0 +1,417 @@
+"""The JSON API against a real database: tokens, variants, attempts, progress, gradebook, OpenAPI."""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader import create_app
+from grader.answers.kinds import KINDS
+from grader.answers.syntax import syntax_hint
+from grader.extensions import db
+from grader.models import ApiToken, Attempt, utcnow
+from grader.services import accounts, attempts, exercises
+from grader.services.exercises import sync_directory
+from tests.web.conftest import PASSWORD
+
+API = "/api/v1"
+EXERCISE = "block-layernorm"
+ATTEMPTS = f"{API}/exercises/{EXERCISE}/attempts"
+ADA = "ada@example.com"
+MISTAKE = "normalise-x"  # recognised on every part of block-layernorm
+
+
+def token_for(app: Flask, email: str = ADA, role: str = "learner") -> str:
+    with app.app_context():
+        user = accounts.user_by_email(email) or accounts.create_user(email, PASSWORD, role)
+        return accounts.create_token(user)
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def answers_of(app: Flask, email: str = ADA, mistake: str | None = None) -> dict[str, Any]:
+    """The learner's expected answers, or the answers a named mistake gives."""
+    with app.app_context():
+        user = accounts.user_by_email(email)
+        assert user is not None
+        parts = attempts.learner_variant(user.id, EXERCISE)[1].parts
+        if mistake is None:
+            return {p.spec.id: p.answer_json() for p in parts}
+        routes = {p.spec.id: next(m.routes[0] for m in p.target.mutants if m.name == mistake) for p in parts}
+        return {p.spec.id: KINDS[p.spec.type].to_json(routes[p.spec.id]) for p in parts}
+
+
+def typed(values: dict[str, Any]) -> dict[str, str]:
+    """Answers written to 3 decimals, as a learner would type them."""
+    def one(v: Any) -> str:
+        return "[" + "; ".join(f"{x:.3f}" for x in v) + "]" if isinstance(v, list) else f"{v:.3f}"
+    return {k: one(v) for k, v in values.items()}
+
+
+def post(client: FlaskClient, token: str, answers: dict[str, str]) -> Any:
+    return client.post(ATTEMPTS, headers=auth(token), json={"answers": answers})
+
+
+def numbers_in(value: Any) -> set[float]:
+    """Every number in a JSON value, including those written inside its strings."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return set().union(*map(numbers_in, value)) if value else set()
+    if isinstance(value, str):
+        return {float(n) for n in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", value.replace("\u2212", "-"))}
+    return {float(value)} if isinstance(value, (int, float)) else set()
+
+
+def attempt_rows(app: Flask) -> list[Attempt]:
+    with app.app_context():
+        return list(db.session.scalars(sa.select(Attempt).order_by(Attempt.id)))
+
+
+def assert_error(response: Any, status: int, error: str) -> None:
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.is_json and response.get_json()["error"] == error and response.get_json()["message"]
+
+
+@pytest.fixture
+def token(app: Flask) -> str:
+    return token_for(app)
+
+
+# --- authentication ---
+
+
+def test_missing_token_is_401_with_challenge(client: FlaskClient) -> None:
+    response = client.get(f"{API}/exercises")
+    assert_error(response, 401, "unauthorized")
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize("header", ["Token gr_abc", "Bearer", "Bearer gr_nope", "Basic YWRhOnB3", "gr_abc"])
+def test_malformed_or_unknown_token_is_401(client: FlaskClient, token: str, header: str) -> None:
+    response = client.get(f"{API}/exercises", headers={"Authorization": header})
+    assert_error(response, 401, "unauthorized")
+    assert "Bearer" in response.headers["WWW-Authenticate"]
+
+
+def test_revoked_token_is_401(app: Flask, client: FlaskClient, token: str) -> None:
+    assert client.get(f"{API}/progress", headers=auth(token)).status_code == 200
+    with app.app_context():
+        user = accounts.user_by_email(ADA)
+        assert user is not None and accounts.revoke_token(user, accounts.active_tokens(user)[0].id)
+    response = client.get(f"{API}/progress", headers=auth(token))
+    assert_error(response, 401, "unauthorized")
+    assert 'error="invalid_token"' in response.headers["WWW-Authenticate"]
+
+
+def test_session_cookie_alone_does_not_authenticate(app: Flask, learner: FlaskClient) -> None:
+    assert learner.get("/").status_code == 200  # the cookie does sign in to the web pages
+    assert_error(learner.get(f"{API}/exercises"), 401, "unauthorized")
+    assert_error(learner.post(ATTEMPTS, json={"answers": typed(answers_of(app))}), 401, "unauthorized")
+    assert attempt_rows(app) == []
+
+
+def test_last_used_at_is_written_at_most_once_a_minute(app: Flask, client: FlaskClient, token: str) -> None:
+    def stamp(value: Any = ...) -> Any:
+        with app.app_context():
+            row = db.session.scalars(sa.select(ApiToken)).one()
+            if value is not ...:
+                row.last_used_at = value
+                db.session.commit()
+            return row.last_used_at
+
+    assert stamp() is None
+    client.get(f"{API}/progress", headers=auth(token))
+    assert stamp() is not None
+    recent = stamp(utcnow() - timedelta(seconds=30))
+    client.get(f"{API}/progress", headers=auth(token))
+    assert stamp() == recent
+    old = stamp(utcnow() - timedelta(seconds=61))
+    client.get(f"{API}/progress", headers=auth(token))
+    assert stamp() > old + timedelta(seconds=60)
+
+
+# --- exercises ---
+
+
+def test_exercise_list(app: Flask, client: FlaskClient, token: str) -> None:
+    response = client.get(f"{API}/exercises", headers=auth(token))
+    assert response.status_code == 200
+    items = {item["id"]: item for item in response.get_json()}
+    with app.app_context():
+        assert set(items) == {e.id for e in exercises.all_exercises()}
+    layernorm = items[EXERCISE]
+    assert (layernorm["lesson"], layernorm["kind"]) == ("gpt2-block", "numeric")
+    assert layernorm["parts"] == [{"id": "mu", "type": "scalar", "label": "μ"},
+                                  {"id": "sigma", "type": "scalar", "label": "σ"},
+                                  {"id": "u", "type": "vector", "label": "u′₅"}]  # fmt: skip
+
+
+def test_own_variant_without_answers(app: Flask, client: FlaskClient, token: str) -> None:
+    response = client.get(f"{API}/exercises/{EXERCISE}", headers=auth(token))
+    assert response.status_code == 200
+    body = response.get_json()
+    assert set(body) == {"id", "title", "lesson", "prompt", "params", "parts"}  # no seed, no answers
+    with app.app_context():
+        user = accounts.user_by_email(ADA)
+        assert user is not None
+        variant = attempts.learner_variant(user.id, EXERCISE)[1]
+    assert body["params"] == {name: variant.params[name].tolist() for name in ("x", "a")}
+    assert "LayerNorm" in body["prompt"] and body["prompt"] == variant.prompt
+    hints = [(p.spec.id, syntax_hint(p.spec.type)) for p in variant.parts]
+    assert [(p["id"], p["hint"]) for p in body["parts"]] == hints
+    # Whole numbers, not substrings; and only answers with more digits than the page shows: a mean
+    # that happens to be -0.3 is no leak when -0.3 is also one of the inputs.
+    shown = numbers_in({**body, "parts": [{**p, "hint": ""} for p in body["parts"]]})  # hints are fixed text
+    answers = [n for v in answers_of(app).values() for n in (v if isinstance(v, list) else [v])]
+    precise = [n for n in answers if round(n, 3) != n]
+    assert len(precise) >= 4 and not [n for n in precise if n in shown]
+
+
+def test_params_marked_hidden_are_left_out(app: Flask, client: FlaskClient, token: str) -> None:
+    with app.app_context():
+        spec = exercises.spec_of(exercises.current_version("block-gelu"))  # type: ignore[arg-type]
+    hidden = {name for name, p in spec.params.items() if not p.show}
+    assert hidden  # otherwise this test checks nothing
+    body = client.get(f"{API}/exercises/block-gelu", headers=auth(token)).get_json()
+    assert set(body["params"]) == set(spec.params) - hidden
+
+
+def test_unknown_exercise_is_404_json(client: FlaskClient, token: str) -> None:
+    assert_error(client.get(f"{API}/exercises/no-such", headers=auth(token)), 404, "not_found")
+    response = client.post(f"{API}/exercises/no-such/attempts", headers=auth(token), json={"answers": {}})
+    assert_error(response, 404, "not_found")
+
+
+# --- attempts ---
+
+
+def test_correct_attempt_is_stored_and_201(app: Flask, client: FlaskClient, token: str) -> None:
+    answers = typed(answers_of(app))
+    response = post(client, token, answers)
+    assert response.status_code == 201
+    body = response.get_json()
+    assert (body["outcome"], body["counted"], body["score"]) == ("graded", True, 1.0)
+    assert body["attempts_left"] is None  # no limit on this exercise
+    assert {pid: p["status"] for pid, p in body["parts"].items()} == dict.fromkeys(("mu", "sigma", "u"), "correct")
+    [row] = attempt_rows(app)
+    assert (row.id, row.answers, row.score) == (body["attempt_id"], answers, 1.0)
+
+
+def test_wrong_attempt_names_the_misconception(app: Flask, client: FlaskClient, token: str) -> None:
+    response = post(client, token, typed(answers_of(app, mistake=MISTAKE)))
+    assert response.status_code == 201
+    body = response.get_json()
+    assert body["outcome"] == "graded" and body["score"] < 1
+    for part in body["parts"].values():
+        assert (part["status"], part["misconception"]) == ("incorrect", MISTAKE) and part["hint"]
+    assert len(attempt_rows(app)) == 1
+
+
+def test_malformed_attempt_is_422_and_not_stored(app: Flask, client: FlaskClient, token: str) -> None:
+    response = post(client, token, {**typed(answers_of(app)), "sigma": "about one"})
+    assert response.status_code == 422
+    body = response.get_json()
+    assert (body["outcome"], body["counted"], body["attempt_id"]) == ("invalid", False, None)
+    assert body["parts"]["sigma"]["status"] == "invalid" and body["parts"]["sigma"]["message"]
+    assert body["parts"]["mu"]["status"] != "correct"  # a broken field gives no free check of the others
+    assert attempt_rows(app) == []
+
+
+def test_repeat_is_200_and_stored_once(app: Flask, client: FlaskClient, token: str) -> None:
+    answers = typed(answers_of(app, mistake=MISTAKE))
+    first, again = post(client, token, answers), post(client, token, answers)
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.get_json()["outcome"] == "repeat"
+    assert again.get_json()["attempt_id"] == first.get_json()["attempt_id"]
+    assert len(attempt_rows(app)) == 1
+
+
+def test_no_attempts_left_is_409(app: Flask, client: FlaskClient, token: str) -> None:
+    with app.app_context():
+        stored = exercises.current_version(EXERCISE)
+        assert stored is not None
+        exercises.save_source(stored.source.rstrip("\n") + "\nmax_attempts: 1\n", None)
+    first = post(client, token, typed(answers_of(app, mistake=MISTAKE)))
+    assert (first.status_code, first.get_json()["attempts_left"]) == (201, 0)
+    assert_error(post(client, token, typed(answers_of(app))), 409, "conflict")
+    broken = post(client, token, {"mu": "?"})
+    assert (broken.status_code, broken.get_json()["attempts_left"]) == (422, 0)
+    assert len(attempt_rows(app)) == 1
+
+
+@pytest.mark.parametrize("data, content_type", [
+    ("{not json", "application/json"),
+    ('["mu", "0.1"]', "application/json"),
+    ("{}", "application/json"),
+    ('{"answers": "0.143"}', "application/json"),
+    ('{"answers": {"mu": 0.143}}', "application/json"),
+    ("answers=0.143", "application/x-www-form-urlencoded"),
+])  # fmt: skip
+def test_bad_bodies_are_400(app: Flask, client: FlaskClient, token: str, data: str, content_type: str) -> None:
+    response = client.post(ATTEMPTS, headers=auth(token), data=data, content_type=content_type)
+    assert_error(response, 400, "bad_request")
+    assert attempt_rows(app) == []
+
+
+def test_body_over_the_limit_is_413_json(app: Flask, client: FlaskClient, token: str) -> None:
+    app.config["MAX_CONTENT_LENGTH"] = 512
+    response = post(client, token, {"mu": "1" * 2000})
+    assert_error(response, 413, "too_large")
+    assert attempt_rows(app) == []
+
+
+def test_attempts_are_rate_limited_per_user(tmp_path: Path) -> None:
+    app = create_app({"INSTANCE_PATH": str(tmp_path / "i"), "TESTING": True, "RATELIMIT_ENABLED": True,
+                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'r.db'}"})  # fmt: skip
+    with app.app_context():
+        db.create_all()
+        sync_directory(app.config["EXERCISES_DIR"])
+    client, ada, bob = app.test_client(), token_for(app), token_for(app, "bob@example.com")
+    broken = {"mu": "?"}  # malformed, so nothing is stored on the way
+    assert all(post(client, ada, broken).status_code == 422 for _ in range(30))
+    assert_error(post(client, ada, broken), 429, "rate_limited")
+    assert_error(post(client, token_for(app), broken), 429, "rate_limited")  # a new token of the same user
+    assert post(client, bob, broken).status_code == 422
+    with app.app_context():
+        db.engine.dispose()
+
+
+# --- progress and gradebook ---
+
+
+def test_progress_counts_graded_attempts_only(app: Flask, client: FlaskClient, token: str) -> None:
+    def progress() -> Any:
+        return client.get(f"{API}/progress", headers=auth(token)).get_json()
+
+    assert progress() == []
+    post(client, token, {"mu": "?"})
+    assert progress() == []
+    post(client, token, typed(answers_of(app, mistake=MISTAKE)))
+    [entry] = progress()
+    assert (entry["exercise"], entry["attempts"], entry["solved"]) == (EXERCISE, 1, False)
+    assert entry["best_score"] < 1
+    post(client, token, typed(answers_of(app)))
+    assert progress() == [{"exercise": EXERCISE, "best_score": 1.0, "attempts": 2, "solved": True}]
+
+
+def test_gradebook_is_for_instructors_only(app: Flask, client: FlaskClient, token: str) -> None:
+    assert_error(client.get(f"{API}/gradebook.csv", headers=auth(token)), 403, "forbidden")
+
+
+def test_gradebook_csv_for_instructor(app: Flask, client: FlaskClient, token: str) -> None:
+    post(client, token, typed(answers_of(app)))
+    teacher = auth(token_for(app, "teach@example.com", "instructor"))
+    response = client.get(f"{API}/gradebook.csv", headers=teacher)
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    assert response.headers["Content-Disposition"].startswith("attachment")
+    lines = response.get_data(as_text=True).splitlines()
+    assert lines[0].startswith("email,solved,") and f"{EXERCISE} best" in lines[0]
+    assert any(line.startswith(f"{ADA},1,") for line in lines[1:])
+    filtered = client.get(f"{API}/gradebook.csv?exercise={EXERCISE}&learner=ada", headers=teacher)
+    assert filtered.get_data(as_text=True).splitlines() == [
+        f"email,solved,{EXERCISE} best,{EXERCISE} attempts", f"{ADA},1,1.000,1"]
+
+
+# --- OpenAPI ---
+
+
+def resolve(schema: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    return doc["components"]["schemas"][ref.rsplit("/", 1)[-1]] if ref else schema
+
+
+def conforms(value: Any, schema: dict[str, Any], doc: dict[str, Any]) -> bool:
+    """A small JSON Schema check, enough for the shapes the API documents."""
+    schema = resolve(schema, doc)
+    python: dict[str, type | tuple[type, ...]] = {
+        "string": str, "integer": int, "number": (int, float), "boolean": bool, "null": type(None),
+        "array": list, "object": dict}  # fmt: skip
+    wanted = schema.get("type")
+    allowed = [wanted] if isinstance(wanted, str) else wanted or []
+    if allowed and not any(isinstance(value, python[t]) for t in allowed):
+        return False
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if "anyOf" in schema and not any(conforms(value, s, doc) for s in schema["anyOf"]):
+        return False
+    if isinstance(value, list):
+        return all(conforms(v, schema.get("items", {}), doc) for v in value)
+    if isinstance(value, dict) and wanted == "object":
+        props, extra = schema.get("properties", {}), schema.get("additionalProperties", True)
+        if not set(schema.get("required", [])) <= set(value) or (extra is False and set(value) - set(props)):
+            return False
+        other = extra if isinstance(extra, dict) else {}
+        return all(conforms(v, props.get(k, other), doc) for k, v in value.items())
+    return True
+
+
+def test_openapi_document_describes_the_api(client: FlaskClient) -> None:
+    response = client.get(f"{API}/openapi.json")  # no token needed
+    assert response.status_code == 200
+    doc = response.get_json()
+    assert doc["openapi"] == "3.1.0"
+    scheme = doc["components"]["securitySchemes"]["bearerToken"]
+    assert (scheme["type"], scheme["scheme"]) == ("http", "bearer")
+    submit = doc["paths"][f"{API}/exercises/{{exercise_id}}/attempts"]["post"]
+    body = submit["requestBody"]["content"]["application/json"]["schema"]
+    assert body == {"$ref": "#/components/schemas/AttemptIn"}
+    assert {"201", "200", "400", "401", "404", "409", "413", "422", "429"} <= set(submit["responses"])
+    [parameter] = submit["parameters"]
+    assert parameter == {"name": "exercise_id", "in": "path", "required": True, "schema": {"type": "string"}}
+    gradebook = doc["paths"][f"{API}/gradebook.csv"]["get"]
+    assert [p["name"] for p in gradebook["parameters"]] == ["lesson", "exercise", "learner"]
+    assert "text/csv" in gradebook["responses"]["200"]["content"]
+    assert "security" not in doc["paths"][f"{API}/openapi.json"]["get"]
+
+
+def test_openapi_covers_every_api_route(app: Flask, client: FlaskClient) -> None:
+    app.add_url_rule(f"{API}/extra/<int:n>", "extra", lambda n: "", methods=["GET", "PUT"])
+    doc = client.get(f"{API}/openapi.json").get_json()
+    rules = [r for r in app.url_map.iter_rules() if r.rule.startswith(API + "/")]
+    assert len(rules) >= 7
+    for rule in rules:
+        path = rule.rule.replace("<int:n>", "{n}").replace("<exercise_id>", "{exercise_id}")
+        methods = {m.lower() for m in rule.methods or ()} - {"head", "options"}
+        assert methods <= set(doc["paths"][path]), rule.rule
+        documented = not any(op.get("x-undocumented") for op in doc["paths"][path].values())
+        assert documented == rule.endpoint.startswith("api."), rule.rule
+    assert doc["paths"][f"{API}/extra/{{n}}"]["put"]["parameters"][0]["schema"] == {"type": "integer"}
+
+
+def test_every_secured_operation_refuses_a_missing_token(client: FlaskClient) -> None:
+    doc = client.get(f"{API}/openapi.json").get_json()
+    secured = [(path, method) for path, item in doc["paths"].items()
+               for method, op in item.items() if op.get("security")]  # fmt: skip
+    assert len(secured) == 5
+    for path, method in secured:
+        response = client.open(path.replace("{exercise_id}", EXERCISE), method=method.upper(), json={})
+        assert response.status_code == 401, (path, method)
+
+
+def test_responses_match_their_documented_schemas(app: Flask, client: FlaskClient, token: str) -> None:
+    doc = client.get(f"{API}/openapi.json").get_json()
+
+    def check(path: str, method: str, response: Any) -> None:
+        template = path.replace(EXERCISE, "{exercise_id}")
+        reply = doc["paths"][template][method]["responses"][str(response.status_code)]
+        schema = reply["content"]["application/json"]["schema"]
+        assert conforms(response.get_json(), schema, doc), (path, response.get_json())
+
+    check(f"{API}/exercises", "get", client.get(f"{API}/exercises", headers=auth(token)))
+    detail = f"{API}/exercises/{EXERCISE}"
+    check(detail, "get", client.get(detail, headers=auth(token)))
+    for answers in (typed(answers_of(app, mistake=MISTAKE)), {"mu": "?"}, typed(answers_of(app))):
+        check(ATTEMPTS, "post", post(client, token, answers))
+    check(f"{API}/progress", "get", client.get(f"{API}/progress", headers=auth(token)))
+    check(f"{API}/progress", "get", client.get(f"{API}/progress"))  # the 401 error body
+    assert not conforms({"error": "x"}, {"$ref": "#/components/schemas/ErrorBody"}, doc)  # the check can fail
