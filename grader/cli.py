@@ -62,6 +62,8 @@ def sync() -> None:
     report = sync_directory(current_app.config["EXERCISES_DIR"])
     for error in report.errors:
         click.echo(f"error: {error}", err=True)
+    for exercise_id in report.kept:
+        click.echo(f"kept {exercise_id}: edited on the web since; export it to update the file")
     click.echo(f"exercises: {len(report.created)} created, {len(report.updated)} updated, "
                f"{len(report.unchanged)} unchanged, {len(report.errors)} errors")  # fmt: skip
     if report.errors:

@@ -4,6 +4,7 @@ GRADER_DATABASE_URL      SQLAlchemy URL (default: SQLite in instance/grader.db)
 GRADER_SECRET_KEY        session signing key (default: generated once, kept in instance/secret_key)
 GRADER_RATELIMIT_STORAGE Flask-Limiter storage URI (default: memory://, per process;
                          redis://host:6379/1 at scale)
+GRADER_RATELIMIT_ENABLED  "false" switches rate limits off (benchmarks only; default on)
 GRADER_EXERCISES_DIR     exercise files to sync (default: exercises/ beside the package)
 GRADER_MAX_UPLOAD_BYTES  largest request body accepted (default: 1 MiB)
 """
@@ -41,6 +42,7 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
         "SECRET_KEY": _secret_key(instance, env),
         "RATELIMIT_STORAGE_URI": env.get("GRADER_RATELIMIT_STORAGE", "memory://"),
+        "RATELIMIT_ENABLED": env.get("GRADER_RATELIMIT_ENABLED", "true").lower() != "false",
         "EXERCISES_DIR": Path(env.get("GRADER_EXERCISES_DIR", PROJECT_ROOT / "exercises")),
         "MAX_CONTENT_LENGTH": int(env.get("GRADER_MAX_UPLOAD_BYTES", 1024 * 1024)),
         "SESSION_COOKIE_HTTPONLY": True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Union
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from grader.answers.kinds import KINDS
@@ -119,8 +120,14 @@ class ParamSpec(Strict):
 
     shape: list[int] = []
     random: RandomSpec
-    page: Any = None
+    page: Number | list[Number] | list[list[Number]] | None = None
     show: bool = True
+
+    @model_validator(mode="after")
+    def _page_fits(self) -> ParamSpec:
+        if self.page is not None and list(np.shape(self.page)) != list(self.shape):
+            raise ValueError(f"page value has shape {list(np.shape(self.page))}, expected {list(self.shape)}")
+        return self
 
 
 class ExerciseSpec(Strict):

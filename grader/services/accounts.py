@@ -98,11 +98,10 @@ def active_tokens(user: User) -> list[ApiToken]:
     ))  # fmt: skip
 
 
-def user_for_token(token: str) -> User | None:
-    """The owner of a valid, unrevoked token."""
+def token_row(token: str) -> ApiToken | None:
+    """The stored row of a valid, unrevoked token."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 100:
         return None
-    row = db.session.scalar(
+    return db.session.scalar(
         sa.select(ApiToken).where(ApiToken.token_hash == _digest(token), ApiToken.revoked_at.is_(None))
     )
-    return row.user if row else None

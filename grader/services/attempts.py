@@ -133,7 +133,9 @@ def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submis
     answers = {k: v for k, v in answers.items() if k in known and isinstance(v, str)}
     result = check_answers(variant, answers)
     if not result.counted:
-        return Submission("invalid", result.format_errors_only(), None, None)
+        mine = progress_of(user_id, exercise_id)
+        left = attempts_left(spec_of(stored).max_attempts, mine.attempts_used if mine else 0)
+        return Submission("invalid", result.format_errors_only(), None, left)
     return _record(user_id, stored, variant, answers, result)
 
 

@@ -31,6 +31,7 @@ class SyncReport:
     created: list[str] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # edited on the web since: the file does not win
     errors: list[SpecError] = field(default_factory=list)
 
 
@@ -106,6 +107,7 @@ def _store(spec: ExerciseSpec, source: str, user_id: int | None, origin: str) ->
     if latest is not None and latest.source_hash == digest:
         return "unchanged"
     exercise.current_version += 1
+    exercise.origin = origin  # once edited on the web, syncing files leaves it alone
     exercise.lesson, exercise.title, exercise.kind = spec.lesson, spec.title, spec.kind
     exercise.position = spec.position
     exercise.updated_at = utcnow()
@@ -130,6 +132,10 @@ def sync_directory(root: Path) -> SyncReport:
         spec, errors = spec_from_text(source, name)
         if spec is None:
             report.errors.extend(errors)
+            continue
+        existing = db.session.get(Exercise, spec.id)
+        if existing is not None and existing.origin == "web":
+            report.kept.append(spec.id)
             continue
         getattr(report, _store(spec, source, None, "file")).append(spec.id)
     db.session.commit()

@@ -9,6 +9,7 @@ from typing import Iterator
 
 import sqlalchemy as sa
 
+from grader.catalog.lessons import lesson_order
 from grader.extensions import db
 from grader.models import Exercise, Progress, User
 
@@ -47,13 +48,13 @@ class Row:
 
 
 def columns(filters: Filters) -> list[Exercise]:
-    """The exercises shown, in lesson order."""
-    query = sa.select(Exercise).order_by(Exercise.lesson, Exercise.position, Exercise.id)
+    """The exercises shown, in the dashboard's lesson order."""
+    query = sa.select(Exercise).order_by(Exercise.position, Exercise.id)
     if filters.lesson:
         query = query.where(Exercise.lesson == filters.lesson)
     if filters.exercise:
         query = query.where(Exercise.id == filters.exercise)
-    return list(db.session.scalars(query))
+    return sorted(db.session.scalars(query), key=lambda e: lesson_order(e.lesson))
 
 
 def _learners(filters: Filters) -> sa.Select:
@@ -63,10 +64,11 @@ def _learners(filters: Filters) -> sa.Select:
     return query
 
 
-def rows(filters: Filters, exercises: list[Exercise]) -> Iterator[Row]:
-    """Gradebook rows, read from the database in batches so any class size streams."""
+def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: int | None = None) -> Iterator[Row]:
+    """Gradebook rows (learners from `offset`, at most `limit`), read in batches so any class size streams."""
     ids = [e.id for e in exercises]
-    learners = db.session.execute(_learners(filters).execution_options(yield_per=BATCH))
+    query = _learners(filters).offset(offset).limit(limit)
+    learners = db.session.execute(query.execution_options(yield_per=BATCH))
     for batch in learners.partitions(BATCH):
         by_user = {uid: email for uid, email in batch}
         progress = db.session.scalars(sa.select(Progress).where(

@@ -51,3 +51,12 @@ def dashboard(user_id: int) -> list[LessonSummary]:
             progress.attempts_used if progress else 0, bool(progress and progress.solved_at),
         ))  # fmt: skip
     return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
+
+
+def graded(user_id: int) -> list[Progress]:
+    """The learner's progress rows with at least one graded attempt, in lesson order."""
+    return list(db.session.scalars(
+        sa.select(Progress).join(Exercise, Exercise.id == Progress.exercise_id)
+        .where(Progress.user_id == user_id, Progress.attempts_used > 0)
+        .order_by(Exercise.lesson, Exercise.position, Exercise.id)
+    ))  # fmt: skip

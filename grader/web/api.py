@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
@@ -16,8 +15,8 @@ from flask.typing import ResponseReturnValue
 from grader.answers.results import Status
 from grader.answers.syntax import syntax_hint
 from grader.extensions import db, limiter
-from grader.models import ApiToken, Exercise, Progress, User, utcnow
-from grader.services import accounts, attempts, exercises, gradebook
+from grader.models import ApiToken, User, utcnow
+from grader.services import accounts, attempts, exercises, gradebook, progress
 from grader.services.attempts import Outcome
 from grader.web import openapi
 from grader.web.errors import error_response
@@ -115,15 +114,6 @@ def _bearer_token() -> str | None:
     return (token.strip() or None) if scheme.lower() == "bearer" else None
 
 
-def _token_row(token: str) -> ApiToken | None:
-    # accounts.user_for_token gives only the user; the row is needed to record when it was used.
-    if not token.startswith(accounts.TOKEN_PREFIX) or len(token) > 100:
-        return None
-    digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
-    live = (ApiToken.token_hash == digest) & ApiToken.revoked_at.is_(None)
-    return db.session.scalar(sa.select(ApiToken).where(live))
-
-
 def _touch(row: ApiToken) -> None:
     # At most one write a minute per token; the WHERE keeps concurrent requests from writing twice.
     now = utcnow()
@@ -149,7 +139,7 @@ def bearer(view: View) -> View:
         token = _bearer_token()
         if token is None:
             return _unauthorized("Send a token in the header 'Authorization: Bearer <token>'.", None)
-        row = _token_row(token)
+        row = accounts.token_row(token)
         if row is None:
             return _unauthorized("This API token is not valid or has been revoked.", "invalid_token")
         _touch(row)
@@ -225,8 +215,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     except attempts.UnknownExercise:
         abort(404, NO_EXERCISE)
     if submission.outcome == "closed":
-        # errors.py names no 409 yet, so this one error is built here.
-        return jsonify(error="conflict", message="No attempts are left on this exercise."), 409
+        abort(409, "No attempts are left on this exercise.")
     return jsonify(asdict(_attempt_out(submission, exercise_id))), STATUS_OF[submission.outcome]
 
 
@@ -235,13 +224,8 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
 @bearer
 def my_progress() -> ResponseReturnValue:
     """The caller's best score, graded attempts and solved flag per exercise."""
-    rows = db.session.scalars(
-        sa.select(Progress).join(Exercise, Exercise.id == Progress.exercise_id)
-        .where(Progress.user_id == caller().id, Progress.attempts_used > 0)
-        .order_by(Exercise.lesson, Exercise.position, Exercise.id)
-    )  # fmt: skip
     items = [ProgressItem(p.exercise_id, p.best_score, p.attempts_used, p.solved_at is not None)
-             for p in rows]  # fmt: skip
+             for p in progress.graded(caller().id)]  # fmt: skip
     return jsonify([asdict(item) for item in items])
 
 
@@ -287,19 +271,9 @@ def _answers_from_body() -> dict[str, str]:
 
 def _attempt_out(submission: attempts.Submission, exercise_id: str) -> AttemptOut:
     stored, result = submission.attempt, submission.result
-    left = _attempts_left(exercise_id) if submission.outcome == "invalid" else submission.attempts_left
+    left = submission.attempts_left
     # Strict on purpose: a key added to the results must be added (and so documented) here too.
     parts = {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
     score = stored.score if stored is not None else result.score  # after the penalty, once stored
     attempt_id = stored.id if stored is not None else None
     return AttemptOut(attempt_id, submission.outcome, result.counted, score, left, parts)
-
-
-def _attempts_left(exercise_id: str) -> int | None:
-    # The service leaves this out for invalid answers, and null would read as "unlimited".
-    stored = exercises.current_version(exercise_id)
-    if stored is None:
-        return None
-    mine = attempts.progress_of(caller().id, exercise_id)
-    used = mine.attempts_used if mine else 0
-    return attempts.attempts_left(exercises.spec_of(stored).max_attempts, used)

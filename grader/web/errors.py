@@ -12,6 +12,7 @@ MESSAGES = {
     403: ("Not allowed", "Your account cannot open this page."),
     404: ("Not found", "There is nothing at this address."),
     405: ("Method not allowed", "This address does not accept that kind of request."),
+    409: ("Conflict", "That cannot be done in the current state."),
     413: ("Too large", "That upload or form is larger than the service accepts."),
     422: ("Unprocessable", "The request was understood but its content is not valid."),
     429: ("Slow down", "Too many requests in a short time. Wait a minute and try again."),
@@ -19,7 +20,7 @@ MESSAGES = {
     503: ("Unavailable", "The service is briefly unavailable. Try again in a moment."),
 }
 ERROR_NAMES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-               405: "method_not_allowed", 413: "too_large", 422: "unprocessable", 429: "rate_limited",
+               405: "method_not_allowed", 409: "conflict", 413: "too_large", 422: "unprocessable", 429: "rate_limited",
                500: "internal_error", 503: "unavailable"}  # fmt: skip
 
 

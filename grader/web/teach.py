@@ -1,14 +1,12 @@
 """Instructor pages: exercise statistics, the no-code editor (and YAML editor) with live preview,
-import and export, and the gradebook (paginated HTML, streamed CSV)."""
+import and export. The gradebook pages are in gradebook_pages, on this blueprint."""
 
 from __future__ import annotations
 
 import re
-from itertools import islice
 from typing import Any
 
-from flask import (Blueprint, Response, abort, current_app, flash, redirect, render_template, request,
-                   stream_with_context, url_for)  # fmt: skip
+from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user
 from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response as BaseResponse
@@ -21,12 +19,11 @@ from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.variants import Variant
 from grader.extensions import db, limiter
 from grader.models import Exercise
-from grader.services import authoring, exercise_form, gradebook as book, insights
+from grader.services import authoring, exercise_form, insights
 from grader.services.exercises import SpecInvalid, all_exercises, current_version, spec_of
 from grader.web.forms import ExerciseSourceForm, ImportForm
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
-PAGE_SIZE = 100
 MULTI_FIELDS = ("-mistakes", "-optional")
 
 
@@ -282,39 +279,3 @@ def import_exercise() -> BaseResponse | tuple[str, int]:
                 return _saved(checked.spec.id, outcome)
     status = 200 if request.method == "GET" else 422
     return render_template("teach/import.html", form=form, checked=checked, limit=MAX_EXERCISE_BYTES), status
-
-
-# ---- the gradebook ---------------------------------------------------------------------------------
-
-
-def _filters() -> book.Filters:
-    args = request.args
-    learner = (args.get("learner") or "").strip()[:254]
-    return book.Filters(lesson=args.get("lesson") or None, exercise=args.get("exercise") or None,
-                        learner=learner or None)  # fmt: skip
-
-
-@bp.get("/gradebook")
-def gradebook() -> str:
-    """Learners × exercises: best score and attempts, filtered, 100 learners a page."""
-    filters = _filters()
-    page = max(1, request.args.get("page", 1, type=int))
-    columns = book.columns(filters)
-    rows = book.rows(filters, columns)
-    # rows() streams every learner; read just this page (plus one, to know whether another follows).
-    shown = list(islice(rows, (page - 1) * PAGE_SIZE, page * PAGE_SIZE + 1))
-    query = {k: v for k, v in (("lesson", filters.lesson), ("exercise", filters.exercise),
-                               ("learner", filters.learner)) if v}  # fmt: skip
-    return render_template(
-        "teach/gradebook.html", filters=filters, columns=columns, rows=shown[:PAGE_SIZE], page=page,
-        more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=all_exercises(),
-        lesson_title=lesson_title,
-    )  # fmt: skip
-
-
-@bp.get("/gradebook.csv")
-def gradebook_csv() -> Response:
-    """The filtered gradebook as CSV, streamed row by row (not paginated)."""
-    lines = stream_with_context(book.csv_lines(_filters()))
-    disposition = 'attachment; filename="gradebook.csv"'
-    return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})

@@ -76,3 +76,11 @@ def instructor(app: Flask) -> FlaskClient:
     other = app.test_client()
     login(other, "teach@example.com")
     return other
+
+
+@pytest.fixture
+def token(app: Flask) -> str:
+    """An API token for the learner ada@example.com."""
+    from tests.web.api_support import token_for
+
+    return token_for(app)

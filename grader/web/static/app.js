@@ -16,13 +16,16 @@ document.addEventListener("DOMContentLoaded", () => {
   const target = document.querySelector("[data-preview-target]");
   if (source && target) {
     let timer = null;
-    source.addEventListener("input", () => {
+    const refresh = () => {
       clearTimeout(timer);
       timer = setTimeout(async () => {
         const body = new FormData(source.form);
         const response = await fetch(source.dataset.previewSource, { method: "POST", body });
         if (response.ok || response.status === 422) target.innerHTML = await response.text();
       }, 500);
-    });
+    };
+    // Every field of the form feeds the preview, not only the marked one.
+    source.form.addEventListener("input", refresh);
+    source.form.addEventListener("change", refresh);
   }
 });

@@ -1,0 +1,133 @@
+"""Attempts through the JSON API under load, against a bare Flask endpoint on the same gunicorn settings.
+
+Starts gunicorn (gunicorn.conf.py) on loopback with a fresh SQLite database, makes learners with API
+tokens, and drives POST /api/v1/exercises/block-residual/attempts with wrk (32 connections, random
+well-formed answers so each one is graded and stored). Then the same load on benchmarks/bare_app.py.
+Prints throughput, p50, p99, the ratio, 5xx counts, and whether the attempts stored equal the
+201 responses.
+
+    .venv/bin/python benchmarks/http_attempts.py [--seconds 30] [--connections 32]
+
+Needs wrk (Debian package `wrk`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+LEARNERS = 64
+
+
+def free_port() -> int:
+    """An unused loopback port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def prepare(env: dict[str, str]) -> str:
+    """Migrate, sync exercises and make learners; returns their tokens comma-separated."""
+    subprocess.run([PYTHON, "-m", "flask", "--app", "wsgi", "db", "upgrade"], cwd=ROOT, env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    subprocess.run([PYTHON, "-m", "flask", "--app", "wsgi", "exercises", "sync"], cwd=ROOT, env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    script = (
+        "from grader import create_app\nfrom grader.services import accounts\napp = create_app()\n"
+        "with app.app_context():\n"
+        f"    for i in range({LEARNERS}):\n"
+        "        user = accounts.create_user(f'load{i}@example.com', 'load test password', 'learner')\n"
+        "        print(accounts.create_token(user, 'bench'))\n"
+    )
+    out = subprocess.run([PYTHON, "-c", script], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
+    return ",".join(out.stdout.split())
+
+
+def serve(app: str, port: int, env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
+    """Start gunicorn with the project's config and wait until it accepts connections."""
+    process = subprocess.Popen(
+        [PYTHON, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), app],
+        cwd=cwd, env={**env, "GRADER_BIND": f"127.0.0.1:{port}", "GRADER_ACCESS_LOG": "/dev/null",
+                      "GRADER_LOG_LEVEL": "warning"},
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return process
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"gunicorn did not start for {app}")
+
+
+def load(port: int, seconds: int, connections: int, tokens: str) -> dict[str, float]:
+    """Run wrk with the attempts script; returns the RESULT line's figures."""
+    out = subprocess.run(
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(ROOT / "benchmarks" / "attempts.lua"),
+         f"http://127.0.0.1:{port}"],
+        env={**os.environ, "GRADER_TOKENS": tokens}, capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    line = next(x for x in out.splitlines() if x.startswith("RESULT"))
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", line)}
+
+
+def run(app: str, cwd: Path, env: dict[str, str], args: argparse.Namespace, tokens: str) -> tuple[dict[str, float], int]:
+    """Serve one app, warm it up, measure it, stop it; returns the figures and all 201s (warm-up too)."""
+    port = free_port()
+    server = serve(app, port, env, cwd)
+    try:
+        warm = load(port, 2, args.connections, tokens)  # imports, caches, connections
+        measured = load(port, args.seconds, args.connections, tokens)
+        return measured, int(warm["created"] + measured["created"])
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def stored_attempts(db_path: Path) -> int:
+    """Attempts in the database."""
+    with sqlite3.connect(db_path) as connection:
+        return connection.execute("SELECT count(*) FROM attempts").fetchone()[0]
+
+
+def main() -> int:
+    """Measure grader and the bare baseline, print both and their ratio."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--connections", type=int, default=32)
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is needed: apt-get install wrk")
+    work = Path(tempfile.mkdtemp(prefix="grader-bench-"))
+    db_path = work / "bench.db"
+    env = {**os.environ, "GRADER_DATABASE_URL": f"sqlite:///{db_path}", "GRADER_SECRET_KEY": "b" * 64,
+           "GRADER_RATELIMIT_ENABLED": "false"}  # fmt: skip
+    tokens = prepare(env)
+    grader, created = run("wsgi:app", ROOT, env, args, tokens)
+    stored = stored_attempts(db_path)
+    bare, _ = run("bare_app:app", ROOT / "benchmarks", env, args, tokens)
+    print(f"gunicorn: {subprocess.run([PYTHON, '-c', 'import multiprocessing as m; print(2 * m.cpu_count() + 1)'], capture_output=True, text=True).stdout.strip()} sync workers, {args.connections} connections, {args.seconds} s, SQLite")
+    for name, r in (("grader attempts", grader), ("bare Flask", bare)):
+        print(f"{name:<16} {r['rps']:8.1f} req/s   p50 {r['p50_ms']:7.2f} ms   p99 {r['p99_ms']:7.2f} ms   "
+              f"5xx {int(r['server_errors'])}   socket errors {int(r['errors'])}")  # fmt: skip
+    print(f"ratio grader / bare: {grader['rps'] / bare['rps']:.2f}")
+    verdict = "equal" if stored == created else "DIFFERENT"
+    print(f"attempts stored: {stored}; 201 responses: {created}: {verdict}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

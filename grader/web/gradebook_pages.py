@@ -1,0 +1,47 @@
+"""Instructor gradebook pages: learners × exercises with filters, and the streamed CSV export.
+
+The routes live on the teach blueprint, so its instructors-only guard covers them.
+"""
+
+from __future__ import annotations
+
+from flask import Response, render_template, request, stream_with_context
+
+from grader.catalog.lessons import lesson_title
+from grader.services import gradebook as book, insights
+from grader.services.exercises import all_exercises
+from grader.web.teach import bp
+
+PAGE_SIZE = 100
+
+
+def _filters() -> book.Filters:
+    args = request.args
+    learner = (args.get("learner") or "").strip()[:254]
+    return book.Filters(lesson=args.get("lesson") or None, exercise=args.get("exercise") or None,
+                        learner=learner or None)  # fmt: skip
+
+
+@bp.get("/gradebook")
+def gradebook() -> str:
+    """Learners × exercises: best score and attempts, filtered, 100 learners a page."""
+    filters = _filters()
+    page = max(1, request.args.get("page", 1, type=int))
+    columns = book.columns(filters)
+    # One more than a page, to know whether another page follows.
+    shown = list(book.rows(filters, columns, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE + 1))
+    query = {k: v for k, v in (("lesson", filters.lesson), ("exercise", filters.exercise),
+                               ("learner", filters.learner)) if v}  # fmt: skip
+    return render_template(
+        "teach/gradebook.html", filters=filters, columns=columns, rows=shown[:PAGE_SIZE], page=page,
+        more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=all_exercises(),
+        lesson_title=lesson_title,
+    )  # fmt: skip
+
+
+@bp.get("/gradebook.csv")
+def gradebook_csv() -> Response:
+    """The filtered gradebook as CSV, streamed row by row (not paginated)."""
+    lines = stream_with_context(book.csv_lines(_filters()))
+    disposition = 'attachment; filename="gradebook.csv"'
+    return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})

@@ -1,0 +1,76 @@
+"""Shared helpers and fixtures for the API tests."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.answers.kinds import KINDS
+from grader.extensions import db
+from grader.models import Attempt
+from grader.services import accounts, attempts
+from tests.web.conftest import PASSWORD
+
+API = "/api/v1"
+EXERCISE = "block-layernorm"
+ATTEMPTS = f"{API}/exercises/{EXERCISE}/attempts"
+ADA = "ada@example.com"
+MISTAKE = "normalise-x"  # recognised on every part of block-layernorm
+
+
+def token_for(app: Flask, email: str = ADA, role: str = "learner") -> str:
+    with app.app_context():
+        user = accounts.user_by_email(email) or accounts.create_user(email, PASSWORD, role)
+        return accounts.create_token(user)
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def answers_of(app: Flask, email: str = ADA, mistake: str | None = None) -> dict[str, Any]:
+    """The learner's expected answers, or the answers a named mistake gives."""
+    with app.app_context():
+        user = accounts.user_by_email(email)
+        assert user is not None
+        parts = attempts.learner_variant(user.id, EXERCISE)[1].parts
+        if mistake is None:
+            return {p.spec.id: p.answer_json() for p in parts}
+        routes = {p.spec.id: next(m.routes[0] for m in p.target.mutants if m.name == mistake) for p in parts}
+        return {p.spec.id: KINDS[p.spec.type].to_json(routes[p.spec.id]) for p in parts}
+
+
+def typed(values: dict[str, Any]) -> dict[str, str]:
+    """Answers written to 3 decimals, as a learner would type them."""
+    def one(v: Any) -> str:
+        return "[" + "; ".join(f"{x:.3f}" for x in v) + "]" if isinstance(v, list) else f"{v:.3f}"
+    return {k: one(v) for k, v in values.items()}
+
+
+def post(client: FlaskClient, token: str, answers: dict[str, str]) -> Any:
+    return client.post(ATTEMPTS, headers=auth(token), json={"answers": answers})
+
+
+def numbers_in(value: Any) -> set[float]:
+    """Every number in a JSON value, including those written inside its strings."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return set().union(*map(numbers_in, value)) if value else set()
+    if isinstance(value, str):
+        return {float(n) for n in re.findall(r"-?\d+(?:\.\d+)?(?:e-?\d+)?", value.replace("\u2212", "-"))}
+    return {float(value)} if isinstance(value, (int, float)) else set()
+
+
+def attempt_rows(app: Flask) -> list[Attempt]:
+    with app.app_context():
+        return list(db.session.scalars(sa.select(Attempt).order_by(Attempt.id)))
+
+
+def assert_error(response: Any, status: int, error: str) -> None:
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.is_json and response.get_json()["error"] == error and response.get_json()["message"]

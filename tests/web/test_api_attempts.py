@@ -1,0 +1,146 @@
+"""The JSON API: attempts, progress and the gradebook CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader import create_app
+from grader.extensions import db
+from grader.services import exercises
+from grader.services.exercises import sync_directory
+from tests.web.api_support import API, EXERCISE, ATTEMPTS, ADA, MISTAKE, token_for, auth, answers_of, typed, post, attempt_rows, assert_error
+
+
+def test_correct_attempt_is_stored_and_201(app: Flask, client: FlaskClient, token: str) -> None:
+    answers = typed(answers_of(app))
+    response = post(client, token, answers)
+    assert response.status_code == 201
+    body = response.get_json()
+    assert (body["outcome"], body["counted"], body["score"]) == ("graded", True, 1.0)
+    assert body["attempts_left"] is None  # no limit on this exercise
+    assert {pid: p["status"] for pid, p in body["parts"].items()} == dict.fromkeys(("mu", "sigma", "u"), "correct")
+    [row] = attempt_rows(app)
+    assert (row.id, row.answers, row.score) == (body["attempt_id"], answers, 1.0)
+
+
+def test_wrong_attempt_names_the_misconception(app: Flask, client: FlaskClient, token: str) -> None:
+    response = post(client, token, typed(answers_of(app, mistake=MISTAKE)))
+    assert response.status_code == 201
+    body = response.get_json()
+    assert body["outcome"] == "graded" and body["score"] < 1
+    for part in body["parts"].values():
+        assert (part["status"], part["misconception"]) == ("incorrect", MISTAKE) and part["hint"]
+    assert len(attempt_rows(app)) == 1
+
+
+def test_malformed_attempt_is_422_and_not_stored(app: Flask, client: FlaskClient, token: str) -> None:
+    response = post(client, token, {**typed(answers_of(app)), "sigma": "about one"})
+    assert response.status_code == 422
+    body = response.get_json()
+    assert (body["outcome"], body["counted"], body["attempt_id"]) == ("invalid", False, None)
+    assert body["parts"]["sigma"]["status"] == "invalid" and body["parts"]["sigma"]["message"]
+    assert body["parts"]["mu"]["status"] != "correct"  # a broken field gives no free check of the others
+    assert attempt_rows(app) == []
+
+
+def test_repeat_is_200_and_stored_once(app: Flask, client: FlaskClient, token: str) -> None:
+    answers = typed(answers_of(app, mistake=MISTAKE))
+    first, again = post(client, token, answers), post(client, token, answers)
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.get_json()["outcome"] == "repeat"
+    assert again.get_json()["attempt_id"] == first.get_json()["attempt_id"]
+    assert len(attempt_rows(app)) == 1
+
+
+def test_no_attempts_left_is_409(app: Flask, client: FlaskClient, token: str) -> None:
+    with app.app_context():
+        stored = exercises.current_version(EXERCISE)
+        assert stored is not None
+        exercises.save_source(stored.source.rstrip("\n") + "\nmax_attempts: 1\n", None)
+    first = post(client, token, typed(answers_of(app, mistake=MISTAKE)))
+    assert (first.status_code, first.get_json()["attempts_left"]) == (201, 0)
+    assert_error(post(client, token, typed(answers_of(app))), 409, "conflict")
+    broken = post(client, token, {"mu": "?"})
+    assert (broken.status_code, broken.get_json()["attempts_left"]) == (422, 0)
+    assert len(attempt_rows(app)) == 1
+
+
+@pytest.mark.parametrize("data, content_type", [
+    ("{not json", "application/json"),
+    ('["mu", "0.1"]', "application/json"),
+    ("{}", "application/json"),
+    ('{"answers": "0.143"}', "application/json"),
+    ('{"answers": {"mu": 0.143}}', "application/json"),
+    ("answers=0.143", "application/x-www-form-urlencoded"),
+])  # fmt: skip
+def test_bad_bodies_are_400(app: Flask, client: FlaskClient, token: str, data: str, content_type: str) -> None:
+    response = client.post(ATTEMPTS, headers=auth(token), data=data, content_type=content_type)
+    assert_error(response, 400, "bad_request")
+    assert attempt_rows(app) == []
+
+
+def test_body_over_the_limit_is_413_json(app: Flask, client: FlaskClient, token: str) -> None:
+    app.config["MAX_CONTENT_LENGTH"] = 512
+    response = post(client, token, {"mu": "1" * 2000})
+    assert_error(response, 413, "too_large")
+    assert attempt_rows(app) == []
+
+
+def test_attempts_are_rate_limited_per_user(tmp_path: Path) -> None:
+    app = create_app({"INSTANCE_PATH": str(tmp_path / "i"), "TESTING": True, "RATELIMIT_ENABLED": True,
+                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'r.db'}"})  # fmt: skip
+    with app.app_context():
+        db.create_all()
+        sync_directory(app.config["EXERCISES_DIR"])
+    client, ada, bob = app.test_client(), token_for(app), token_for(app, "bob@example.com")
+    broken = {"mu": "?"}  # malformed, so nothing is stored on the way
+    assert all(post(client, ada, broken).status_code == 422 for _ in range(30))
+    assert_error(post(client, ada, broken), 429, "rate_limited")
+    assert_error(post(client, token_for(app), broken), 429, "rate_limited")  # a new token of the same user
+    assert post(client, bob, broken).status_code == 422
+    with app.app_context():
+        db.engine.dispose()
+
+
+# --- progress and gradebook ---
+
+
+def test_progress_counts_graded_attempts_only(app: Flask, client: FlaskClient, token: str) -> None:
+    def progress() -> Any:
+        return client.get(f"{API}/progress", headers=auth(token)).get_json()
+
+    assert progress() == []
+    post(client, token, {"mu": "?"})
+    assert progress() == []
+    post(client, token, typed(answers_of(app, mistake=MISTAKE)))
+    [entry] = progress()
+    assert (entry["exercise"], entry["attempts"], entry["solved"]) == (EXERCISE, 1, False)
+    assert entry["best_score"] < 1
+    post(client, token, typed(answers_of(app)))
+    assert progress() == [{"exercise": EXERCISE, "best_score": 1.0, "attempts": 2, "solved": True}]
+
+
+def test_gradebook_is_for_instructors_only(app: Flask, client: FlaskClient, token: str) -> None:
+    assert_error(client.get(f"{API}/gradebook.csv", headers=auth(token)), 403, "forbidden")
+
+
+def test_gradebook_csv_for_instructor(app: Flask, client: FlaskClient, token: str) -> None:
+    post(client, token, typed(answers_of(app)))
+    teacher = auth(token_for(app, "teach@example.com", "instructor"))
+    response = client.get(f"{API}/gradebook.csv", headers=teacher)
+    assert response.status_code == 200 and response.mimetype == "text/csv"
+    assert response.headers["Content-Disposition"].startswith("attachment")
+    lines = response.get_data(as_text=True).splitlines()
+    assert lines[0].startswith("email,solved,") and f"{EXERCISE} best" in lines[0]
+    assert any(line.startswith(f"{ADA},1,") for line in lines[1:])
+    filtered = client.get(f"{API}/gradebook.csv?exercise={EXERCISE}&learner=ada", headers=teacher)
+    assert filtered.get_data(as_text=True).splitlines() == [
+        f"email,solved,{EXERCISE} best,{EXERCISE} attempts", f"{ADA},1,1.000,1"]
+
+
+# --- OpenAPI ---
