@@ -18,7 +18,7 @@ def markdown(text: str) -> Markup:
 
 def when(moment: datetime | None) -> str:
     """A compact UTC timestamp."""
-    return moment.strftime("%Y-%m-%d %H:%M") if moment else ""
+    return moment.strftime("%d %b %Y, %H:%M") if moment else ""
 
 
 def percent(score: float | None) -> str:
