@@ -139,3 +139,26 @@ class Progress(db.Model):  # type: ignore[name-defined,misc]
     attempts_used: Mapped[int] = mapped_column(default=0)
     solved_at: Mapped[datetime | None] = mapped_column(default=None)
     last_attempt_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Submission(db.Model):  # type: ignore[name-defined,misc]
+    """A code submission: the source as sent, and once graded its result, score and timings."""
+
+    __tablename__ = "submissions"
+    __table_args__ = (sa.Index("ix_submissions_user_exercise", "user_id", "exercise_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), index=True)
+    version: Mapped[int]
+    seed: Mapped[int]  # inputs are fresh per submission
+    source: Mapped[str] = mapped_column(sa.Text)
+    source_hash: Mapped[str] = mapped_column(sa.String(64))
+    status: Mapped[str] = mapped_column(sa.String(16), default="pending", index=True)  # pending, graded, failed
+    result: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON, default=None)
+    score: Mapped[float | None] = mapped_column(default=None)
+    number: Mapped[int | None] = mapped_column(default=None)  # counted attempt number once graded
+    attempts_claimed: Mapped[int] = mapped_column(default=0)  # delivery attempts, for the reaper
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    graded_at: Mapped[datetime | None] = mapped_column(default=None)
+    grading_ms: Mapped[float | None] = mapped_column(default=None)

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Literal, Mapping
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.variants import Variant
 from grader.extensions import db
-from grader.models import Attempt, ExerciseVersion, Progress, Variant as VariantRow, utcnow
+from grader.models import Attempt, ExerciseVersion, Progress, Variant as VariantRow
+from grader.services import progress
 from grader.services.exercises import current_version, spec_of, variant_of
 
 Outcome = Literal["graded", "invalid", "repeat", "closed"]
@@ -33,7 +33,7 @@ class UnknownExercise(LookupError):
 
 
 @dataclass(frozen=True)
-class Submission:
+class Submitted:
     """What happened to a submitted answer."""
 
     outcome: Outcome
@@ -76,20 +76,6 @@ def attempts_left(max_attempts: int | None, used: int) -> int | None:
     return None if max_attempts is None else max(0, max_attempts - used)
 
 
-def _ensure_progress(user_id: int, exercise_id: str) -> None:
-    dialect = db.session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    db.session.execute(insert(Progress).values(user_id=user_id, exercise_id=exercise_id).on_conflict_do_nothing())
-
-
-def _lock_progress(user_id: int, exercise_id: str) -> Progress:
-    """Take the write lock on the learner's progress row before reading anything that decides the attempt."""
-    _ensure_progress(user_id, exercise_id)
-    where = (Progress.user_id == user_id) & (Progress.exercise_id == exercise_id)
-    db.session.execute(sa.update(Progress).where(where).values(last_attempt_at=utcnow()))
-    return db.session.scalars(sa.select(Progress).where(where).execution_options(populate_existing=True)).one()
-
-
 def _previous(user_id: int, exercise_id: str, version: int, digest: str) -> Attempt | None:
     return db.session.scalar(
         sa.select(Attempt).where(Attempt.user_id == user_id, Attempt.exercise_id == exercise_id,
@@ -98,19 +84,18 @@ def _previous(user_id: int, exercise_id: str, version: int, digest: str) -> Atte
 
 
 def _record(user_id: int, stored: ExerciseVersion, variant: Variant, answers: Mapping[str, str],
-            result: ExerciseResult) -> Submission:  # fmt: skip
+            result: ExerciseResult) -> Submitted:  # fmt: skip
     spec = spec_of(stored)
-    progress = _lock_progress(user_id, stored.exercise_id)
+    mine = progress.lock(user_id, stored.exercise_id)
     digest = answers_digest(answers)
     previous = _previous(user_id, stored.exercise_id, stored.version, digest)
     if previous is not None:
         db.session.rollback()
-        return Submission("repeat", result, previous, attempts_left(spec.max_attempts, progress.attempts_used))
-    if spec.max_attempts is not None and progress.attempts_used >= spec.max_attempts:
+        return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
+    if spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts:
         db.session.rollback()
-        return Submission("closed", result, None, 0)
-    number = progress.attempts_used + 1
-    score = round(result.score * max(0.0, 1.0 - spec.penalty * (number - 1)), 6)
+        return Submitted("closed", result, None, 0)
+    number, score = progress.credit(mine, result.score, spec.penalty)
     attempt = Attempt(
         user_id=user_id, exercise_id=stored.exercise_id, version=stored.version, seed=variant.seed,
         number=number, answers=dict(answers), parsed={k: r.value for k, r in result.parts.items()},
@@ -118,15 +103,11 @@ def _record(user_id: int, stored: ExerciseVersion, variant: Variant, answers: Ma
         answers_hash=digest,
     )  # fmt: skip
     db.session.add(attempt)
-    progress.attempts_used = number
-    progress.best_score = max(progress.best_score, score)
-    if result.score >= 1.0 and progress.solved_at is None:
-        progress.solved_at = utcnow()
     db.session.commit()
-    return Submission("graded", result, attempt, attempts_left(spec.max_attempts, number))
+    return Submitted("graded", result, attempt, attempts_left(spec.max_attempts, number))
 
 
-def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submission:
+def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submitted:
     """Grade answers against the learner's variant; store counted attempts durably before returning."""
     stored, variant = learner_variant(user_id, exercise_id)
     known = {p.spec.id for p in variant.parts}
@@ -135,7 +116,7 @@ def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submis
     if not result.counted:
         mine = progress_of(user_id, exercise_id)
         left = attempts_left(spec_of(stored).max_attempts, mine.attempts_used if mine else 0)
-        return Submission("invalid", result.format_errors_only(), None, left)
+        return Submitted("invalid", result.format_errors_only(), None, left)
     return _record(user_id, stored, variant, answers, result)
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 
 from grader.catalog.lessons import lesson_order, lesson_title
 from grader.extensions import db
-from grader.models import Exercise, Progress
+from grader.models import Exercise, Progress, utcnow
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,27 @@ def graded(user_id: int) -> list[Progress]:
         .where(Progress.user_id == user_id, Progress.attempts_used > 0)
         .order_by(Exercise.lesson, Exercise.position, Exercise.id)
     ))  # fmt: skip
+
+
+def lock(user_id: int, exercise_id: str) -> Progress:
+    """Create if needed and write-lock the learner's progress row; read what decides an attempt after this.
+
+    The first statement is a write, so SQLite takes its write lock before any read of this
+    transaction and PostgreSQL locks the row: concurrent attempts by one learner queue here.
+    """
+    insert = postgresql.insert if db.session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    db.session.execute(insert(Progress).values(user_id=user_id, exercise_id=exercise_id).on_conflict_do_nothing())
+    where = (Progress.user_id == user_id) & (Progress.exercise_id == exercise_id)
+    db.session.execute(sa.update(Progress).where(where).values(last_attempt_at=utcnow()))
+    return db.session.scalars(sa.select(Progress).where(where).execution_options(populate_existing=True)).one()
+
+
+def credit(row: Progress, raw_score: float, penalty: float) -> tuple[int, float]:
+    """Count one more attempt on a locked row; returns its number and its score after the penalty."""
+    number = row.attempts_used + 1
+    score = round(raw_score * max(0.0, 1.0 - penalty * (number - 1)), 6)
+    row.attempts_used = number
+    row.best_score = max(row.best_score, score)
+    if raw_score >= 1.0 and row.solved_at is None:
+        row.solved_at = utcnow()
+    return number, score

@@ -269,7 +269,7 @@ def _answers_from_body() -> dict[str, str]:
     return answers
 
 
-def _attempt_out(submission: attempts.Submission, exercise_id: str) -> AttemptOut:
+def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut:
     stored, result = submission.attempt, submission.result
     left = submission.attempts_left
     # Strict on purpose: a key added to the results must be added (and so documented) here too.
