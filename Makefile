@@ -12,8 +12,13 @@ $(BIN)/python: requirements.txt
 
 install: $(BIN)/python
 
+# With GRADER_TEST_POSTGRES_URL set (CI sets it), the whole suite runs a second time on PostgreSQL.
 test: install
 	$(BIN)/python -m pytest -q
+	@if [ -n "$$GRADER_TEST_POSTGRES_URL" ]; then \
+	  echo "== again on PostgreSQL =="; \
+	  GRADER_TEST_DATABASE_URL="$$GRADER_TEST_POSTGRES_URL" $(BIN)/python -m pytest -q; \
+	fi
 	$(BIN)/python -m grader selfcheck --seeds 50
 
 run: install

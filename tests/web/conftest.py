@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -18,16 +22,45 @@ from grader.services.exercises import sync_directory
 PASSWORD = "correct horse battery"
 
 
+# Set (by `make test` under CI) to run the same tests on PostgreSQL instead of SQLite.
+SERVER_DATABASE = os.environ.get("GRADER_TEST_DATABASE_URL")
+
+
+def database_url(tmp_path: Path) -> str:
+    """The database for one test: a fresh SQLite file, or the PostgreSQL test database."""
+    return SERVER_DATABASE or f"sqlite:///{tmp_path / 'test.db'}"
+
+
+@contextmanager
+def empty_database(tmp_path: Path) -> Iterator[str]:
+    """A brand-new empty database (for migrations): a new SQLite file, or a new PostgreSQL database."""
+    if not SERVER_DATABASE:
+        yield f"sqlite:///{tmp_path / 'fresh.db'}"
+        return
+    name = f"grader_{uuid.uuid4().hex[:12]}"
+    admin = sa.create_engine(SERVER_DATABASE, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield sa.make_url(SERVER_DATABASE).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
 def build_app(tmp_path: Path, **overrides: object) -> Flask:
-    """A fresh app on its own SQLite file, with the real exercises synced in."""
+    """A fresh app on an empty database, with the real exercises synced in."""
     app = create_app({
         "INSTANCE_PATH": str(tmp_path / "instance"),
-        "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'test.db'}",
+        "SQLALCHEMY_DATABASE_URI": database_url(tmp_path),
         "TESTING": True,
         "RATELIMIT_ENABLED": False,
         **overrides,
     })  # fmt: skip
     with app.app_context():
+        if SERVER_DATABASE:
+            db.drop_all()  # one server database for the run: empty it for each test
         db.create_all()
         sync_directory(app.config["EXERCISES_DIR"])
     return app

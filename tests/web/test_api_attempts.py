@@ -9,10 +9,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from grader import create_app
 from grader.extensions import db
 from grader.services import exercises
-from grader.services.exercises import sync_directory
+from tests.web.conftest import build_app
 from tests.web.api_support import API, EXERCISE, ATTEMPTS, ADA, MISTAKE, token_for, auth, answers_of, typed, post, attempt_rows, assert_error
 
 
@@ -92,11 +91,7 @@ def test_body_over_the_limit_is_413_json(app: Flask, client: FlaskClient, token:
 
 
 def test_attempts_are_rate_limited_per_user(tmp_path: Path) -> None:
-    app = create_app({"INSTANCE_PATH": str(tmp_path / "i"), "TESTING": True, "RATELIMIT_ENABLED": True,
-                      "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'r.db'}"})  # fmt: skip
-    with app.app_context():
-        db.create_all()
-        sync_directory(app.config["EXERCISES_DIR"])
+    app = build_app(tmp_path, RATELIMIT_ENABLED=True)
     client, ada, bob = app.test_client(), token_for(app), token_for(app, "bob@example.com")
     broken = {"mu": "?"}  # malformed, so nothing is stored on the way
     assert all(post(client, ada, broken).status_code == 422 for _ in range(30))

@@ -15,6 +15,7 @@ from flask.testing import FlaskClient
 
 from grader import create_app
 from grader.extensions import db
+from tests.web.conftest import empty_database
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,16 +40,19 @@ def test_secret_key_is_generated_once_and_kept_private(tmp_path: Path) -> None:
 
 
 def test_db_upgrade_on_an_empty_database_matches_the_models(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'fresh.db'}"
-    env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
-    result = flask_cli("db", "upgrade", env=env)
-    assert result.returncode == 0, result.stderr
-    app = create_app({"INSTANCE_PATH": str(tmp_path), "SQLALCHEMY_DATABASE_URI": url})
-    with app.app_context(), db.engine.connect() as connection:
-        context = MigrationContext.configure(connection, opts={"compare_type": True})
-        assert compare_metadata(context, db.metadata) == []
-        assert connection.execute(sa.text("PRAGMA journal_mode")).scalar() == "wal"
-        assert connection.execute(sa.text("PRAGMA foreign_keys")).scalar() == 1
+    with empty_database(tmp_path) as url:
+        env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
+        result = flask_cli("db", "upgrade", env=env)
+        assert result.returncode == 0, result.stderr
+        app = create_app({"INSTANCE_PATH": str(tmp_path), "SQLALCHEMY_DATABASE_URI": url})
+        with app.app_context(), db.engine.connect() as connection:
+            context = MigrationContext.configure(connection, opts={"compare_type": True})
+            assert compare_metadata(context, db.metadata) == []
+            if connection.dialect.name == "sqlite":
+                assert connection.execute(sa.text("PRAGMA journal_mode")).scalar() == "wal"
+                assert connection.execute(sa.text("PRAGMA foreign_keys")).scalar() == 1
+        with app.app_context():
+            db.engine.dispose()
 
 
 def test_every_migration_has_a_message() -> None:
@@ -58,15 +62,21 @@ def test_every_migration_has_a_message() -> None:
 
 
 def test_sync_then_sync_again_changes_nothing(tmp_path: Path) -> None:
-    env = {**os.environ, "GRADER_DATABASE_URL": f"sqlite:///{tmp_path / 's.db'}", "GRADER_SECRET_KEY": "x" * 32}
-    assert flask_cli("db", "upgrade", env=env).returncode == 0
-    assert flask_cli("exercises", "sync", env=env).stdout.strip() == \
-        "exercises: 13 created, 0 updated, 0 unchanged, 0 errors"  # fmt: skip
-    assert "0 created, 0 updated, 13 unchanged" in flask_cli("exercises", "sync", env=env).stdout
+    with empty_database(tmp_path) as url:
+        env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
+        assert flask_cli("db", "upgrade", env=env).returncode == 0
+        assert flask_cli("exercises", "sync", env=env).stdout.strip() == \
+            "exercises: 13 created, 0 updated, 0 unchanged, 0 errors"  # fmt: skip
+        assert "0 created, 0 updated, 13 unchanged" in flask_cli("exercises", "sync", env=env).stdout
 
 
 def test_users_cli_creates_an_instructor_and_prints_a_token(tmp_path: Path) -> None:
-    env = {**os.environ, "GRADER_DATABASE_URL": f"sqlite:///{tmp_path / 'u.db'}", "GRADER_SECRET_KEY": "x" * 32}
+    with empty_database(tmp_path) as url:
+        users_cli(url)
+
+
+def users_cli(url: str) -> None:
+    env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
     assert flask_cli("db", "upgrade", env=env).returncode == 0
     created = subprocess.run([sys.executable, "-m", "flask", "--app", "wsgi", "users", "create", "--email",
                               "T@Example.com", "--role", "instructor", "--password-stdin"], cwd=ROOT, env=env,
@@ -121,3 +131,9 @@ def test_abort_message_reaches_the_page(app: Flask) -> None:
         abort(404, "That exercise was removed.")
 
     assert "That exercise was removed." in app.test_client().get("/gone").get_data(as_text=True)
+
+
+def test_tests_run_on_the_configured_database(app: Flask) -> None:
+    with app.app_context():
+        expected = "postgresql" if os.environ.get("GRADER_TEST_DATABASE_URL") else "sqlite"
+        assert db.engine.dialect.name == expected
