@@ -51,6 +51,15 @@ def parse_yaml(text: str) -> Any:
     return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
 
 
+def is_code_source(text: str) -> bool:
+    """True for a `kind: code` exercise, which grader.codecheck loads instead of this loader."""
+    try:
+        data = parse_yaml(text)
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and data.get("kind") == "code"
+
+
 def _field_name(location: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in location) or "(file)"
 
@@ -97,6 +106,8 @@ def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:
     specs: list[ExerciseSpec] = []
     seen: dict[str, str] = {}
     for name, text in sources:
+        if is_code_source(text):
+            continue
         spec, problems = spec_from_text(text, name)
         errors.extend(problems)
         if spec is None:

@@ -1,0 +1,1 @@
+"""Code exercises: learners write numpy functions that the sandbox runs and this package grades."""

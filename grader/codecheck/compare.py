@@ -1,0 +1,149 @@
+"""Compare one output of a learner's function with an expected one, and say what differs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal, Mapping
+
+import numpy as np
+
+MismatchKind = Literal["type", "dtype", "shape", "keys", "nonfinite", "values"]
+
+# What a hidden case may say: no shapes, no numbers, nothing derived from its inputs.
+HIDDEN_MESSAGES: dict[MismatchKind, str] = {
+    "type": "The output has the wrong type.",
+    "dtype": "The output has the wrong dtype.",
+    "shape": "The output has the wrong shape.",
+    "keys": "The output dict lacks some of the required keys.",
+    "nonfinite": "The output contains NaN or infinity where finite values are expected.",
+    "values": "The output's values are wrong.",
+}
+DTYPE_KINDS = {"b": "boolean", "c": "complex", "O": "object", "U": "text", "S": "bytes"}
+ARRAY_LIKE = (np.ndarray, np.generic, int, float, list, tuple)
+SHORT_CHARS = 160
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """Why an output is not the expected one; `detail` may quote values (visible cases only)."""
+
+    kind: MismatchKind
+    detail: str
+
+
+def compare(expected: Any, got: Any, rtol: float, atol: float) -> Mismatch | None:
+    """None when `got` matches `expected` within tolerance (NaN matches NaN), else the mismatch."""
+    if isinstance(expected, Mapping):
+        return _compare_dict(expected, got, rtol, atol)
+    return _compare_array(np.asarray(expected), got, rtol, atol)
+
+
+def _type_name(value: Any) -> str:
+    return "None" if value is None else type(value).__name__
+
+
+def _as_array(got: Any) -> np.ndarray | Mismatch:
+    """The output as a numeric array, or why it cannot be one."""
+    if got is None:
+        return Mismatch("type", "expected a numpy array, got None: does the function return it?")
+    if isinstance(got, (bool, np.bool_)) or not isinstance(got, ARRAY_LIKE):
+        return Mismatch("type", f"expected a numpy array, got {_type_name(got)}")
+    try:
+        arr = np.asarray(got)
+    except (ValueError, TypeError):
+        return Mismatch("type", "expected a numpy array, got a ragged nested list")
+    if arr.dtype.kind not in "iuf":
+        kind = DTYPE_KINDS.get(arr.dtype.kind, arr.dtype.kind)
+        return Mismatch("dtype", f"expected real numbers, got an array of {kind} dtype")
+    return arr
+
+
+def _compare_array(expected: np.ndarray, got: Any, rtol: float, atol: float) -> Mismatch | None:
+    arr = _as_array(got)
+    if isinstance(arr, Mismatch):
+        return arr
+    if arr.shape != expected.shape:
+        return Mismatch("shape", f"expected shape {expected.shape}, got {arr.shape}")
+    bad = ~np.isfinite(arr) & np.isfinite(expected)
+    if bad.any():
+        first = _index(np.argwhere(bad)[0])
+        detail = f"NaN or inf in {int(bad.sum())} of {arr.size} entries (first at index {first})"
+        return Mismatch("nonfinite", detail + " where the expected values are finite")
+    if np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
+        return None
+    return Mismatch("values", _values_detail(expected, arr.astype(float)))
+
+
+def _index(position: Any) -> str:
+    return "[" + ", ".join(str(int(i)) for i in position) + "]"
+
+
+def _values_detail(expected: np.ndarray, got: np.ndarray) -> str:
+    """The largest absolute error, where it is, and both arrays in short."""
+    with np.errstate(invalid="ignore"):
+        error = np.abs(got - expected)
+    # Equal infinities and paired NaNs are no error; a NaN against a number is the worst one.
+    same = (got == expected) | (np.isnan(got) & np.isnan(expected))
+    error = np.where(same, 0.0, np.nan_to_num(error, nan=np.inf))
+    worst = np.unravel_index(int(np.argmax(error)), error.shape) if error.ndim else ()
+    where = f" at index {_index(worst)}" if error.ndim else ""
+    entry = f"expected {_number(expected[worst])}, got {_number(got[worst])}"
+    detail = f"largest absolute error {_number(error[worst])}{where}: {entry}"
+    if expected.size == 1:
+        return detail
+    return f"{detail}; expected {_short(expected)}, got {_short(got)}"
+
+
+def _short(a: np.ndarray) -> str:
+    # One edge item per axis beyond the first keeps a (3, 768) or (2, 5, 4) array readable.
+    text = np.array2string(a, precision=4, suppress_small=True, threshold=6, separator=", ",
+                           edgeitems=2 if a.ndim == 1 else 1, max_line_width=10**6)  # fmt: skip
+    text = re.sub(r"\s+", " ", text)
+    return text if len(text) <= SHORT_CHARS else text[: SHORT_CHARS - 1] + "…"
+
+
+def _number(value: Any) -> str:
+    x = _float(value)
+    if x.is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.6g}"
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    return isinstance(value, (int, float, np.integer, np.floating))
+
+
+def _float(value: Any) -> float:
+    # A Python int beyond the float range is still a (wrong) number, not a crash.
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def _compare_dict(
+    expected: Mapping[str, Any], got: Any, rtol: float, atol: float
+) -> Mismatch | None:
+    if not isinstance(got, Mapping):
+        keys = ", ".join(expected)
+        return Mismatch("type", f"expected a dict with keys {keys}, got {_type_name(got)}")
+    missing = [key for key in expected if key not in got]
+    if missing:
+        return Mismatch("keys", f"missing keys: {', '.join(missing)}")
+    for key in expected:
+        if not _is_number(got[key]):
+            return Mismatch("type", f"the value of {key!r} is {_type_name(got[key])}, not a number")
+        if not np.isfinite(_float(got[key])) and np.isfinite(_float(expected[key])):
+            return Mismatch("nonfinite", f"the value of {key!r} is {got[key]}")
+    pairs = {key: (_float(expected[key]), _float(got[key])) for key in expected}
+    wrong = [k for k, (e, g) in pairs.items()
+             if not np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)]  # fmt: skip
+    if not wrong:
+        return None
+    largest = max(abs(pairs[key][1] - pairs[key][0]) for key in wrong)
+    listed = "; ".join(f"{k}: expected {_number(pairs[k][0])}, got {_number(pairs[k][1])}"
+                       for k in wrong)  # fmt: skip
+    return Mismatch("values", f"largest absolute error {_number(largest)}: {listed}")

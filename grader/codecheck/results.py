@@ -1,0 +1,51 @@
+"""Plain result types of code grading: one verdict per case and one for the submission."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CaseStatus = Literal["passed", "failed", "error", "timeout"]
+CodeStatus = Literal["passed", "failed", "error", "timeout", "memory_limit", "invalid"]
+
+
+@dataclass(frozen=True)
+class CaseVerdict:
+    """The verdict on one case; a hidden case's message never quotes inputs or outputs."""
+
+    name: str
+    status: CaseStatus
+    message: str
+    visible: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The API shape of a case verdict."""
+        return {"name": self.name, "status": self.status, "message": self.message}
+
+
+@dataclass(frozen=True)
+class CodeResult:
+    """The verdict on a code submission: per-case verdicts, score and a named mistake if any."""
+
+    status: CodeStatus
+    score: float
+    cases: tuple[CaseVerdict, ...] = ()
+    message: str = ""
+    misconception: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def counted(self) -> bool:
+        """An `invalid` result is the grader's failure, not the learner's: it costs no attempt."""
+        return self.status != "invalid"
+
+    def to_json(self) -> dict[str, Any]:
+        """The API shape of a code result."""
+        return {
+            "status": self.status,
+            "score": self.score,
+            "cases": [case.to_json() for case in self.cases],
+            "message": self.message,
+            "misconception": self.misconception,
+            "duration_ms": self.duration_ms,
+        }

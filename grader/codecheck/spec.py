@@ -1,0 +1,168 @@
+"""Code exercise specs (`kind: code`): strict pydantic models and their loader."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
+
+from grader.catalog.loader import SpecError, parse_yaml, read_sources
+from grader.catalog.spec import SLUG, Strict
+from grader.codecheck.tasks import TASKS, visible_edge_count
+from grader.markup import math_problems
+
+CODE_KIND = "code"
+MAX_RANDOM_CASES = 100
+
+
+class CasesSpec(Strict):
+    """How many random (hidden) cases follow the task's edge cases, and a seed offset."""
+
+    random: int = Field(ge=0, le=MAX_RANDOM_CASES)
+    seed_offset: int = Field(default=0, ge=0)
+
+
+class CodeToleranceSpec(Strict):
+    """np.allclose tolerances: |got − expected| <= atol + rtol·|expected|."""
+
+    rtol: float = Field(ge=0)
+    atol: float = Field(ge=0)
+
+
+class CodeExerciseSpec(Strict):
+    """A code exercise: the learner writes one function, graded on generated cases."""
+
+    id: Annotated[str, Field(pattern=SLUG)]
+    title: str = Field(min_length=1)
+    lesson: Annotated[str, Field(pattern=SLUG)]
+    position: int = Field(default=100, ge=0)
+    kind: Literal["code"]
+    task: str
+    prompt: str = Field(min_length=1)
+    stub: str = Field(min_length=1)
+    cases: CasesSpec
+    tolerance: CodeToleranceSpec
+    scoring: Literal["fraction", "all"] = "fraction"
+    visible_cases: int = Field(default=0, ge=0)
+    mutants: list[str] = []
+    max_attempts: int | None = Field(default=None, ge=1)
+    penalty: float = Field(default=0.0, ge=0, le=1)
+
+    # Fields are validated in order, so these validators see `task` only when it was valid.
+
+    @field_validator("task")
+    @classmethod
+    def _known_task(cls, value: str) -> str:
+        if value not in TASKS:
+            raise ValueError(f"task must be one of {', '.join(TASKS)}")
+        return value
+
+    @field_validator("prompt")
+    @classmethod
+    def _renders(cls, value: str) -> str:
+        for problem in math_problems(value):
+            raise ValueError(problem)
+        return value
+
+    @field_validator("stub")
+    @classmethod
+    def _stub_signature(cls, value: str, info: ValidationInfo) -> str:
+        task = TASKS.get(info.data.get("task", ""))
+        if task is not None:
+            _check_stub(value, task.function, task.params)
+        return value
+
+    @field_validator("visible_cases")
+    @classmethod
+    def _enough_edges(cls, value: int, info: ValidationInfo) -> int:
+        name = info.data.get("task", "")
+        if name in TASKS and value > visible_edge_count(name):
+            raise ValueError(f"task {name} has only {visible_edge_count(name)} visible edge cases")
+        return value
+
+    @field_validator("mutants")
+    @classmethod
+    def _known_mutants(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("mutant names must be unique")
+        task = TASKS.get(info.data.get("task", ""))
+        unknown = [name for name in value if task is not None and name not in task.mutants]
+        if unknown and task is not None:
+            raise ValueError(f"task {task.name} has no mutant {unknown[0]!r}; "
+                             f"it has {', '.join(task.mutants)}")  # fmt: skip
+        return value
+
+
+def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
+    """The stub must parse and define `function` with exactly `params`, in order."""
+    try:
+        tree = ast.parse(stub)  # parsed only, never run
+    except SyntaxError as error:
+        raise ValueError(f"stub is not valid Python: line {error.lineno}: {error.msg}") from None
+    wanted = f"{function}({', '.join(params)})"
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == function:
+            args = node.args
+            names = tuple(a.arg for a in (*args.posonlyargs, *args.args))
+            if names != params or args.vararg or args.kwarg or args.kwonlyargs:
+                given = f"{function}({', '.join(names)})"
+                raise ValueError(f"stub must define {wanted}; it defines {given}")
+            return
+    raise ValueError(f"stub must define {wanted} at the top level")
+
+
+def is_code_exercise(data: Any) -> bool:
+    """True for parsed YAML that is a `kind: code` exercise (the numeric loader must skip it)."""
+    return isinstance(data, dict) and data.get("kind") == CODE_KIND
+
+
+def _field_name(location: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in location) or "(file)"
+
+
+def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
+    """Validate parsed YAML as a code exercise; returns the spec or the errors."""
+    if not isinstance(data, dict):
+        return None, [SpecError(source, "(file)", "an exercise file must be a mapping")]
+    try:
+        return CodeExerciseSpec.model_validate(data), []
+    except ValidationError as error:
+        return None, [SpecError(source, _field_name(e["loc"]), e["msg"]) for e in error.errors()]
+
+
+def code_spec_from_text(text: str, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
+    """Validate one code exercise's YAML text; returns the spec or the errors."""
+    try:
+        data = parse_yaml(text)
+    except yaml.YAMLError as error:
+        return None, [SpecError(source, "(yaml)", str(error).replace("\n", " "))]
+    return code_spec_from_data(data, source)
+
+
+def load_code_specs(root: Path) -> tuple[list[CodeExerciseSpec], list[SpecError]]:
+    """Load every `kind: code` file under `root` (a directory or one file), with its errors."""
+    # Other files, and those that cannot be read or parsed, are the numeric loader's to report.
+    sources, _ = read_sources(root)
+    specs: list[CodeExerciseSpec] = []
+    errors: list[SpecError] = []
+    seen: dict[str, str] = {}
+    for name, text in sources:
+        try:
+            data = parse_yaml(text)
+        except yaml.YAMLError:
+            continue
+        if not is_code_exercise(data):
+            continue
+        spec, problems = code_spec_from_data(data, name)
+        errors.extend(problems)
+        if spec is None:
+            continue
+        if spec.id in seen:
+            errors.append(SpecError(name, "id", f"{spec.id!r} is already used by {seen[spec.id]}"))
+            continue
+        seen[spec.id] = name
+        specs.append(spec)
+    return specs, errors

@@ -1,0 +1,213 @@
+"""Verdicts: per-case checks, hidden cases without values, scoring, run failures, misconceptions."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from grader.codecheck.compare import HIDDEN_MESSAGES
+from grader.codecheck.prepare import limit_visible, prepare, sandbox_cases
+from grader.codecheck.tasks import get_task
+from tests.code.support import FakeCaseRun, FakeRun, grade_run, grade_values, prepared_for
+
+DIGIT = re.compile(r"\d")
+
+
+def _replace(values: list, index: int, value: object) -> list:
+    return [value if i == index else v for i, v in enumerate(values)]
+
+
+def _first(prepared, visible: bool) -> int:
+    return next(i for i, c in enumerate(prepared.cases) if c.visible == visible)
+
+
+def _message(spec, prepared, index: int, value: object) -> str:
+    result = grade_values(spec, prepared, _replace(prepared.expected, index, value))
+    return result.cases[index].message
+
+
+def test_wrong_shape_names_both_shapes_on_a_visible_case() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    i = _first(prepared, visible=True)
+    wrong = prepared.expected[i].T
+    verdict = grade_values(spec, prepared, _replace(prepared.expected, i, wrong)).cases[i]
+    assert verdict.status == "failed"
+    assert str(prepared.expected[i].shape) in verdict.message
+    assert str(wrong.shape) in verdict.message
+
+
+@pytest.mark.parametrize("kind, make", [
+    ("shape", lambda e: e[..., :1]),
+    ("nonfinite", lambda e: np.where(np.arange(e.size).reshape(e.shape) == 0, np.nan, e)),
+    ("values", lambda e: e + 0.5),
+    ("type", lambda e: None),
+    ("type", lambda e: "text"),
+    ("dtype", lambda e: e.astype(complex)),
+])
+def test_hidden_cases_say_only_what_kind_of_failure(kind: str, make) -> None:
+    spec, prepared = prepared_for("layer-norm")
+    i = _first(prepared, visible=False)
+    values = _replace(prepared.expected, i, make(prepared.expected[i]))
+    verdict = grade_values(spec, prepared, values).cases[i]
+    assert verdict.status == "failed" and not verdict.visible
+    assert verdict.message == HIDDEN_MESSAGES[kind]
+    assert not DIGIT.search(verdict.message)
+
+
+def test_no_hidden_message_contains_a_number() -> None:
+    assert not any(DIGIT.search(m) for m in HIDDEN_MESSAGES.values())
+
+
+def test_nan_on_a_visible_case_says_where() -> None:
+    spec, prepared = prepared_for("causal-attention")
+    i = _first(prepared, visible=True)
+    got = prepared.expected[i].copy()
+    got[0, 0, 0] = np.nan
+    message = grade_values(spec, prepared, _replace(prepared.expected, i, got)).cases[i].message
+    assert "NaN" in message and "index [0, 0, 0]" in message
+
+
+def test_values_off_on_a_visible_case_give_largest_error_and_both_values() -> None:
+    spec, prepared = prepared_for("gelu")
+    i = [c.name for c in prepared.cases].index("vector")
+    got = prepared.expected[i].copy()
+    got[2] += 0.25
+    message = grade_values(spec, prepared, _replace(prepared.expected, i, got)).cases[i].message
+    assert message.startswith("Largest absolute error 0.25 at index [2]: expected ")
+    assert "expected [" in message and "got [" in message
+
+
+def test_none_says_to_return_and_object_dtype_is_refused() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    i = _first(prepared, visible=True)
+    assert "return" in _message(spec, prepared, i, None)
+    assert "ragged" in _message(spec, prepared, i, [[1.0, 2.0], [3.0]])
+    assert "object dtype" in _message(spec, prepared, i, np.array([object()] * 3))
+
+
+def test_lists_and_plain_floats_are_accepted_as_arrays() -> None:
+    spec, prepared = prepared_for("gelu")
+    values = [float(e) if e.ndim == 0 else e.tolist() for e in prepared.expected]
+    assert grade_values(spec, prepared, values).status == "passed"
+
+
+def test_fraction_scoring_counts_cases_and_all_scoring_needs_every_one() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    n = len(prepared.cases)
+    values = [e + 1.0 if i % 2 else e for i, e in enumerate(prepared.expected)]
+    passed = sum(1 for i in range(n) if i % 2 == 0)
+    fraction = grade_values(spec, prepared, values)
+    assert (fraction.status, fraction.score) == ("failed", round(passed / n, 6))
+    assert fraction.message.startswith(f"{passed} of {n} cases passed.")
+    strict = grade_values(spec.model_copy(update={"scoring": "all"}), prepared, values)
+    assert (strict.status, strict.score) == ("failed", 0.0)
+    assert "every case" in strict.message
+
+
+@pytest.mark.parametrize("status, expected", [
+    ("syntax_error", "error"), ("missing_function", "error"), ("bad_signature", "error"),
+    ("crashed", "error"), ("timeout", "timeout"), ("memory_limit", "memory_limit"),
+    ("unavailable", "invalid"), ("something-new", "invalid"),
+])
+def test_run_failures_map_to_result_statuses(status: str, expected: str) -> None:
+    spec, prepared = prepared_for("gelu")
+    result = grade_run(spec, prepared, FakeRun(status=status, message="line 3: invalid syntax"))
+    assert (result.status, result.score, result.cases) == (expected, 0.0, ())
+    assert result.counted == (expected != "invalid")
+    if expected == "error":
+        assert result.message.startswith("line 3: invalid syntax")
+
+
+def test_missing_function_message_gives_the_signature() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    result = grade_run(spec, prepared, FakeRun(status="missing_function"))
+    assert "def layer_norm(x, gamma, beta, eps)" in result.message
+
+
+def test_a_short_run_is_invalid_not_failed() -> None:
+    spec, prepared = prepared_for("gelu")
+    result = grade_run(spec, prepared, FakeRun(cases=[FakeCaseRun(value=prepared.expected[0])]))
+    assert result.status == "invalid" and not result.counted
+
+
+def test_case_statuses_exception_timeout_memory_and_bad_result() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    runs = [FakeCaseRun(value=e) for e in prepared.expected]
+    shown, hidden = _first(prepared, True), _first(prepared, False)
+    error = "Traceback ...\nValueError: operands could not be broadcast with shapes (3,8) (5,)"
+    runs[shown] = FakeCaseRun(status="exception", error=error)
+    runs[hidden] = FakeCaseRun(status="exception", error=error)
+    runs[shown + 1] = FakeCaseRun(status="timeout")
+    runs[shown + 2] = FakeCaseRun(status="memory_limit")
+    runs[shown + 3] = FakeCaseRun(status="bad_result", error="cannot pickle generator")
+    cases = grade_run(spec, prepared, FakeRun(cases=runs)).cases
+    assert cases[shown].status == "error" and "(3,8)" in cases[shown].message
+    assert (cases[hidden].status, cases[hidden].message) == ("error", "Raised ValueError.")
+    assert cases[shown + 1].status == "timeout"
+    assert cases[shown + 2].status == "error"
+    assert cases[shown + 3].status == "failed" and "(cannot pickle generator)" in cases[shown + 3].message
+
+
+def test_misconception_needs_every_case_to_match_the_mutant() -> None:
+    spec, prepared = prepared_for("causal-attention")
+    outputs = list(prepared.mutant_outputs["no-causal-mask"])
+    assert grade_values(spec, prepared, outputs).misconception == "no-causal-mask"
+    last = len(outputs) - 1
+    one_off = _replace(outputs, last, outputs[last] + 1.0)
+    assert grade_values(spec, prepared, one_off).misconception is None
+    runs = [FakeCaseRun(value=o) for o in outputs]
+    runs[last] = FakeCaseRun(status="exception", error="RuntimeError")
+    assert grade_run(spec, prepared, FakeRun(cases=runs)).misconception is None
+
+
+def test_misconception_is_only_named_from_the_specs_list() -> None:
+    spec, prepared = prepared_for("causal-attention")
+    outputs = prepared.mutant_outputs["scale-dh"]
+    narrowed = spec.model_copy(update={"mutants": ["no-causal-mask"]})
+    assert grade_values(narrowed, prepared, outputs).misconception is None
+
+
+def test_dict_outputs_missing_keys_non_numbers_and_wrong_counts() -> None:
+    spec, prepared = prepared_for("param-count")
+    shown, hidden = _first(prepared, True), _first(prepared, False)
+    expected = prepared.expected[shown]
+    partial = {k: v for k, v in expected.items() if k != "total"}
+    assert _message(spec, prepared, shown, partial) == "Missing keys: total."
+    assert "'ffn'" in _message(spec, prepared, shown, {**expected, "ffn": "many"})
+    off = {**expected, "total": expected["total"] + 4096, "extra": 1}
+    total = expected["total"]
+    assert f"total: expected {total}, got {total + 4096}" in _message(spec, prepared, shown, off)
+    zero = {**prepared.expected[hidden], "total": 0}
+    assert _message(spec, prepared, hidden, zero) == HIDDEN_MESSAGES["values"]
+    assert _message(spec, prepared, hidden, partial) == HIDDEN_MESSAGES["keys"]
+
+
+def test_to_json_has_exactly_the_documented_keys_and_sums_durations() -> None:
+    spec, prepared = prepared_for("gelu")
+    data = grade_values(spec, prepared, prepared.expected).to_json()
+    assert set(data) == {"status", "score", "cases", "message", "misconception", "duration_ms"}
+    assert set(data["cases"][0]) == {"name", "status", "message"}
+    assert data["duration_ms"] == pytest.approx(1.5 * len(prepared.cases))
+
+
+def test_sandbox_cases_are_copies_of_the_kwargs_only() -> None:
+    spec, prepared = prepared_for("microgpt")
+    sent = sandbox_cases(prepared)
+    task = get_task(spec.task)
+    assert all(set(kwargs) <= set(task.params) for kwargs in sent)
+    sent[0]["keys"][0].append(np.zeros(16))
+    assert prepared.cases[0].kwargs["keys"] == [[]]
+
+
+def test_prepare_leaves_the_cases_unchanged() -> None:
+    spec, prepared = prepared_for("microgpt")
+    assert all(len(c.kwargs["keys"][0]) == c.kwargs["pos_id"] for c in prepared.cases)
+
+
+def test_visible_cases_limits_how_many_edge_cases_are_shown() -> None:
+    spec, _ = prepared_for("layer-norm")
+    prepared = prepare(spec.model_copy(update={"visible_cases": 2}), 0)
+    assert [c.visible for c in prepared.cases[:3]] == [True, True, False]
+    assert sum(c.visible for c in limit_visible(prepared.cases, 0)) == 0
