@@ -121,6 +121,34 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     return 1 if report.failures else 0
 
 
+def cmd_grade_code(args: argparse.Namespace) -> int:
+    """Grade a Python file against a code exercise in the sandbox; exit 0 when grading completed."""
+    from grader.code_grading import SourceRejected, grade_code, read_source
+    from grader.codecheck.spec import load_code_specs
+    from grader.sandbox import SandboxUnavailable, default_pool
+
+    specs = {s.id: s for s in load_code_specs(args.root)[0]}
+    if args.id not in specs:
+        print(f"unknown code exercise {args.id!r}", file=sys.stderr)
+        return 2
+    try:
+        source = read_source(Path(args.file).read_bytes())
+        result = grade_code(specs[args.id], source, args.seed, default_pool())
+    except (OSError, SourceRejected) as error:
+        print(f"cannot read {args.file}: {error}", file=sys.stderr)
+        return 2
+    except SandboxUnavailable as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 3
+    if args.json:
+        _print_json(result.to_json())
+    else:
+        for case in result.cases:
+            print(f"{case.status:>7}  {case.name}  {case.message}")
+        print(f"{result.status}: {result.message} (score {result.score})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for all commands."""
     parser = argparse.ArgumentParser(prog="python -m grader", description=__doc__)
@@ -145,6 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--answers", required=True, help='JSON, e.g. {"mu": "-0,092"}')
     check.add_argument("--json", action="store_true")
     check.set_defaults(run=cmd_check)
+    grade = sub.add_parser("grade-code", help="grade a Python file against a code exercise")
+    grade.add_argument("id")
+    grade.add_argument("file")
+    grade.add_argument("--seed", type=int, default=1)
+    grade.add_argument("--json", action="store_true")
+    grade.set_defaults(run=cmd_grade_code)
     selfcheck = sub.add_parser("selfcheck", help="check every exercise over many seeds")
     selfcheck.add_argument("--seeds", type=int, default=200)
     selfcheck.add_argument("--exercise", default=None)

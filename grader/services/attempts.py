@@ -32,6 +32,10 @@ class UnknownExercise(LookupError):
     """No exercise with that id."""
 
 
+class CodeExercise(LookupError):
+    """The exercise takes code, not typed answers."""
+
+
 @dataclass(frozen=True)
 class Submitted:
     """What happened to a submitted answer."""
@@ -62,6 +66,8 @@ def learner_variant(user_id: int, exercise_id: str) -> tuple[ExerciseVersion, Va
     stored = current_version(exercise_id)
     if stored is None:
         raise UnknownExercise(exercise_id)
+    if stored.exercise.kind == "code":
+        raise CodeExercise(exercise_id)
     return stored, variant_of(stored, seed_for(user_id, exercise_id))
 
 

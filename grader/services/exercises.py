@@ -9,8 +9,9 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from grader.catalog.loader import SpecError, read_sources, spec_from_text
+from grader.catalog.loader import SpecError, is_code_source, read_sources, spec_from_text
 from grader.catalog.spec import ExerciseSpec
+from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion, utcnow
@@ -53,6 +54,19 @@ def _variant_by_hash(digest: str, source: str, seed: int) -> Variant:
     return make_variant(_spec_by_hash(digest, source), seed)
 
 
+@lru_cache(maxsize=256)
+def _code_spec_by_hash(digest: str, source: str) -> CodeExerciseSpec:
+    spec, errors = code_spec_from_text(source, "stored")
+    if spec is None:
+        raise SpecInvalid(errors)
+    return spec
+
+
+def code_spec_of(version: ExerciseVersion) -> CodeExerciseSpec:
+    """The validated code-exercise spec of a stored version (cached by content)."""
+    return _code_spec_by_hash(version.source_hash, version.source)
+
+
 def spec_of(version: ExerciseVersion) -> ExerciseSpec:
     """The validated spec of a stored version (cached by content)."""
     return _spec_by_hash(version.source_hash, version.source)
@@ -92,7 +106,7 @@ def all_exercises() -> list[Exercise]:
     return list(db.session.scalars(sa.select(Exercise).order_by(Exercise.lesson, Exercise.position, Exercise.id)))
 
 
-def _store(spec: ExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
+def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
     """Add a version when the source changed; returns created, updated or unchanged. No commit."""
     digest = source_hash(source)
     exercise = db.session.get(Exercise, spec.id)
@@ -129,7 +143,8 @@ def sync_directory(root: Path) -> SyncReport:
     sources, read_errors = read_sources(root)
     report = SyncReport(errors=read_errors)
     for name, source in sources:
-        spec, errors = spec_from_text(source, name)
+        read = code_spec_from_text if is_code_source(source) else spec_from_text
+        spec, errors = read(source, name)
         if spec is None:
             report.errors.extend(errors)
             continue

@@ -15,7 +15,7 @@ from flask.typing import ResponseReturnValue
 from grader.answers.results import Status
 from grader.answers.syntax import syntax_hint
 from grader.extensions import db, limiter
-from grader.models import ApiToken, User, utcnow
+from grader.models import ApiToken, Exercise, User, utcnow
 from grader.services import accounts, attempts, exercises, gradebook, progress
 from grader.services.attempts import Outcome
 from grader.web import openapi
@@ -27,6 +27,7 @@ TOUCH_EVERY = timedelta(minutes=1)
 STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
 NO_EXERCISE = "There is no exercise with that name."
 View = Callable[..., ResponseReturnValue]
+CODE_HINT = "Python source (UTF-8, at most 64 KB) defining the function in the stub"
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,9 @@ class PartDetail(PartInfo):
     """One answer field, with what may be typed into it."""
 
     hint: str
+
+
+CODE_PART = PartInfo("source", "code", "Python source")
 
 
 @dataclass(frozen=True)
@@ -170,7 +174,8 @@ def list_exercises() -> ResponseReturnValue:
         stored = exercises.version(exercise.id, exercise.current_version)
         if stored is None:
             continue
-        parts = [PartInfo(p.id, p.type, p.label) for p in exercises.spec_of(stored).parts]
+        parts = [CODE_PART] if exercise.kind == "code" else \
+            [PartInfo(p.id, p.type, p.label) for p in exercises.spec_of(stored).parts]  # fmt: skip
         item = ExerciseItem(exercise.id, exercise.title, exercise.lesson, exercise.kind, parts)
         items.append(asdict(item))
     return jsonify(items)
@@ -184,6 +189,8 @@ def list_exercises() -> ResponseReturnValue:
 @bearer
 def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
+    if (found := db.session.get(Exercise, exercise_id)) is not None and found.kind == "code":
+        return jsonify(asdict(_code_detail(found)))
     try:
         stored, variant = attempts.learner_variant(caller().id, exercise_id)
     except attempts.UnknownExercise:
@@ -214,6 +221,8 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
         submission = attempts.submit(caller().id, exercise_id, answers)
     except attempts.UnknownExercise:
         abort(404, NO_EXERCISE)
+    except attempts.CodeExercise:
+        abort(409, "This exercise takes code: POST it to /api/v1/exercises/<id>/submissions.")
     if submission.outcome == "closed":
         abort(409, "No attempts are left on this exercise.")
     return jsonify(asdict(_attempt_out(submission, exercise_id))), STATUS_OF[submission.outcome]
@@ -277,3 +286,12 @@ def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut
     score = stored.score if stored is not None else result.score  # after the penalty, once stored
     attempt_id = stored.id if stored is not None else None
     return AttemptOut(attempt_id, submission.outcome, result.counted, score, left, parts)
+
+
+def _code_detail(exercise: Exercise) -> ExerciseDetail:
+    stored = exercises.current_version(exercise.id)
+    assert stored is not None
+    spec = exercises.code_spec_of(stored)
+    prompt = f"{spec.prompt}\n\n```python\n{spec.stub}```\n"
+    part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
+    return ExerciseDetail(spec.id, spec.title, spec.lesson, prompt, {}, [part])

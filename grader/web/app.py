@@ -68,7 +68,7 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
 def _register(app: Flask) -> None:
     from grader.cli import register_commands
     from grader.web import api, auth, errors, learn, teach
-    from grader.web import gradebook_pages  # noqa: F401 - adds its routes to the teach blueprint
+    from grader.web import api_code, gradebook_pages  # noqa: F401 - they add routes to api and teach
     from grader.web.filters import register_filters
 
     for blueprint in (auth.bp, learn.bp, teach.bp, api.bp):

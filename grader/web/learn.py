@@ -8,8 +8,10 @@ from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
-from grader.extensions import limiter
+from grader.extensions import db, limiter
+from grader.models import Exercise
 from grader.services import attempts, exercises, progress
+from grader.web import code
 from grader.web.forms import AnswerForm
 
 bp = Blueprint("learn", __name__)
@@ -46,10 +48,17 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     return html, status
 
 
+def _is_code(exercise_id: str) -> bool:
+    found = db.session.get(Exercise, exercise_id)
+    return found is not None and found.kind == "code"
+
+
 @bp.get("/exercises/<exercise_id>")
 @login_required
 def exercise(exercise_id: str) -> tuple[str, int]:
     """The learner's variant, the form, and feedback on the attempt named in ?attempt=."""
+    if _is_code(exercise_id):
+        return code.page(exercise_id)
     shown = request.args.get("attempt", type=int)
     chosen = next((a for a in attempts.history(current_user.id, exercise_id) if a.id == shown), None)
     if chosen is None:
@@ -64,6 +73,8 @@ def exercise(exercise_id: str) -> tuple[str, int]:
 @limiter.limit("30 per minute", key_func=_user_key)
 def answer(exercise_id: str) -> Response | tuple[str, int]:
     """Grade an attempt; counted ones are stored, then the page is shown again by redirect."""
+    if _is_code(exercise_id):
+        return code.submit(exercise_id)
     form = AnswerForm()
     if not form.validate_on_submit():
         abort(400)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from datetime import timedelta
 from typing import Any
 
@@ -177,7 +179,7 @@ def test_openapi_covers_every_api_route(app: Flask, client: FlaskClient) -> None
     rules = [r for r in app.url_map.iter_rules() if r.rule.startswith(API + "/")]
     assert len(rules) >= 7
     for rule in rules:
-        path = rule.rule.replace("<int:n>", "{n}").replace("<exercise_id>", "{exercise_id}")
+        path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
         methods = {m.lower() for m in rule.methods or ()} - {"head", "options"}
         assert methods <= set(doc["paths"][path]), rule.rule
         documented = not any(op.get("x-undocumented") for op in doc["paths"][path].values())
@@ -189,9 +191,10 @@ def test_every_secured_operation_refuses_a_missing_token(client: FlaskClient) ->
     doc = client.get(f"{API}/openapi.json").get_json()
     secured = [(path, method) for path, item in doc["paths"].items()
                for method, op in item.items() if op.get("security")]  # fmt: skip
-    assert len(secured) == 5
+    assert len(secured) == 7
     for path, method in secured:
-        response = client.open(path.replace("{exercise_id}", EXERCISE), method=method.upper(), json={})
+        url = path.replace("{exercise_id}", EXERCISE).replace("{submission_id}", "1")
+        response = client.open(url, method=method.upper(), json={})
         assert response.status_code == 401, (path, method)
 
 

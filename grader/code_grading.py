@@ -1,0 +1,52 @@
+"""Grade one code submission: cases and expected outputs here, learner code only in the sandbox.
+
+The reference and the mutants run in this process (grader.codecheck.prepare); only the cases'
+inputs travel to the sandbox; the verdict is computed here from what comes back.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from grader.codecheck.prepare import prepare, sandbox_cases
+from grader.codecheck.results import CodeResult
+from grader.codecheck.spec import CodeExerciseSpec
+from grader.codecheck.tasks import get_task
+from grader.codecheck.verdict import grade
+
+MAX_SOURCE_BYTES = 64 * 1024
+
+
+class Runner(Protocol):
+    """What runs learner code: grader.sandbox.SandboxPool."""
+
+    def run(self, source: str, function: str, params: list[str], cases: list[dict]) -> object:
+        """Run `function` from `source` on each case's keyword arguments."""
+
+
+class SourceRejected(ValueError):
+    """An upload that is not acceptable Python source; the message is for the learner."""
+
+
+def read_source(raw: bytes | str) -> str:
+    """Check an upload: UTF-8, at most 64 KB, no NUL bytes; returns the text."""
+    data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    if len(data) > MAX_SOURCE_BYTES:
+        raise SourceRejected(f"The code is larger than {MAX_SOURCE_BYTES // 1024} KB.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SourceRejected(f"The code is not UTF-8 text (byte {error.start} cannot be read).") from None
+    if "\x00" in text:
+        raise SourceRejected("The code contains a NUL byte.")
+    if not text.strip():
+        raise SourceRejected("The code is empty.")
+    return text
+
+
+def grade_code(spec: CodeExerciseSpec, source: str, seed: int, runner: Runner) -> CodeResult:
+    """Prepare fresh cases for `seed`, run the submission in the sandbox and judge its outputs."""
+    task = get_task(spec.task)
+    prepared = prepare(spec, seed)
+    run = runner.run(source, task.function, list(task.params), sandbox_cases(prepared))
+    return grade(spec, task, prepared.cases, prepared.expected, prepared.mutant_outputs, run)

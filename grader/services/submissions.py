@@ -1,0 +1,148 @@
+"""Code submissions: store first, grade in the sandbox pool, record the verdict once.
+
+A submission is committed as `pending` before anything runs, so an accepted upload is never lost.
+Grading happens on a small bounded thread pool in this process whose threads only wait on the
+sandbox (learner code never runs here); the request waits a few seconds for it, then shows a
+pending page that refreshes. Results are written idempotently: only a pending submission becomes
+graded, so a second delivery of the same job changes nothing.
+"""
+
+from __future__ import annotations
+
+import secrets
+from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Callable
+
+import sqlalchemy as sa
+from flask import Flask
+
+from grader.code_grading import Runner, grade_code, read_source
+from grader.codecheck.results import CodeResult
+from grader.extensions import db
+from grader.models import Exercise, Submission, utcnow
+from grader.services import progress
+from grader.services.attempts import UnknownExercise, attempts_left, progress_of
+from grader.services.exercises import code_spec_of, current_version, source_hash, version
+
+WAIT_SECONDS = 3.0
+MAX_UPLOAD_READ = 64 * 1024 + 1  # one byte more than allowed, to tell "too large" apart
+_executor: ThreadPoolExecutor | None = None
+
+
+class NotCodeExercise(LookupError):
+    """The exercise takes typed answers, not code."""
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """A stored submission and whether it was new."""
+
+    submission: Submission
+    new: bool
+
+
+def _code_exercise(exercise_id: str) -> Exercise:
+    exercise = db.session.get(Exercise, exercise_id)
+    if exercise is None:
+        raise UnknownExercise(exercise_id)
+    if exercise.kind != "code":
+        raise NotCodeExercise(exercise_id)
+    return exercise
+
+
+class AttemptsUsed(RuntimeError):
+    """The learner has no attempts left on this exercise."""
+
+
+def create(user_id: int, exercise_id: str, raw: bytes | str) -> Submitted:
+    """Check and store a submission as pending (the same source twice is stored once)."""
+    _code_exercise(exercise_id)
+    source = read_source(raw)
+    stored = current_version(exercise_id)
+    assert stored is not None
+    if left_for(user_id, exercise_id, code_spec_of(stored).max_attempts) == 0:
+        raise AttemptsUsed(exercise_id)
+    digest = source_hash(source)
+    same = db.session.scalar(sa.select(Submission).where(
+        Submission.user_id == user_id, Submission.exercise_id == exercise_id,
+        Submission.version == stored.version, Submission.source_hash == digest))  # fmt: skip
+    if same is not None:
+        return Submitted(same, False)
+    row = Submission(user_id=user_id, exercise_id=exercise_id, version=stored.version,
+                     seed=secrets.randbelow(2**31 - 1) + 1, source=source, source_hash=digest)  # fmt: skip
+    db.session.add(row)
+    db.session.commit()
+    return Submitted(row, True)
+
+
+def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
+    """Grade one pending submission and record the verdict; a graded one is left as it is."""
+    row = db.session.get(Submission, submission_id)
+    if row is None or row.status != "pending":
+        return row
+    stored = version(row.exercise_id, row.version)
+    assert stored is not None
+    spec, source, seed = code_spec_of(stored), row.source, row.seed
+    db.session.rollback()  # hold no transaction open while the sandbox runs
+    return record(submission_id, grade_code(spec, source, seed, runner), spec.penalty)
+
+
+def record(submission_id: int, result: CodeResult, penalty: float) -> Submission | None:
+    """Store a verdict exactly once, with the learner's progress, in one transaction."""
+    row = db.session.get(Submission, submission_id)
+    if row is None or row.status != "pending":
+        return row
+    mine = progress.lock(row.user_id, row.exercise_id)
+    claimed = db.session.execute(sa.update(Submission).where(
+        Submission.id == submission_id, Submission.status == "pending").values(status="graded"))  # fmt: skip
+    if claimed.rowcount != 1:  # graded meanwhile by another delivery
+        db.session.rollback()
+        return db.session.get(Submission, submission_id)
+    if result.counted:
+        row.number, row.score = progress.credit(mine, result.score, penalty)
+    else:
+        row.status = "failed"
+    row.result, row.grading_ms, row.graded_at = result.to_json(), result.duration_ms, utcnow()
+    db.session.commit()
+    return row
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _executor
+    if _executor is None:
+        _executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="grading")
+    return _executor
+
+
+def grade_in_background(app: Flask, submission_id: int, runner_factory: Callable[[], Runner]) -> Future:
+    """Queue grading on this process's bounded pool; returns a future that finishes with it."""
+
+    def job() -> None:
+        with app.app_context():
+            grade_pending(submission_id, runner_factory())
+
+    return _pool().submit(job)
+
+
+def wait(future: Future, seconds: float = WAIT_SECONDS) -> bool:
+    """Wait up to `seconds` for grading; True when it finished."""
+    try:
+        future.result(timeout=seconds)
+    except FutureTimeout:
+        return False
+    return True
+
+
+def left_for(user_id: int, exercise_id: str, max_attempts: int | None) -> int | None:
+    """Attempts left on the exercise for this learner (None when unlimited)."""
+    mine = progress_of(user_id, exercise_id)
+    return attempts_left(max_attempts, mine.attempts_used if mine else 0)
+
+
+def history(user_id: int, exercise_id: str) -> list[Submission]:
+    """The learner's submissions on an exercise, newest first."""
+    return list(db.session.scalars(
+        sa.select(Submission).where(Submission.user_id == user_id, Submission.exercise_id == exercise_id)
+        .order_by(Submission.id.desc())
+    ))  # fmt: skip

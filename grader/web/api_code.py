@@ -1,0 +1,97 @@
+"""JSON API for code submissions, on the API blueprint (bearer tokens only)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from flask import abort, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from grader.code_grading import SourceRejected
+from grader.extensions import db, limiter
+from grader.models import Submission
+from grader.sandbox import default_pool
+from grader.services import submissions
+from grader.services.attempts import UnknownExercise
+from grader.web.api import NO_EXERCISE, bearer, bp, caller
+from grader.web.openapi import ErrorBody, Reply, documented
+
+
+@dataclass(frozen=True)
+class SourceIn:
+    """Python source as JSON (or a multipart upload in the field `file`)."""
+
+    source: str
+
+
+@dataclass(frozen=True)
+class SubmissionOut:
+    """A submission: pending until graded; result as `python -m grader grade-code` prints it."""
+
+    submission_id: int
+    exercise: str
+    status: str
+    score: float | None
+    result: dict[str, Any] | None
+
+
+def _out(row: Submission) -> SubmissionOut:
+    return SubmissionOut(row.id, row.exercise_id, row.status, row.score, row.result)
+
+
+def _source() -> bytes | str:
+    upload = request.files.get("file")
+    if upload is not None:
+        return upload.read(submissions.MAX_UPLOAD_READ)
+    body = request.get_json(silent=True) if request.is_json else None
+    if not isinstance(body, dict) or not isinstance(body.get("source"), str):
+        abort(400, 'Send {"source": "<python code>"} as JSON, or a multipart file in the field "file".')
+    return body["source"]
+
+
+def _user_key() -> str:
+    return f"api-user:{caller().id}"
+
+
+@bp.post("/exercises/<exercise_id>/submissions")
+@documented("Submit code", {
+    201: Reply("Stored; graded if grading finished within a few seconds, else pending.", SubmissionOut),
+    200: Reply("The same source as an earlier submission: that one is returned.", SubmissionOut),
+    404: Reply("No exercise with that id.", ErrorBody),
+    409: Reply("Not a code exercise, or no attempts left.", ErrorBody),
+    422: Reply("Not acceptable source: not UTF-8, over 64 KB, or empty.", ErrorBody),
+}, body=SourceIn, description="Poll GET /api/v1/submissions/<id> while the status is pending.")
+@bearer
+@limiter.limit("10 per minute", key_func=_user_key)
+def submit_code(exercise_id: str) -> ResponseReturnValue:
+    """Store a code submission and grade it in the sandbox."""
+    try:
+        made = submissions.create(caller().id, exercise_id, _source())
+    except UnknownExercise:
+        abort(404, NO_EXERCISE)
+    except submissions.NotCodeExercise:
+        abort(409, "This exercise takes typed answers: POST them to /api/v1/exercises/<id>/attempts.")
+    except submissions.AttemptsUsed:
+        abort(409, "No attempts are left on this exercise.")
+    except SourceRejected as error:
+        abort(422, str(error))
+    if made.submission.status == "pending":
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        submissions.wait(submissions.grade_in_background(app, made.submission.id, default_pool))
+        db.session.refresh(made.submission)
+    return jsonify(asdict(_out(made.submission))), 201 if made.new else 200
+
+
+@bp.get("/submissions/<int:submission_id>")
+@documented("One of your submissions", {
+    200: Reply("The submission and, once graded, its result.", SubmissionOut),
+    404: Reply("No such submission of yours.", ErrorBody),
+})
+@bearer
+def show_submission(submission_id: int) -> ResponseReturnValue:
+    """A submission of the caller's (another learner's is a 404, not a 403: ids reveal nothing)."""
+    row = db.session.get(Submission, submission_id)
+    if row is None or row.user_id != caller().id:
+        abort(404, "There is no submission of yours with that id.")
+    return jsonify(asdict(_out(row)))

@@ -1,0 +1,65 @@
+"""Learner pages for code exercises: the stub, an editor or upload, and the graded cases."""
+
+from __future__ import annotations
+
+from flask import abort, current_app, redirect, render_template, request, url_for
+from flask_login import current_user
+from werkzeug.wrappers import Response
+
+from grader.catalog.lessons import lesson_title
+from grader.code_grading import SourceRejected
+from grader.codecheck.tasks import get_task
+from grader.sandbox import default_pool
+from grader.services import exercises, submissions
+from grader.services.attempts import progress_of
+from grader.web.forms import AnswerForm
+
+LABELS = {"passed": "All cases passed", "failed": "Some cases failed", "error": "Your code did not run",
+          "timeout": "Time limit reached", "memory_limit": "Memory limit reached",
+          "invalid": "Not graded: the grader could not run your code"}  # fmt: skip
+
+
+def page(exercise_id: str, error: str | None = None, status: int = 200, source: str | None = None) -> tuple[str, int]:
+    """The code exercise page, showing the submission named in ?submission= (or the latest)."""
+    stored = exercises.current_version(exercise_id)
+    if stored is None:
+        abort(404, "There is no exercise with that name.")
+    spec = exercises.code_spec_of(stored)
+    history = submissions.history(current_user.id, exercise_id)
+    wanted = request.args.get("submission", type=int)
+    shown = next((s for s in history if s.id == wanted), history[0] if history else None)
+    mine = progress_of(current_user.id, exercise_id)
+    mistake = (shown.result or {}).get("misconception") if shown else None
+    html = render_template(
+        "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown,
+        pending=bool(shown and shown.status == "pending"), labels=LABELS, form=AnswerForm(), error=error,
+        source=source if source is not None else (shown.source if shown else spec.stub),
+        mistake_title=get_task(spec.task).mutants[mistake].title if mistake else None,
+        used=mine.attempts_used if mine else 0,
+        left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts),
+    )  # fmt: skip
+    return html, status
+
+
+def _uploaded_or_typed() -> bytes | str:
+    upload = request.files.get("upload")
+    if upload is not None and upload.filename:
+        return upload.read(submissions.MAX_UPLOAD_READ)
+    return request.form.get("source", "")
+
+
+def submit(exercise_id: str) -> Response | tuple[str, int]:
+    """Store the code, start grading, wait a few seconds, then show the result or a pending page."""
+    if not AnswerForm().validate_on_submit():
+        abort(400)
+    try:
+        made = submissions.create(current_user.id, exercise_id, _uploaded_or_typed())
+    except SourceRejected as error:
+        return page(exercise_id, str(error), 422, request.form.get("source"))
+    except submissions.AttemptsUsed:
+        return page(exercise_id, "You have used all your attempts for this exercise.", 409)
+    if made.submission.status == "pending":
+        app = current_app._get_current_object()  # type: ignore[attr-defined]
+        submissions.wait(submissions.grade_in_background(app, made.submission.id, default_pool))
+    target = url_for("learn.exercise", exercise_id=exercise_id, submission=made.submission.id)
+    return redirect(target + "#feedback", code=303)
