@@ -1,0 +1,113 @@
+"""Code exercises in the browser and the API, graded in the real sandbox."""
+
+from __future__ import annotations
+
+import io
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Progress, Submission
+from tests.web.conftest import csrf_from, login, make_user
+
+GOOD = """import numpy as np
+
+def layer_norm(x, gamma, beta, eps=1e-5):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+"""
+NO_EPS = GOOD.replace("np.sqrt(var + eps)", "np.sqrt(var)")
+
+
+def send(client: FlaskClient, source: str | None = None, upload: bytes | None = None):  # type: ignore[no-untyped-def]
+    token = csrf_from(client.get("/exercises/code-layer-norm").get_data(as_text=True))
+    data: dict[str, object] = {"csrf_token": token, "source": source or ""}
+    if upload is not None:
+        data["upload"] = (io.BytesIO(upload), "solution.py")
+    return client.post("/exercises/code-layer-norm", data=data, content_type="multipart/form-data")
+
+
+def rows(app: Flask) -> list[Submission]:
+    with app.app_context():
+        return list(db.session.scalars(sa.select(Submission)))
+
+
+def test_code_page_shows_the_stub(learner: FlaskClient) -> None:
+    html = learner.get("/exercises/code-layer-norm").get_data(as_text=True)
+    assert "def layer_norm(x, gamma, beta, eps=1e-5):" in html
+    assert "Run the tests" in html
+
+
+def test_correct_code_passes_every_case_and_counts(app: Flask, learner: FlaskClient) -> None:
+    response = send(learner, GOOD)
+    assert response.status_code == 303
+    page = learner.get(response.headers["Location"]).get_data(as_text=True)
+    assert "All cases passed" in page and "constant-row" in page
+    [row] = rows(app)
+    assert (row.status, row.score, row.number) == ("graded", 1.0, 1)
+    with app.app_context():
+        assert db.session.get(Progress, (row.user_id, "code-layer-norm")).solved_at is not None
+
+
+def test_a_known_mistake_is_named(app: Flask, learner: FlaskClient) -> None:
+    page = learner.get(send(learner, NO_EPS).headers["Location"]).get_data(as_text=True)
+    assert "Likely mistake" in page
+    assert rows(app)[0].result["misconception"] == "no-eps"
+
+
+def test_upload_is_graded_like_pasted_code(app: Flask, learner: FlaskClient) -> None:
+    learner.get(send(learner, upload=GOOD.encode()).headers["Location"])
+    assert rows(app)[0].score == 1.0
+
+
+def test_non_utf8_and_oversized_uploads_are_refused_and_not_stored(app: Flask, learner: FlaskClient) -> None:
+    bad = send(learner, upload=b"def layer_norm(x):\n    return '\xff'\n")
+    assert bad.status_code == 422 and "not UTF-8" in bad.get_data(as_text=True)
+    big = send(learner, upload=b"#" * (70 * 1024))
+    assert big.status_code == 422 and "larger than 64 KB" in big.get_data(as_text=True)
+    app.config["MAX_CONTENT_LENGTH"] = 1024 * 1024
+    huge = send(learner, upload=b"#" * (10 * 1024 * 1024))
+    assert huge.status_code == 413
+    assert rows(app) == []
+
+
+def test_the_same_source_twice_is_one_submission(app: Flask, learner: FlaskClient) -> None:
+    send(learner, GOOD)
+    send(learner, GOOD)
+    assert len(rows(app)) == 1
+
+
+def test_api_submission_and_lookup(app: Flask, client: FlaskClient, token: str) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    made = client.post("/api/v1/exercises/code-layer-norm/submissions", json={"source": GOOD}, headers=headers)
+    assert made.status_code == 201
+    body = made.get_json()
+    assert body["status"] == "graded" and body["result"]["status"] == "passed"
+    again = client.get(f"/api/v1/submissions/{body['submission_id']}", headers=headers).get_json()
+    assert again == body
+    upload = client.post("/api/v1/exercises/code-layer-norm/submissions", headers=headers,
+                         data={"file": (io.BytesIO(NO_EPS.encode()), "x.py")}, content_type="multipart/form-data")  # fmt: skip
+    assert upload.get_json()["result"]["misconception"] == "no-eps"
+
+
+def test_api_hides_other_learners_submissions(app: Flask, client: FlaskClient, token: str) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    made = client.post("/api/v1/exercises/code-layer-norm/submissions", json={"source": GOOD}, headers=headers)
+    make_user(app, "eve@example.com")
+    eve = app.test_client()
+    login(eve, "eve@example.com")
+    from tests.web.api_support import token_for
+
+    eve_token = token_for(app, "eve@example.com")
+    other = client.get(f"/api/v1/submissions/{made.get_json()['submission_id']}",
+                       headers={"Authorization": f"Bearer {eve_token}"})  # fmt: skip
+    assert other.status_code == 404
+
+
+def test_api_refuses_code_at_the_attempts_endpoint(client: FlaskClient, token: str) -> None:
+    response = client.post("/api/v1/exercises/code-layer-norm/attempts", json={"answers": {}},
+                           headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+    assert response.status_code == 409
