@@ -1,0 +1,169 @@
+"""Turning what came out of a sandbox into a RunResult, trusting none of it.
+
+The frames were written by a process that ran learner code, so each is decoded with the
+strict codec and checked field by field; anything unexpected makes the job "crashed".
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import signal
+from typing import Any, cast, get_args
+
+from . import codec
+from .collector import JobOutcome
+from .results import CaseRun, CaseStatus, Limits, RunResult, RunStatus
+
+log = logging.getLogger(__name__)
+CASE_STATUSES = frozenset(get_args(CaseStatus))
+SETUP_STATUS: dict[str, RunStatus] = {
+    "syntax_error": "syntax_error", "missing_function": "missing_function",
+    "bad_signature": "bad_signature",
+}
+MAX_TEXT = 16_000
+# Under RLIMIT_AS, native code whose allocation fails often dies of one of these instead of
+# raising MemoryError. SIGKILL is only read as memory when the process was large (the OOM
+# killer); a small process killed that way killed itself.
+MEMORY_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT})
+
+
+class BadFrame(Exception):
+    """A frame from the sandbox that does not follow the protocol."""
+
+
+def _text(value: Any, allow_none: bool = False) -> str | None:
+    if value is None and allow_none:
+        return None
+    if not isinstance(value, str):
+        raise BadFrame("expected a string")
+    return value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + "\n... (cut)"
+
+
+def _frames(outcome: JobOutcome, limits: Limits) -> list[dict[str, Any]]:
+    frames = []
+    for blob in codec.split_frames(outcome.results, partial_ok=True):
+        frame = codec.decode(blob, max_bytes=limits.result_bytes)
+        if not isinstance(frame, dict) or not isinstance(frame.get("kind"), str):
+            raise BadFrame("a frame is not a tagged object")
+        frames.append(frame)
+    return frames
+
+
+def _case(frame: dict[str, Any], expected_index: int) -> CaseRun:
+    status, duration = frame.get("status"), frame.get("duration_ms")
+    if frame.get("index") != expected_index or status not in CASE_STATUSES:
+        raise BadFrame("case frames out of order or with an unknown status")
+    if not isinstance(duration, (int, float)) or not 0 <= duration < math.inf:
+        raise BadFrame("bad case duration")
+    value = frame.get("value") if status == "ok" else None
+    error = _text(frame.get("error"), allow_none=True)
+    return CaseRun(cast(CaseStatus, status), value, error, float(duration))
+
+
+def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str]:
+    """Why the job stopped before its "done" frame, from the zygote's and the host's view."""
+    done = outcome.done or {}
+    if outcome.failure == "host_timeout" or done.get("timed_out"):
+        return "timeout", f"the job ran longer than its {limits.wall_seconds:g} s wall-clock limit"
+    if outcome.failure == "result_overflow":
+        return "crashed", "the submission wrote more result data than allowed"
+    if outcome.failure or not done:
+        return "crashed", "the sandbox process was killed while running the job"
+    return _death_reason(done, limits)
+
+
+def _death_reason(done: dict[str, Any], limits: Limits) -> tuple[RunStatus, str]:
+    """Classify how the job's process ended, from its exit status and resource usage."""
+    sig = done.get("signal")
+    if not isinstance(sig, int):
+        return "crashed", f"the submission's process exited (status {done.get('exit_code')}) early"
+    cpu, rss = done.get("cpu_seconds"), done.get("maxrss_bytes")
+    cpu_limit = math.ceil(limits.cpu_seconds)
+    cpu_spent = isinstance(cpu, (int, float)) and cpu >= cpu_limit - 0.05
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_spent):
+        return "timeout", f"the job used more than {cpu_limit} s of CPU time"
+    large = isinstance(rss, int) and rss >= limits.memory_bytes // 2
+    if sig in MEMORY_SIGNALS or (sig == signal.SIGKILL and large):
+        return "memory_limit", (f"the process died of {_signal_name(sig)}: most likely out of "
+                                f"memory (limit {limits.memory_bytes >> 20} MiB), "
+                                "or a crash in native code")
+    return "crashed", f"the process was killed by signal {_signal_name(sig)}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _not_run(status: RunStatus, reason: str, index: int, count: int) -> list[CaseRun]:
+    case_status: CaseStatus = "exception"
+    if status in ("timeout", "memory_limit"):
+        case_status = cast(CaseStatus, status)
+    runs = []
+    for i in range(index, count):
+        note = reason if i == index else f"not run: the job stopped at case {index} ({reason})"
+        runs.append(CaseRun(case_status, None, note, 0.0))
+    return runs
+
+
+def _stdout(outcome: JobOutcome) -> str:
+    text = outcome.output.decode("utf-8", "replace")
+    if outcome.output_dropped:
+        text += f"\n[... {outcome.output_dropped} more bytes of output dropped]\n"
+    return text
+
+
+def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: float,
+             note: str = "") -> RunResult:
+    """Build the RunResult for one job from the raw outcome."""
+    stdout = _stdout(outcome)
+
+    def result(status: RunStatus, cases: list[CaseRun], message: str) -> RunResult:
+        return RunResult(status, cases, note + message, stdout, duration_ms)
+
+    try:
+        frames = _frames(outcome, limits)
+        status, cases, message = _interpret(frames, case_count)
+    except (BadFrame, codec.CodecError) as exc:
+        log.warning("sandbox sent malformed results: %s", exc)
+        return result("crashed", _not_run("crashed", "the sandbox returned malformed data", 0,
+                                          case_count), "the sandbox returned malformed data")
+    if status is not None:
+        return result(status, cases, message)
+    reason_status, reason = _abort_reason(outcome, limits)
+    return result(reason_status, cases + _not_run(reason_status, reason, len(cases), case_count),
+                  reason)
+
+
+def _interpret(frames: list[dict[str, Any]], case_count: int
+               ) -> tuple[RunStatus | None, list[CaseRun], str]:
+    """(status, cases, message); status None means the job stopped before "done"."""
+    cases: list[CaseRun] = []
+    for frame in frames:
+        kind = frame["kind"]
+        if kind in SETUP_STATUS:
+            return SETUP_STATUS[kind], [], _setup_message(frame)
+        if kind == "load_error":
+            error = _text(frame.get("error"))
+            runs = [CaseRun("exception", None, error, 0.0) for _ in range(case_count)]
+            return "completed", runs, "the submission raised an exception while loading"
+        if kind == "case" and len(cases) < case_count:
+            cases.append(_case(frame, len(cases)))
+        elif kind == "done" and len(cases) == case_count:
+            return "completed", cases, f"ran {case_count} case(s)"
+        elif kind == "internal_error":
+            log.error("sandbox runner failed: %s", _text(frame.get("error")))
+        else:
+            raise BadFrame(f"unexpected frame {kind!r}")
+    return None, cases, ""
+
+
+def _setup_message(frame: dict[str, Any]) -> str:
+    message = _text(frame.get("message")) or ""
+    line = frame.get("line")
+    if line is not None and type(line) is not int:
+        raise BadFrame("bad line number")
+    return message

@@ -1,0 +1,52 @@
+"""The sandbox's public value types: limits in, results out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+CaseStatus = Literal["ok", "exception", "timeout", "memory_limit", "bad_result"]
+RunStatus = Literal[
+    "completed", "syntax_error", "missing_function", "bad_signature",
+    "timeout", "memory_limit", "crashed", "unavailable",
+]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one job (one submission run over all its cases)."""
+
+    cpu_seconds: float = 2.0
+    wall_seconds: float = 5.0
+    memory_bytes: int = 768 * 2**20
+    file_bytes: int = 4 * 2**20
+    open_files: int = 64
+    processes: int = 32
+    output_bytes: int = 64 * 1024
+    result_bytes: int = 64 * 2**20
+    tmpfs_bytes: int = 16 * 2**20
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """What one case produced: a checked return value, or why there is none."""
+
+    status: CaseStatus
+    value: Any
+    error: str | None
+    duration_ms: float
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """The outcome of running a submission over all cases; the verdict is the caller's job."""
+
+    status: RunStatus
+    cases: list[CaseRun]
+    message: str
+    stdout: str
+    duration_ms: float
+
+
+class SandboxUnavailable(RuntimeError):
+    """The sandbox cannot run here; the message tells the operator what to fix."""

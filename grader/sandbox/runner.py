@@ -1,0 +1,290 @@
+"""One job, run in a child forked from the zygote: compile, check, call each case, report.
+
+Everything here runs inside the sandbox next to hostile code, so nothing it sends is
+trusted: the host decodes each frame strictly and decides the verdict itself. This module
+is copied into the runtime and imported as a top-level module (stdlib + numpy only).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import ctypes
+import inspect
+import io
+import linecache
+import math
+import os
+import resource
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any, NoReturn, cast
+
+import numpy as np
+
+try:
+    from . import codec
+except ImportError:  # inside the sandbox this file is a top-level module beside codec.py
+    import codec  # type: ignore[import-not-found, no-redef]
+
+FILENAME = "<submission>"
+PR_SET_NO_NEW_PRIVS = 38
+MAX_TRACEBACK_FRAMES = 20
+MAX_ERROR_CHARS = 8000
+MAX_VALUE_DEPTH = 16
+_LIBC = ctypes.CDLL(None, use_errno=True)
+_KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+class BadResult(Exception):
+    """The function returned something that may not leave the sandbox."""
+
+
+def child_main(job_fd: int, result_fd: int, out_fd: int, workdir: str,
+               limits: dict[str, float]) -> NoReturn:
+    """Entry point of the forked child; never returns into the zygote's loop."""
+    code = 70
+    try:
+        _isolate(job_fd, result_fd, out_fd, workdir, limits)
+        _run_job(_read_all(job_fd), result_fd, limits)
+        code = 0
+    except BaseException:  # noqa: BLE001 - report our own failure, then exit regardless
+        _report_internal_error(result_fd)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            # A broken or replaced stream must not stop us reaching _exit.
+            with contextlib.suppress(BaseException):
+                stream.flush()
+        os._exit(code)
+
+
+def _report_internal_error(result_fd: int) -> None:
+    # Best effort: the host logs this for the operator and shows the learner a crash.
+    with contextlib.suppress(BaseException):
+        report = {"kind": "internal_error", "error": traceback.format_exc()}
+        os.write(result_fd, codec.frame(codec.encode(report))[:65536])
+
+
+def _isolate(job_fd: int, result_fd: int, out_fd: int, workdir: str,
+             limits: dict[str, float]) -> None:
+    # Own session and process group, so the zygote can kill the job and all it spawned.
+    os.setsid()
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    keep = sorted({0, 1, 2, job_fd, result_fd})
+    for low, high in zip(keep, [*keep[1:], 65536], strict=True):
+        os.closerange(low + 1, high)
+    os.chdir(workdir)
+    os.umask(0o077)
+    _set_limits(limits)
+    if _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    for name in ("stdout", "stderr"):
+        raw = io.FileIO(1 if name == "stdout" else 2, "w", closefd=False)
+        stream = io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace",
+                                  line_buffering=True)
+        setattr(sys, name, stream)
+
+
+def _set_limits(limits: dict[str, float]) -> None:
+    cpu = max(1, math.ceil(limits["cpu_seconds"]))
+    pairs = {
+        resource.RLIMIT_CORE: (0, 0),
+        resource.RLIMIT_FSIZE: (int(limits["file_bytes"]),) * 2,
+        resource.RLIMIT_NOFILE: (int(limits["open_files"]),) * 2,
+        resource.RLIMIT_NPROC: (int(limits["processes"]),) * 2,
+        # SIGXCPU at the soft limit; SIGKILL a second later if the code ignores it.
+        resource.RLIMIT_CPU: (cpu, cpu + 1),
+        resource.RLIMIT_AS: (int(limits["memory_bytes"]),) * 2,
+    }
+    for which, pair in pairs.items():
+        resource.setrlimit(which, pair)
+
+
+def _read_all(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    chunks = []
+    while size > 0:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
+class _Sender:
+    """Writes length-prefixed frames to the result pipe within the job's byte budget."""
+
+    def __init__(self, fd: int, budget: int) -> None:
+        self.fd = fd
+        self.budget = budget
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.send_blob(codec.encode(message, max_bytes=self.budget))
+
+    def send_blob(self, blob: bytes) -> None:
+        view = memoryview(codec.frame(blob))
+        self.budget -= len(view)
+        while view:
+            view = view[os.write(self.fd, view):]
+
+
+def _run_job(payload: bytes, result_fd: int, limits: dict[str, float]) -> None:
+    frames = codec.split_frames(payload)
+    header = codec.decode(frames[0])
+    sender = _Sender(result_fd, int(limits["result_bytes"]))
+    function = _load(header["source"], header["function"], header["params"], sender)
+    if function is not None:
+        for index, blob in enumerate(frames[1:]):
+            _run_case(function, index, blob, sender, limits)
+    sender.send({"kind": "done"})
+
+
+def _load(source: str, name: str, params: list[str], sender: _Sender) -> Callable[..., Any] | None:
+    try:
+        code = compile(source, FILENAME, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        sender.send({"kind": "syntax_error", "line": exc.lineno, "message": _syntax_message(exc)})
+        return None
+    except (ValueError, MemoryError, RecursionError) as exc:
+        sender.send({"kind": "syntax_error", "line": None, "message": f"cannot compile: {exc}"})
+        return None
+    # Register the source so tracebacks can quote the learner's own lines.
+    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
+    namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": dict(vars(builtins))}
+    try:
+        exec(code, namespace)  # noqa: S102 - running the learner's code is the point
+    except BaseException as exc:  # noqa: BLE001 - learner code may raise anything
+        sender.send({"kind": "load_error", "error": learner_traceback(exc)})
+        return None
+    function = namespace.get(name)
+    if not callable(function):
+        sender.send({"kind": "missing_function",
+                     "message": f"the submission defines no function named {name!r}"})
+        return None
+    problem = signature_problem(function, name, params)
+    if problem:
+        sender.send({"kind": "bad_signature", "message": problem})
+        return None
+    return cast(Callable[..., Any], function)
+
+
+def _syntax_message(exc: SyntaxError) -> str:
+    where = f"line {exc.lineno}" if exc.lineno else "unknown line"
+    text = (exc.text or "").rstrip("\n")
+    pointer = ""
+    if text and exc.offset and 0 < exc.offset <= len(text) + 1:
+        pointer = "\n    " + text + "\n    " + " " * (exc.offset - 1) + "^"
+    return f"{type(exc).__name__} at {where}: {exc.msg}{pointer}"
+
+
+def signature_problem(function: Callable[..., Any], name: str, params: list[str]) -> str | None:
+    """Why `function` cannot be called as name(*params) by keyword, or None if it can."""
+    try:
+        found = list(inspect.signature(function).parameters.values())
+    except (TypeError, ValueError):
+        return f"cannot read the parameters of {name!r}"
+    expected = f"{name}({', '.join(params)})"
+    shown = f"{name}({', '.join(str(p) for p in found)})"
+    head, rest = found[: len(params)], found[len(params):]
+    if [p.name for p in head] != params or any(p.kind not in _KEYWORD_KINDS for p in head):
+        return f"expected the signature {expected}, found {shown}"
+    variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    if any(p.default is inspect.Parameter.empty and p.kind not in variadic for p in rest):
+        return f"expected the signature {expected}, found {shown} (extra parameters need defaults)"
+    return None
+
+
+def learner_traceback(exc: BaseException) -> str:
+    """A traceback listing only the learner's own frames, capped in length."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == FILENAME]
+    lines = ["Traceback (most recent call last):\n"]
+    if len(frames) > MAX_TRACEBACK_FRAMES:
+        lines.append(f"  ... {len(frames) - MAX_TRACEBACK_FRAMES} earlier frames omitted\n")
+    lines += traceback.format_list(frames[-MAX_TRACEBACK_FRAMES:])
+    try:
+        lines += traceback.format_exception_only(type(exc), exc)
+    except BaseException:  # noqa: BLE001 - a learner's __str__ may itself raise
+        lines.append(f"{type(exc).__name__}: <message could not be shown>\n")
+    text = "".join(lines)
+    return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 15] + "\n... (cut)\n"
+
+
+def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
+              sender: _Sender, limits: dict[str, float]) -> None:
+    # Each case decodes its own fresh arrays, so mutating inputs cannot leak across cases.
+    kwargs = codec.decode(blob)
+    started = time.perf_counter()
+    status, value, error = "ok", None, None
+    try:
+        value = check_value(function(**kwargs))
+    except BadResult as exc:
+        status, error = "bad_result", str(exc)
+    except MemoryError:
+        status = "memory_limit"
+        mib = int(limits["memory_bytes"]) >> 20
+        error = f"MemoryError: the function needed more than {mib} MiB"
+    except BaseException as exc:  # noqa: BLE001 - learner code may raise anything
+        status, error = "exception", learner_traceback(exc)
+    report = {"kind": "case", "index": index, "status": status, "value": value, "error": error,
+              "duration_ms": (time.perf_counter() - started) * 1000.0}
+    try:
+        blob_out = codec.encode(report, max_bytes=sender.budget)
+    except (codec.CodecError, MemoryError) as exc:
+        report.update(status="bad_result", value=None, error=f"the result is too large: {exc}")
+        blob_out = codec.encode(report)
+    sender.send_blob(blob_out)
+
+
+def check_value(value: Any, depth: int = 0) -> Any:
+    """Return `value` in a form the codec carries, or raise BadResult saying what is wrong."""
+    if depth > MAX_VALUE_DEPTH:
+        raise BadResult(f"the result is nested more than {MAX_VALUE_DEPTH} levels deep")
+    kind = type(value)
+    if kind is bool or kind is float:
+        return value
+    if kind is int:
+        if not codec.INT64_MIN <= value <= codec.INT64_MAX:
+            raise BadResult("an integer in the result does not fit in 64 bits")
+        return value
+    if kind is np.ndarray:
+        return _check_array(value)
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        # Explicit conversions: .item() keeps np.longdouble as it is.
+        code = value.dtype.kind
+        plain = bool(value) if code == "b" else float(value) if code == "f" else int(value)
+        return check_value(plain, depth + 1)
+    if isinstance(value, np.ndarray):
+        raise BadResult(f"returned a {kind.__name__} (an ndarray subclass); return np.ndarray")
+    if kind is list or kind is tuple:
+        items = [check_value(item, depth + 1) for item in value]
+        return items if kind is list else tuple(items)
+    if kind is dict:
+        if not all(type(key) is str for key in value):
+            raise BadResult("dict keys in the result must be strings")
+        return {key: check_value(item, depth + 1) for key, item in value.items()}
+    if value is None:
+        raise BadResult("the function returned None (is a `return` missing?)")
+    raise BadResult(f"returned a {kind.__name__}; expected a numpy array, a number, "
+                    "or a list, tuple or dict of those")
+
+
+def _check_array(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    kind = array.dtype.kind
+    if kind == "O":
+        raise BadResult("object arrays are not allowed; return numbers")
+    if codec.wire_dtype(array.dtype) is not None:
+        return array
+    if kind == "f":
+        return array.astype(np.float64)
+    if kind in "iu":
+        if array.size and (array.max() > codec.INT64_MAX):
+            raise BadResult("an integer in the result does not fit in 64 bits")
+        return array.astype(np.int64)
+    raise BadResult(f"arrays of dtype {array.dtype} are not allowed; use float64")

@@ -1,0 +1,88 @@
+"""The seccomp filter bwrap installs on the zygote and, by inheritance, on every job.
+
+The filter allows by default (numpy and CPython use a wide, version-dependent set of
+syscalls) and refuses with EPERM the calls that widen the attack surface or break the
+isolation: namespaces and mounts, tracing other processes, kernel keyrings, BPF, io_uring,
+module loading, SysV/POSIX IPC (whose objects would outlive a job inside the slot's IPC
+namespace and leak into the next learner's job), sockets, and terminal injection.
+"""
+
+from __future__ import annotations
+
+import errno
+import tempfile
+import termios
+from typing import Any
+
+from .results import SandboxUnavailable
+
+DENIED_SYSCALLS = (
+    # Namespaces, mounts and root changes: the sandbox's whole shape must stay fixed.
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns",
+    "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    # Reading or writing other processes (same uid inside the slot).
+    "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
+    # Kernel attack surface nobody here needs.
+    "keyctl", "add_key", "request_key", "bpf", "perf_event_open", "userfaultfd",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+    "swapon", "swapoff", "reboot", "acct", "syslog", "quotactl", "personality",
+    "name_to_handle_at", "open_by_handle_at", "fanotify_init", "lookup_dcookie",
+    "uselib", "vhangup", "modify_ldt", "settimeofday", "clock_settime", "clock_adjtime",
+    "adjtimex",
+    # Anonymous memory files would sidestep the tmpfs size cap.
+    "memfd_create",
+    # Network: numpy needs none, and the net namespace is empty anyway.
+    "socket",
+    # IPC objects survive the job in the slot's namespace.
+    "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+    "semget", "semop", "semtimedop", "semctl",
+    "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+)
+# clone() can create namespaces too; these are its flag bits for that.
+CLONE_NAMESPACE_FLAGS = (
+    0x00020000,  # CLONE_NEWNS
+    0x02000000,  # CLONE_NEWCGROUP
+    0x04000000,  # CLONE_NEWUTS
+    0x08000000,  # CLONE_NEWIPC
+    0x10000000,  # CLONE_NEWUSER
+    0x20000000,  # CLONE_NEWPID
+    0x40000000,  # CLONE_NEWNET
+)
+TIOCLINUX = 0x541C
+DENIED_IOCTLS = (termios.TIOCSTI, TIOCLINUX)
+
+
+def _load_binding() -> Any:
+    try:
+        import pyseccomp  # type: ignore[import-untyped]
+    except (ImportError, OSError) as exc:
+        raise SandboxUnavailable(
+            "the seccomp binding is missing: pip install pyseccomp==0.1.2 "
+            f"(and apt-get install libseccomp2) ({exc})"
+        ) from None
+    return pyseccomp
+
+
+def build_filter() -> bytes:
+    """Compile the filter to raw BPF bytes for `bwrap --seccomp FD`."""
+    sc = _load_binding()
+    flt = sc.SyscallFilter(defaction=sc.ALLOW)
+    deny = sc.ERRNO(errno.EPERM)
+    for name in DENIED_SYSCALLS:
+        flt.add_rule(deny, name)
+    for flag in CLONE_NAMESPACE_FLAGS:
+        flt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    # clone3 passes its flags in memory, where BPF cannot look; ENOSYS makes libc fall
+    # back to clone(), whose flags are checked above.
+    flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    for request in DENIED_IOCTLS:
+        # Compare only the low 32 bits: the kernel ignores the upper half of the request.
+        flt.add_rule(deny, "ioctl", sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, request))
+    with tempfile.TemporaryFile() as sink:
+        flt.export_bpf(sink)
+        sink.seek(0)
+        program = sink.read()
+    if not program or len(program) % 8:
+        raise SandboxUnavailable("libseccomp produced an empty or malformed BPF program")
+    return program
