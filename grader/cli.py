@@ -17,6 +17,7 @@ from grader.services.exercises import sync_directory
 
 users = AppGroup("users", help="Manage accounts.")
 exercises = AppGroup("exercises", help="Manage the exercise catalogue.")
+submissions_group = AppGroup("submissions", help="Code submissions.")
 
 
 @users.command("create")
@@ -70,7 +71,17 @@ def sync() -> None:
         raise SystemExit(1)
 
 
+@submissions_group.command("reap")
+def reap() -> None:
+    """Send again code submissions left pending; fail those past the grading deadline."""
+    from grader.services.submissions import reap as reap_pending
+
+    report = reap_pending(current_app._get_current_object())  # type: ignore[attr-defined]
+    click.echo(f"requeued {len(report.requeued)}, failed {len(report.failed)}")
+
+
 def register_commands(app: Flask) -> None:
     """Attach the command groups to the app."""
     app.cli.add_command(users)
     app.cli.add_command(exercises)
+    app.cli.add_command(submissions_group)

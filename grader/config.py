@@ -5,6 +5,8 @@ GRADER_SECRET_KEY        session signing key (default: generated once, kept in i
 GRADER_RATELIMIT_STORAGE Flask-Limiter storage URI (default: memory://, per process;
                          redis://host:6379/1 at scale)
 GRADER_RATELIMIT_ENABLED  "false" switches rate limits off (benchmarks only; default on)
+GRADER_BROKER_URL        Redis URL for Celery code grading, e.g. redis://localhost:6379/0
+                         (default: none, grading runs on a local pool in each web process)
 GRADER_EXERCISES_DIR     exercise files to sync (default: exercises/ beside the package)
 GRADER_MAX_UPLOAD_BYTES  largest request body accepted (default: 1 MiB)
 """
@@ -31,6 +33,12 @@ def _secret_key(instance: Path, env: Mapping[str, str]) -> str:
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_hex(32))
     return path.read_text().strip()
+
+
+def broker_url(env: Mapping[str, str] | None = None) -> str | None:
+    """The Celery broker, when grading is queued."""
+    env = os.environ if env is None else env
+    return env.get("GRADER_BROKER_URL") or None
 
 
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:

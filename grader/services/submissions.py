@@ -10,8 +10,10 @@ graded, so a second delivery of the same job changes nothing.
 from __future__ import annotations
 
 import secrets
-from concurrent.futures import Future, ThreadPoolExecutor, TimeoutError as FutureTimeout
-from dataclasses import dataclass
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Callable
 
 import sqlalchemy as sa
@@ -19,13 +21,16 @@ from flask import Flask
 
 from grader.code_grading import Runner, grade_code, read_source
 from grader.codecheck.results import CodeResult
+from grader import tasks
 from grader.extensions import db
 from grader.models import Exercise, Submission, utcnow
+from grader.sandbox import default_pool
 from grader.services import progress
 from grader.services.attempts import UnknownExercise, attempts_left, progress_of
 from grader.services.exercises import code_spec_of, current_version, source_hash, version
 
 WAIT_SECONDS = 3.0
+TOO_LATE = "Not graded: the grading service did not answer in time. This try was not counted."
 MAX_UPLOAD_READ = 64 * 1024 + 1  # one byte more than allowed, to tell "too large" apart
 _executor: ThreadPoolExecutor | None = None
 
@@ -125,13 +130,52 @@ def grade_in_background(app: Flask, submission_id: int, runner_factory: Callable
     return _pool().submit(job)
 
 
-def wait(future: Future, seconds: float = WAIT_SECONDS) -> bool:
-    """Wait up to `seconds` for grading; True when it finished."""
-    try:
-        future.result(timeout=seconds)
-    except FutureTimeout:
-        return False
-    return True
+def dispatch(app: Flask, submission_id: int) -> None:
+    """Start grading: on the Celery queue when a broker is configured, else on the local pool."""
+    if tasks.queued():
+        tasks.enqueue(submission_id)  # if Redis is down it stays pending; the reaper sends it later
+    else:
+        grade_in_background(app, submission_id, default_pool)
+
+
+def wait_until_graded(submission_id: int, seconds: float = WAIT_SECONDS) -> Submission | None:
+    """Poll the submission for up to `seconds` (whoever grades it); returns it as it then stands."""
+    deadline = time.monotonic() + seconds
+    while True:
+        db.session.rollback()  # see other transactions' commits
+        row = db.session.get(Submission, submission_id)
+        if row is None or row.status != "pending" or time.monotonic() >= deadline:
+            return row
+        time.sleep(0.05)
+
+
+@dataclass
+class Reaped:
+    """What one pass of the reaper did."""
+
+    requeued: list[int] = field(default_factory=list)
+    failed: list[int] = field(default_factory=list)
+
+
+def reap(app: Flask, now: datetime | None = None) -> Reaped:
+    """Send again submissions pending past REAP_AFTER; fail those past the DEADLINE with a reason."""
+    now = now or utcnow()
+    report = Reaped()
+    stale = db.session.scalars(sa.select(Submission.id).where(
+        Submission.status == "pending", Submission.created_at < now - tasks.REAP_AFTER)).all()  # fmt: skip
+    for submission_id in stale:
+        row = db.session.get(Submission, submission_id)
+        if row is None or row.status != "pending":
+            continue
+        if row.created_at < now - tasks.DEADLINE:
+            record(submission_id, CodeResult("invalid", 0.0, message=TOO_LATE), 0.0)
+            report.failed.append(submission_id)
+            continue
+        row.attempts_claimed += 1
+        db.session.commit()
+        dispatch(app, submission_id)
+        report.requeued.append(submission_id)
+    return report
 
 
 def left_for(user_id: int, exercise_id: str, max_attempts: int | None) -> int | None:

@@ -11,7 +11,6 @@ from flask.typing import ResponseReturnValue
 from grader.code_grading import SourceRejected
 from grader.extensions import db, limiter
 from grader.models import Submission
-from grader.sandbox import default_pool
 from grader.services import submissions
 from grader.services.attempts import UnknownExercise
 from grader.web.api import NO_EXERCISE, bearer, bp, caller
@@ -77,9 +76,8 @@ def submit_code(exercise_id: str) -> ResponseReturnValue:
     except SourceRejected as error:
         abort(422, str(error))
     if made.submission.status == "pending":
-        app = current_app._get_current_object()  # type: ignore[attr-defined]
-        submissions.wait(submissions.grade_in_background(app, made.submission.id, default_pool))
-        db.session.refresh(made.submission)
+        submissions.dispatch(current_app._get_current_object(), made.submission.id)  # type: ignore[attr-defined]
+        submissions.wait_until_graded(made.submission.id)
     return jsonify(asdict(_out(made.submission))), 201 if made.new else 200
 
 

@@ -9,7 +9,6 @@ from werkzeug.wrappers import Response
 from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.codecheck.tasks import get_task
-from grader.sandbox import default_pool
 from grader.services import exercises, submissions
 from grader.services.attempts import progress_of
 from grader.web.forms import AnswerForm
@@ -59,7 +58,7 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
     except submissions.AttemptsUsed:
         return page(exercise_id, "You have used all your attempts for this exercise.", 409)
     if made.submission.status == "pending":
-        app = current_app._get_current_object()  # type: ignore[attr-defined]
-        submissions.wait(submissions.grade_in_background(app, made.submission.id, default_pool))
+        submissions.dispatch(current_app._get_current_object(), made.submission.id)  # type: ignore[attr-defined]
+        submissions.wait_until_graded(made.submission.id)
     target = url_for("learn.exercise", exercise_id=exercise_id, submission=made.submission.id)
     return redirect(target + "#feedback", code=303)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
+from sqlalchemy.exc import DBAPIError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 MESSAGES = {
@@ -56,6 +57,22 @@ def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
     return error_response(400, CSRF_MESSAGE)
 
 
+DATABASE_DOWN = "The database is briefly unavailable. Nothing was saved; try again in a moment."
+READ_ONLY = "The service cannot save right now (its storage is read-only or full). Nothing was saved."
+
+
+def _database(error: DBAPIError):  # type: ignore[no-untyped-def]
+    from flask import current_app
+
+    from grader.extensions import db
+
+    db.session.rollback()  # nothing half-written: the whole transaction goes
+    current_app.logger.error("database error: %s", error.orig)
+    text = str(error.orig).lower()
+    full = "readonly" in text or "read-only" in text or "disk" in text or "full" in text
+    return error_response(503, READ_ONLY if full else DATABASE_DOWN)
+
+
 def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
     from flask import current_app
 
@@ -66,6 +83,7 @@ def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
 def register(app: Flask) -> None:
     """Install the handlers."""
     app.register_error_handler(CSRFError, _csrf)
+    app.register_error_handler(DBAPIError, _database)
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(InternalServerError, _unexpected)
     app.register_error_handler(Exception, _unexpected)

@@ -137,3 +137,29 @@ def test_tests_run_on_the_configured_database(app: Flask) -> None:
     with app.app_context():
         expected = "postgresql" if os.environ.get("GRADER_TEST_DATABASE_URL") else "sqlite"
         assert db.engine.dialect.name == expected
+
+
+def test_a_read_only_database_gives_a_clear_503_and_saves_nothing(app: Flask, tmp_path: Path) -> None:
+    from grader.models import Attempt
+    from tests.web.conftest import csrf_from, login, make_user
+
+    url = app.config["SQLALCHEMY_DATABASE_URI"]
+    if not url.startswith("sqlite:///"):
+        return  # the embedded default's failure; a stopped PostgreSQL is covered by the fault tests
+    make_user(app, "ro@example.com")
+    writer = app.test_client()
+    login(writer, "ro@example.com")
+    page = writer.get("/exercises/block-gelu").get_data(as_text=True)  # makes the learner's variant
+    read_only = create_app({"INSTANCE_PATH": str(tmp_path / "ro"), "TESTING": True, "RATELIMIT_ENABLED": False,
+                            "SECRET_KEY": app.config["SECRET_KEY"],
+                            "SQLALCHEMY_DATABASE_URI": f"sqlite:///file:{url.removeprefix('sqlite:///')}?mode=ro&uri=true"})  # fmt: skip
+    client = read_only.test_client()
+    client.set_cookie("session", writer.get_cookie("session").value)  # the same signed-in session
+    response = client.post("/exercises/block-gelu", data={"csrf_token": csrf_from(page), "part-neg": "0.100",
+                                                          "part-pos": "0.900"})  # fmt: skip
+    assert response.status_code == 503
+    assert "read-only or full" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Attempt)) == 0
+    with read_only.app_context():
+        db.engine.dispose()

@@ -1,0 +1,72 @@
+"""The job queue for code grading: Celery on Redis when GRADER_BROKER_URL is set.
+
+Start workers with `celery -A grader.tasks worker --concurrency 2`. Each worker process grades in
+its own warm sandbox pool. Delivery is at least once (acks_late + reject_on_worker_lost: a job
+whose worker dies is delivered again); recording a result is idempotent (only a pending
+submission becomes graded), so a second delivery changes nothing. `reap` re-enqueues submissions
+left pending (for example while Redis was down) and fails those past the deadline.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from typing import Any
+
+from celery import Celery
+
+from grader.config import broker_url
+
+# Redis redelivers an unacknowledged job after this long when a whole worker dies; grading takes
+# seconds, so a few minutes is safe against double work and bounds the delay.
+VISIBILITY_TIMEOUT = int(os.environ.get("GRADER_VISIBILITY_TIMEOUT", 60))
+
+celery = Celery("grader", broker=broker_url() or "memory://", set_as_current=False)
+celery.conf.update(
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_ignore_result=True,
+    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+    broker_connection_retry_on_startup=True,
+    task_default_queue="grading",
+)
+_app: Any = None
+
+
+def flask_app() -> Any:
+    """One Flask app per worker process, for the database session."""
+    global _app
+    if _app is None:
+        from grader import create_app
+
+        _app = create_app()
+    return _app
+
+
+@celery.task(name="grader.grade_submission", acks_late=True, reject_on_worker_lost=True)
+def grade_submission(submission_id: int) -> None:
+    """Grade one submission in this worker's warm sandbox pool."""
+    from grader.sandbox import default_pool
+    from grader.services.submissions import grade_pending
+
+    with flask_app().app_context():
+        grade_pending(submission_id, default_pool())
+
+
+def enqueue(submission_id: int) -> bool:
+    """Send a grading job; False when the broker cannot be reached (the reaper sends it later)."""
+    try:
+        grade_submission.apply_async((submission_id,), retry=False)
+    except Exception:  # noqa: BLE001 - any broker failure means "not queued yet", never a 500
+        return False
+    return True
+
+
+def queued() -> bool:
+    """True when code grading goes through the queue rather than the in-process pool."""
+    return broker_url() is not None
+
+
+REAP_AFTER = timedelta(seconds=int(os.environ.get("GRADER_REAP_AFTER_SECONDS", 120)))
+DEADLINE = timedelta(seconds=int(os.environ.get("GRADER_GRADING_DEADLINE_SECONDS", 1800)))
