@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 from pydantic import ValidationError
@@ -100,15 +100,16 @@ def read_sources(root: Path) -> tuple[list[tuple[str, str]], list[SpecError]]:
     return sources, errors
 
 
-def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:
-    """Load and validate every exercise under `root`; ids must be unique."""
-    sources, errors = read_sources(root)
-    specs: list[ExerciseSpec] = []
+Reader = Callable[[str, str], tuple[Any, list[SpecError]]]
+
+
+def collect(sources: list[tuple[str, str]], read: Reader) -> tuple[list[Any], list[SpecError]]:
+    """Validate each (file name, text) with `read`; ids must be unique across the files."""
+    specs: list[Any] = []
+    errors: list[SpecError] = []
     seen: dict[str, str] = {}
     for name, text in sources:
-        if is_code_source(text):
-            continue
-        spec, problems = spec_from_text(text, name)
+        spec, problems = read(text, name)
         errors.extend(problems)
         if spec is None:
             continue
@@ -118,3 +119,10 @@ def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:
         seen[spec.id] = name
         specs.append(spec)
     return specs, errors
+
+
+def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:
+    """Load and validate every numeric exercise under `root` (code exercises are codecheck's)."""
+    sources, errors = read_sources(root)
+    specs, problems = collect([(n, t) for n, t in sources if not is_code_source(t)], spec_from_text)
+    return specs, errors + problems

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from grader.catalog.loader import SpecError, parse_yaml, read_sources
+from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources
 from grader.catalog.spec import SLUG, Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
@@ -146,23 +146,4 @@ def load_code_specs(root: Path) -> tuple[list[CodeExerciseSpec], list[SpecError]
     """Load every `kind: code` file under `root` (a directory or one file), with its errors."""
     # Other files, and those that cannot be read or parsed, are the numeric loader's to report.
     sources, _ = read_sources(root)
-    specs: list[CodeExerciseSpec] = []
-    errors: list[SpecError] = []
-    seen: dict[str, str] = {}
-    for name, text in sources:
-        try:
-            data = parse_yaml(text)
-        except yaml.YAMLError:
-            continue
-        if not is_code_exercise(data):
-            continue
-        spec, problems = code_spec_from_data(data, name)
-        errors.extend(problems)
-        if spec is None:
-            continue
-        if spec.id in seen:
-            errors.append(SpecError(name, "id", f"{spec.id!r} is already used by {seen[spec.id]}"))
-            continue
-        seen[spec.id] = name
-        specs.append(spec)
-    return specs, errors
+    return collect([(n, t) for n, t in sources if is_code_source(t)], code_spec_from_text)
