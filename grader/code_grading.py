@@ -30,7 +30,10 @@ class SourceRejected(ValueError):
 
 def read_source(raw: bytes | str) -> str:
     """Check an upload: UTF-8, at most 64 KB, no NUL bytes; returns the text."""
-    data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    try:
+        data = raw.encode("utf-8") if isinstance(raw, str) else raw
+    except UnicodeEncodeError:
+        raise SourceRejected("The code contains characters that are not valid Unicode text.") from None
     if len(data) > MAX_SOURCE_BYTES:
         raise SourceRejected(f"The code is larger than {MAX_SOURCE_BYTES // 1024} KB.")
     try:

@@ -50,6 +50,9 @@ def _frames(outcome: JobOutcome, limits: Limits) -> list[dict[str, Any]]:
     return frames
 
 
+MAX_CASE_MS = 60_000.0
+
+
 def _case(frame: dict[str, Any], expected_index: int) -> CaseRun:
     status, duration = frame.get("status"), frame.get("duration_ms")
     if frame.get("index") != expected_index or status not in CASE_STATUSES:
@@ -58,7 +61,9 @@ def _case(frame: dict[str, Any], expected_index: int) -> CaseRun:
         raise BadFrame("bad case duration")
     value = frame.get("value") if status == "ok" else None
     error = _text(frame.get("error"), allow_none=True)
-    return CaseRun(cast(CaseStatus, status), value, error, float(duration))
+    # The learner can replace time.perf_counter inside the sandbox: never trust the figure beyond
+    # the wall-clock budget, or a sum of durations could overflow to infinity.
+    return CaseRun(cast(CaseStatus, status), value, error, min(float(duration), MAX_CASE_MS))
 
 
 def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str]:

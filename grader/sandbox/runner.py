@@ -219,10 +219,10 @@ def learner_traceback(exc: BaseException) -> str:
 def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
               sender: _Sender, limits: dict[str, float]) -> None:
     # Each case decodes its own fresh arrays, so mutating inputs cannot leak across cases.
-    kwargs = codec.decode(blob)
     started = time.perf_counter()
     status, value, error = "ok", None, None
     try:
+        kwargs = codec.decode(blob)  # inside the try: memory held by an earlier case can fail it
         value = check_value(function(**kwargs))
     except BadResult as exc:
         status, error = "bad_result", str(exc)

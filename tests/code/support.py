@@ -33,6 +33,7 @@ class FakeRun:
     status: str = "completed"
     cases: list[FakeCaseRun] = field(default_factory=list)
     message: str = ""
+    duration_ms: float = 42.0  # the host's own measure of the whole run
 
 
 def run_of(values: Sequence[Any]) -> FakeRun:

@@ -144,7 +144,7 @@ def test_case_statuses_exception_timeout_memory_and_bad_result() -> None:
     runs[shown + 3] = FakeCaseRun(status="bad_result", error="cannot pickle generator")
     cases = grade_run(spec, prepared, FakeRun(cases=runs)).cases
     assert cases[shown].status == "error" and "(3,8)" in cases[shown].message
-    assert (cases[hidden].status, cases[hidden].message) == ("error", "Raised ValueError.")
+    assert (cases[hidden].status, cases[hidden].message) == ("error", "Raised an exception.")
     assert cases[shown + 1].status == "timeout"
     assert cases[shown + 2].status == "error"
     assert cases[shown + 3].status == "failed" and "(cannot pickle generator)" in cases[shown + 3].message
@@ -184,12 +184,12 @@ def test_dict_outputs_missing_keys_non_numbers_and_wrong_counts() -> None:
     assert _message(spec, prepared, hidden, partial) == HIDDEN_MESSAGES["keys"]
 
 
-def test_to_json_has_exactly_the_documented_keys_and_sums_durations() -> None:
+def test_to_json_has_exactly_the_documented_keys_and_the_hosts_duration() -> None:
     spec, prepared = prepared_for("gelu")
     data = grade_values(spec, prepared, prepared.expected).to_json()
     assert set(data) == {"status", "score", "cases", "message", "misconception", "duration_ms"}
     assert set(data["cases"][0]) == {"name", "status", "message"}
-    assert data["duration_ms"] == pytest.approx(1.5 * len(prepared.cases))
+    assert data["duration_ms"] == 42.0  # the host's figure, not the sandbox's per-case clocks
 
 
 def test_sandbox_cases_are_copies_of_the_kwargs_only() -> None:
