@@ -76,7 +76,7 @@ def serve(app: str, port: int, env: dict[str, str], cwd: Path, access_log: Path)
 def load(port: int, seconds: int, connections: int, tokens: str) -> dict[str, float]:
     """Run wrk with the attempts script; returns the RESULT line's figures."""
     out = subprocess.run(
-        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", str(ROOT / "benchmarks" / "attempts.lua"),
+        ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s", "--latency", "-s", str(ROOT / "benchmarks" / "attempts.lua"),
          f"http://127.0.0.1:{port}"],
         env={**os.environ, "GRADER_TOKENS": tokens}, capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
