@@ -17,8 +17,9 @@ from celery import Celery
 
 from grader.config import broker_url
 
-# Redis redelivers an unacknowledged job after this long when a whole worker dies; grading takes
-# seconds, so a few minutes is safe against double work and bounds the delay.
+# A job left unacknowledged by a worker that died is put back after this many seconds, but only
+# when a worker starts or on kombu's own slow scan (about every 100 s); the reaper re-sends
+# pending submissions sooner. Grading takes seconds, so 60 s never re-runs a live job.
 VISIBILITY_TIMEOUT = int(os.environ.get("GRADER_VISIBILITY_TIMEOUT", 60))
 
 celery = Celery("grader", broker=broker_url() or "memory://", set_as_current=False)
@@ -27,7 +28,9 @@ celery.conf.update(
     task_reject_on_worker_lost=True,
     worker_prefetch_multiplier=1,
     task_ignore_result=True,
-    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+    # max_retries 0: with Redis down, publishing fails at once instead of holding a web worker for
+    # seconds; the submission is stored and the reaper sends it later.
+    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT, "max_retries": 0},
     broker_connection_retry_on_startup=True,
     task_default_queue="grading",
 )
@@ -65,7 +68,7 @@ def enqueue(submission_id: int) -> bool:
 
 def queued() -> bool:
     """True when code grading goes through the queue rather than the in-process pool."""
-    return broker_url() is not None
+    return celery.conf.broker_url not in (None, "", "memory://")
 
 
 REAP_AFTER = timedelta(seconds=int(os.environ.get("GRADER_REAP_AFTER_SECONDS", 120)))

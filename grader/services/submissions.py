@@ -130,12 +130,15 @@ def grade_in_background(app: Flask, submission_id: int, runner_factory: Callable
     return _pool().submit(job)
 
 
-def dispatch(app: Flask, submission_id: int) -> None:
-    """Start grading: on the Celery queue when a broker is configured, else on the local pool."""
+def dispatch(app: Flask, submission_id: int) -> bool:
+    """Start grading on the Celery queue when a broker is set, else on the local pool.
+
+    False when the job could not be sent (Redis down): it stays pending and the reaper sends it.
+    """
     if tasks.queued():
-        tasks.enqueue(submission_id)  # if Redis is down it stays pending; the reaper sends it later
-    else:
-        grade_in_background(app, submission_id, default_pool)
+        return tasks.enqueue(submission_id)
+    grade_in_background(app, submission_id, default_pool)
+    return True
 
 
 def wait_until_graded(submission_id: int, seconds: float = WAIT_SECONDS) -> Submission | None:

@@ -76,8 +76,8 @@ def submit_code(exercise_id: str) -> ResponseReturnValue:
     except SourceRejected as error:
         abort(422, str(error))
     if made.submission.status == "pending":
-        submissions.dispatch(current_app._get_current_object(), made.submission.id)  # type: ignore[attr-defined]
-        submissions.wait_until_graded(made.submission.id)
+        if submissions.dispatch(current_app._get_current_object(), made.submission.id):  # type: ignore[attr-defined]
+            submissions.wait_until_graded(made.submission.id)
     return jsonify(asdict(_out(made.submission))), 201 if made.new else 200
 
 

@@ -58,7 +58,7 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
     except submissions.AttemptsUsed:
         return page(exercise_id, "You have used all your attempts for this exercise.", 409)
     if made.submission.status == "pending":
-        submissions.dispatch(current_app._get_current_object(), made.submission.id)  # type: ignore[attr-defined]
-        submissions.wait_until_graded(made.submission.id)
+        if submissions.dispatch(current_app._get_current_object(), made.submission.id):  # type: ignore[attr-defined]
+            submissions.wait_until_graded(made.submission.id)
     target = url_for("learn.exercise", exercise_id=exercise_id, submission=made.submission.id)
     return redirect(target + "#feedback", code=303)

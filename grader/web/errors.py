@@ -69,7 +69,9 @@ def _database(error: DBAPIError):  # type: ignore[no-untyped-def]
     db.session.rollback()  # nothing half-written: the whole transaction goes
     current_app.logger.error("database error: %s", error.orig)
     text = str(error.orig).lower()
-    full = "readonly" in text or "read-only" in text or "disk" in text or "full" in text
+    # PostgreSQL: 25006 read-only transaction, 53100 disk full; SQLite says so in its message.
+    code = getattr(error.orig, "sqlstate", None)
+    full = code in ("25006", "53100") or any(w in text for w in ("readonly", "read-only", "disk is full"))
     return error_response(503, READ_ONLY if full else DATABASE_DOWN)
 
 

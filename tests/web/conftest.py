@@ -38,7 +38,8 @@ def empty_database(tmp_path: Path) -> Iterator[str]:
         yield f"sqlite:///{tmp_path / 'fresh.db'}"
         return
     name = f"grader_{uuid.uuid4().hex[:12]}"
-    admin = sa.create_engine(SERVER_DATABASE, isolation_level="AUTOCOMMIT")
+    # No pool: a kept connection would not survive a server restart and would block DROP DATABASE.
+    admin = sa.create_engine(SERVER_DATABASE, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
     with admin.connect() as connection:
         connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
     try:
