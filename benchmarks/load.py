@@ -31,26 +31,23 @@ databases: --admin-url, or $GRADER_TEST_DATABASE_URL, or grader:grader@127.0.0.1
 from __future__ import annotations
 
 import argparse
-import http.client
-import http.cookies
 import json
 import os
 import random
-import re
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.parse
-import uuid
-from collections import Counter, defaultdict
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
+
+# Run as a script, so benchmarks/ is on sys.path.
+from load_report import access_log, cpu_busy, cpu_by_process, cpu_used, percentile
+from load_stack import PASSWORD, Processes, create_database, flask, free_port, listening, log_in, query, request, wait_until
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -73,13 +70,13 @@ def layer_norm(x, gamma, beta, eps=1e-5):
 """
 WRONG = GOOD.replace("np.sqrt(var + eps)", "np.sqrt(var)")
 SECRET = "L" * 64
-PASSWORD = "load test password"
 LEARNERS_SCRIPT = """
 import json, sys
 from grader import create_app
 from grader.extensions import db
 from grader.models import User
 from grader.services import accounts
+
 count = int(sys.argv[1])
 app = create_app()
 with app.app_context():
@@ -101,149 +98,6 @@ with app.app_context():
     print(json.dumps(made))
 """
 
-
-# ---------------------------------------------------------------- processes
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-        return True
-    except OSError:
-        return False
-
-
-class Processes:
-    """Every process this script starts, each in its own group; all killed at the end."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.started: list[subprocess.Popen[bytes]] = []
-
-    def start(self, name: str, argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> subprocess.Popen[bytes]:
-        log = open(self.directory / f"{name}.log", "ab")  # noqa: SIM115 - the child keeps it
-        process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                   start_new_session=True)  # fmt: skip
-        log.close()
-        self.started.append(process)
-        return process
-
-    def stop(self, process: subprocess.Popen[bytes], grace: float = 10.0) -> None:
-        """SIGTERM the group, then SIGKILL whatever is left of it (pool children included)."""
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=grace)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        process.wait(timeout=10)
-
-    def stop_all(self) -> None:
-        for process in reversed(self.started):
-            self.stop(process)
-
-
-def wait_until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"timed out waiting for {what}")
-        time.sleep(0.1)
-
-
-# ---------------------------------------------------------------- database
-
-
-def create_database(admin_url: str) -> tuple[str, Callable[[], None]]:
-    """A new database on the admin URL's server; returns its URL and a function that drops it."""
-    import sqlalchemy as sa
-
-    name = f"grader_load_{uuid.uuid4().hex[:10]}"
-
-    def admin(sql: str) -> None:
-        engine = sa.create_engine(admin_url, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-        with engine.connect() as connection:
-            connection.execute(sa.text(sql))
-        engine.dispose()
-
-    admin(f'CREATE DATABASE "{name}"')
-    url = sa.make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    return url, lambda: admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def query(url: str, sql: str) -> list[tuple[Any, ...]]:
-    import sqlalchemy as sa
-
-    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
-    try:
-        with engine.connect() as connection:
-            return [tuple(row) for row in connection.execute(sa.text(sql))]
-    finally:
-        engine.dispose()
-
-
-def flask(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([PYTHON, "-m", "flask", "--app", "wsgi", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True)  # fmt: skip
-    if done.returncode != 0:
-        raise SystemExit(f"flask {' '.join(args)} failed:\n{done.stdout}{done.stderr}")
-    return done.stdout
-
-
-# ---------------------------------------------------------------- HTTP
-
-
-@dataclass
-class Reply:
-    status: int | None  # None: no response (connection refused, reset, timed out)
-    body: bytes
-    headers: dict[str, str]
-
-
-def request(port: int, method: str, path: str, headers: dict[str, str] | None = None,
-            body: bytes | None = None, timeout: float = 120.0) -> Reply:  # fmt: skip
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        data = response.read()
-        return Reply(response.status, data, {k.lower(): v for k, v in response.getheaders()})
-    except (OSError, http.client.HTTPException) as error:
-        return Reply(None, str(error).encode(), {})
-    finally:
-        connection.close()
-
-
-def session_cookie(reply: Reply) -> str | None:
-    cookie = http.cookies.SimpleCookie()
-    cookie.load(reply.headers.get("set-cookie", ""))
-    return cookie["session"].value if "session" in cookie else None
-
-
-def log_in(port: int, email: str) -> str:
-    """Sign in through the login form; returns the session cookie."""
-    page = request(port, "GET", "/login")
-    match = re.search(rb'name="csrf_token" (?:type="hidden" )?value="([^"]+)"', page.body)
-    cookie = session_cookie(page)
-    if page.status != 200 or not match or not cookie:
-        raise SystemExit(f"login page: {page.status}")
-    form = urllib.parse.urlencode({"email": email, "password": PASSWORD, "csrf_token": match.group(1).decode()})
-    done = request(port, "POST", "/login", {"Content-Type": "application/x-www-form-urlencoded",
-                                            "Cookie": f"session={cookie}"}, form.encode())  # fmt: skip
-    signed_in = session_cookie(done)
-    if done.status != 302 or not signed_in:
-        raise SystemExit(f"login failed for {email}: {done.status}")
-    return signed_in
 
 
 # ---------------------------------------------------------------- the learners
@@ -348,98 +202,6 @@ def run_learners(learners: list[Learner], port: int, seconds: float, think: floa
     for thread in threads:
         thread.join(timeout=180)
     return started
-
-
-def percentile(values: list[float], p: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered) + 0.5) - 1))]
-
-
-def cpu_busy() -> tuple[int, int]:
-    """(busy, total) jiffies of the whole machine so far."""
-    with open("/proc/stat") as handle:
-        fields = [int(x) for x in handle.readline().split()[1:]]
-    idle = fields[3] + fields[4]
-    return sum(fields) - idle, sum(fields)
-
-
-def component(pid: int, command: str, uid: int) -> str:
-    if pid == os.getpid():
-        return "client"
-    for name in ("gunicorn", "celery", "redis-server"):
-        if name in command:
-            return name.removesuffix("-server")
-    if "bwrap" in command or uid >= 61000:  # grader.sandbox's slot uids start at 61000
-        return "sandbox"
-    if command.startswith("postgres"):
-        return "postgres"
-    return "other"
-
-
-def cpu_by_process() -> dict[int, tuple[str, float]]:
-    """CPU seconds of every process, with the part of the stack it belongs to."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    found: dict[int, tuple[str, float]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                command = handle.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{entry}/status") as handle:
-                uid = int(next(line for line in handle if line.startswith("Uid:")).split()[1])
-        except (OSError, StopIteration, ValueError):
-            continue
-        part = component(int(entry), command, uid)
-        # Own time; a zygote's reaped children (each sandboxed job is a fork) count for the sandbox.
-        used = fields[11:15] if part == "sandbox" else fields[11:13]
-        found[int(entry)] = (part, sum(int(x) for x in used) / ticks)
-    return found
-
-
-def cpu_used(before: dict[int, tuple[str, float]], after: dict[int, tuple[str, float]]) -> Counter[str]:
-    used: Counter[str] = Counter()
-    for pid, (part, seconds) in after.items():
-        old = before.get(pid)
-        used[part] += seconds - (old[1] if old and old[0] == part else 0.0)
-    return used
-
-
-# ---------------------------------------------------------------- access log
-
-
-LINE = re.compile(r'"(\w+) (\S+) HTTP/[\d.]+" (\d{3}) \S+ (\d+)ms')
-
-
-def kind_of(method: str, path: str) -> str | None:
-    if path.startswith("/api/v1/submissions/"):
-        return "poll"
-    if path.endswith("/submissions") and method == "POST":
-        return "code"
-    if path.endswith("/attempts") and method == "POST":
-        return "attempt"
-    if path.startswith("/api/v1/exercises/"):
-        return "api"
-    if path.startswith("/exercises/"):
-        return "page"
-    return None
-
-
-def access_log(path: Path, skip: int = 0) -> tuple[dict[str, Counter[int]], dict[str, list[float]]]:
-    """201s and durations per kind, from gunicorn's access log (after its first `skip` lines, for the durations)."""
-    statuses: dict[str, Counter[int]] = defaultdict(Counter)
-    durations: dict[str, list[float]] = defaultdict(list)
-    for number, line in enumerate(path.read_text(errors="replace").splitlines()):
-        match = LINE.search(line)
-        if match and (kind := kind_of(match.group(1), match.group(2).split("?")[0])):
-            statuses[kind][int(match.group(3))] += 1
-            if number >= skip:
-                durations[kind].append(float(match.group(4)))
-    return statuses, durations
 
 
 # ---------------------------------------------------------------- main
