@@ -7,6 +7,7 @@ import re
 import secrets
 
 import sqlalchemy as sa
+from sqlalchemy.orm import joinedload
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -103,5 +104,6 @@ def token_row(token: str) -> ApiToken | None:
     if not token.startswith(TOKEN_PREFIX) or len(token) > 100:
         return None
     return db.session.scalar(
-        sa.select(ApiToken).where(ApiToken.token_hash == _digest(token), ApiToken.revoked_at.is_(None))
+        sa.select(ApiToken).options(joinedload(ApiToken.user))  # the caller needs the user too
+        .where(ApiToken.token_hash == _digest(token), ApiToken.revoked_at.is_(None))
     )

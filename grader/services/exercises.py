@@ -8,6 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import sqlalchemy as sa
+from sqlalchemy.orm import contains_eager
 
 from grader.catalog.loader import SpecError, is_code_source, read_sources, spec_from_text
 from grader.catalog.spec import ExerciseSpec
@@ -89,7 +90,8 @@ def current_version(exercise_id: str) -> ExerciseVersion | None:
     """The current version of an exercise, or None if there is no such exercise."""
     return db.session.scalar(
         sa.select(ExerciseVersion)
-        .join(Exercise, Exercise.id == ExerciseVersion.exercise_id)
+        .join(ExerciseVersion.exercise)
+        .options(contains_eager(ExerciseVersion.exercise))  # callers read .exercise: no second query
         .where(Exercise.id == exercise_id, ExerciseVersion.version == Exercise.current_version)
     )
 

@@ -66,14 +66,17 @@ def graded(user_id: int) -> list[Progress]:
 def lock(user_id: int, exercise_id: str) -> Progress:
     """Create if needed and write-lock the learner's progress row; read what decides an attempt after this.
 
-    The first statement is a write, so SQLite takes its write lock before any read of this
+    One upsert that always writes, so SQLite takes its write lock before any read of this
     transaction and PostgreSQL locks the row: concurrent attempts by one learner queue here.
     """
     insert = postgresql.insert if db.session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    db.session.execute(insert(Progress).values(user_id=user_id, exercise_id=exercise_id).on_conflict_do_nothing())
-    where = (Progress.user_id == user_id) & (Progress.exercise_id == exercise_id)
-    db.session.execute(sa.update(Progress).where(where).values(last_attempt_at=utcnow()))
-    return db.session.scalars(sa.select(Progress).where(where).execution_options(populate_existing=True)).one()
+    now = utcnow()
+    upsert = (
+        insert(Progress).values(user_id=user_id, exercise_id=exercise_id, last_attempt_at=now)
+        .on_conflict_do_update(index_elements=[Progress.user_id, Progress.exercise_id], set_={"last_attempt_at": now})
+        .returning(Progress)
+    )  # fmt: skip
+    return db.session.scalars(upsert, execution_options={"populate_existing": True}).one()
 
 
 def credit(row: Progress, raw_score: float, penalty: float) -> tuple[int, float]:
