@@ -24,12 +24,13 @@ from grader.codecheck.results import CodeResult
 from grader import tasks
 from grader.extensions import db
 from grader.models import Exercise, Submission, utcnow
-from grader.sandbox import default_pool
+from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import progress
 from grader.services.attempts import UnknownExercise, attempts_left, progress_of
 from grader.services.exercises import code_spec_of, current_version, source_hash, version
 
 WAIT_SECONDS = 3.0
+NO_SANDBOX = "Not graded: code grading is not available on this server. This try was not counted."
 TOO_LATE = "Not graded: the grading service did not answer in time. This try was not counted."
 MAX_UPLOAD_READ = 64 * 1024 + 1  # one byte more than allowed, to tell "too large" apart
 _executor: ThreadPoolExecutor | None = None
@@ -125,7 +126,12 @@ def grade_in_background(app: Flask, submission_id: int, runner_factory: Callable
 
     def job() -> None:
         with app.app_context():
-            grade_pending(submission_id, runner_factory())
+            try:
+                grade_pending(submission_id, runner_factory())
+            except SandboxUnavailable as error:  # an operator problem: say so, count nothing
+                app.logger.error("code grading is unavailable: %s", error)
+                db.session.rollback()
+                record(submission_id, CodeResult("invalid", 0.0, message=NO_SANDBOX), 0.0)
 
     return _pool().submit(job)
 

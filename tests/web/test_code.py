@@ -111,3 +111,18 @@ def test_api_refuses_code_at_the_attempts_endpoint(client: FlaskClient, token: s
     response = client.post("/api/v1/exercises/code-layer-norm/attempts", json={"answers": {}},
                            headers={"Authorization": f"Bearer {token}"})  # fmt: skip
     assert response.status_code == 409
+
+
+def test_without_a_sandbox_the_submission_fails_clearly_and_does_not_count(
+        app: Flask, learner: FlaskClient, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    from grader.sandbox import SandboxUnavailable
+    from grader.services import submissions
+
+    def unavailable() -> None:
+        raise SandboxUnavailable("bwrap is not installed")
+
+    monkeypatch.setattr(submissions, "default_pool", unavailable)
+    page = learner.get(send(learner, GOOD).headers["Location"]).get_data(as_text=True)
+    assert "code grading is not available on this server" in page
+    [row] = rows(app)
+    assert (row.status, row.score, row.number) == ("failed", None, None)
