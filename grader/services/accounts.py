@@ -63,6 +63,18 @@ def authenticate(email: str, password: str) -> User | None:
     return user
 
 
+def change_password(user: User, current: str, new: str) -> None:
+    """Set a new password after checking the current one; raises AccountError with the reason."""
+    try:
+        _hasher.verify(user.password_hash, current)
+    except (VerificationError, InvalidHashError):
+        raise AccountError("Your current password is not right.") from None
+    if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
+        raise AccountError(f"Use a password of at least {MIN_PASSWORD} characters.")
+    user.password_hash = _hasher.hash(new)
+    db.session.commit()
+
+
 def user_by_email(email: str) -> User | None:
     """The user with this email."""
     return db.session.scalar(sa.select(User).where(User.email == normalise_email(email)))

@@ -9,7 +9,7 @@ from werkzeug.wrappers import Response
 from grader.extensions import csrf, limiter
 from grader.services import accounts
 from grader.web.errors import CSRF_MESSAGE, error_response
-from grader.web.forms import IdForm, LoginForm, RegisterForm, TokenForm
+from grader.web.forms import IdForm, LoginForm, PasswordForm, RegisterForm, TokenForm
 
 bp = Blueprint("auth", __name__)
 
@@ -93,7 +93,27 @@ def profile() -> str | Response:
         new_token = accounts.create_token(current_user, form.name.data or "api")
     tokens = accounts.active_tokens(current_user)
     return render_template("auth/profile.html", form=form, new_token=new_token, tokens=tokens,
-                           revoke=IdForm())  # fmt: skip
+                           revoke=IdForm(), password=PasswordForm(prefix="pw"))  # fmt: skip
+
+
+@bp.post("/profile/password")
+@login_required
+@limiter.limit("10 per hour", deduct_when=_failed)
+def change_password() -> str | Response | tuple[str, int]:
+    """Change your own password (the current one is asked for)."""
+    form = PasswordForm(prefix="pw")
+    if form.validate_on_submit():
+        try:
+            accounts.change_password(current_user, form.current.data or "", form.new.data or "")
+        except accounts.AccountError as error:
+            form.current.errors = [str(error)]
+        else:
+            flash("Your password was changed.")
+            return redirect(url_for("auth.profile"))
+    tokens = accounts.active_tokens(current_user)
+    html = render_template("auth/profile.html", form=TokenForm(), new_token=None, tokens=tokens,
+                           revoke=IdForm(), password=form)  # fmt: skip
+    return html, 422
 
 
 @bp.post("/profile/tokens/<int:token_id>/revoke")

@@ -54,3 +54,14 @@ class ImportForm(FlaskForm):
     """Upload one exercise file."""
 
     upload = FileField("Exercise file (.yaml)")
+
+
+class PasswordForm(FlaskForm):
+    """Change one's own password."""
+
+    current = PasswordField("Current password", validators=[DataRequired(), Length(max=MAX_PASSWORD)])
+    new = PasswordField("New password", validators=[
+        DataRequired(),
+        Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=f"Use a password of at least {MIN_PASSWORD} characters."),
+    ])  # fmt: skip
+    confirm = PasswordField("Repeat the new password", validators=[EqualTo("new", "The passwords differ.")])

@@ -120,3 +120,16 @@ def test_successful_logins_do_not_use_up_the_limit(tmp_path: Path) -> None:
     make_user(app, "ada@example.com")
     for _ in range(12):
         login(client, "ada@example.com")
+
+
+def test_a_learner_changes_their_password(app: Flask, learner: FlaskClient) -> None:
+    token = csrf_from(learner.get("/profile").get_data(as_text=True))
+    wrong = learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": "nope",
+                                                    "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
+    assert wrong.status_code == 422 and "current password is not right" in wrong.get_data(as_text=True)
+    done = learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": PASSWORD,
+                                                   "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
+    assert done.status_code == 302
+    with app.app_context():
+        assert accounts.authenticate("ada@example.com", "a brand new password") is not None
+        assert accounts.authenticate("ada@example.com", PASSWORD) is None
