@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask, jsonify, render_template, request
 from flask_wtf.csrf import CSRFError
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 MESSAGES = {
@@ -61,16 +61,20 @@ DATABASE_DOWN = "The database is briefly unavailable. Nothing was saved; try aga
 READ_ONLY = "The service cannot save right now (its storage is read-only or full). Nothing was saved."
 
 
-def _database(error: DBAPIError):  # type: ignore[no-untyped-def]
+def _database(error: SQLAlchemyError):  # type: ignore[no-untyped-def]
     from flask import current_app
 
     from grader.extensions import db
 
-    db.session.rollback()  # nothing half-written: the whole transaction goes
-    current_app.logger.error("database error: %s", error.orig)
-    text = str(error.orig).lower()
+    try:
+        db.session.rollback()  # nothing half-written: the whole transaction goes
+    except SQLAlchemyError:  # the connection may be gone too; the pool replaces it
+        pass
+    orig = getattr(error, "orig", None)
+    current_app.logger.error("database error: %s", orig or error, exc_info=not isinstance(error, DBAPIError))
+    text = str(orig or "").lower()
     # PostgreSQL: 25006 read-only transaction, 53100 disk full; SQLite says so in its message.
-    code = getattr(error.orig, "sqlstate", None)
+    code = getattr(orig, "sqlstate", None)
     full = code in ("25006", "53100") or any(w in text for w in ("readonly", "read-only", "disk is full"))
     return error_response(503, READ_ONLY if full else DATABASE_DOWN)
 
@@ -85,7 +89,9 @@ def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
 def register(app: Flask) -> None:
     """Install the handlers."""
     app.register_error_handler(CSRFError, _csrf)
-    app.register_error_handler(DBAPIError, _database)
+    # Any SQLAlchemy error reaching here (a dropped connection, a pool timeout, a session left
+    # needing rollback by one) means the database is in trouble: a clear 503, never a 500.
+    app.register_error_handler(SQLAlchemyError, _database)
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(InternalServerError, _unexpected)
     app.register_error_handler(Exception, _unexpected)
