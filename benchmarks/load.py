@@ -193,14 +193,19 @@ def run_learners(learners: list[Learner], port: int, seconds: float, think: floa
             if think > 0:
                 stop.wait(rng.expovariate(1.0 / think))
 
-    threads = [threading.Thread(target=learner_loop, args=(i,), daemon=True) for i in range(len(learners))]
+    return run_threads([lambda i=i: learner_loop(i) for i in range(len(learners))], stop, seconds, 180)
+
+
+def run_threads(targets: list[Callable[[], None]], stop: threading.Event, seconds: float, join: float) -> float:
+    """Start one thread per target, let them run for `seconds`, stop and join; returns the start time."""
+    threads = [threading.Thread(target=target, daemon=True) for target in targets]
     started = time.monotonic()
     for thread in threads:
         thread.start()
     stop.wait(seconds)
     stop.set()
     for thread in threads:
-        thread.join(timeout=180)
+        thread.join(timeout=join)
     return started
 
 
@@ -238,14 +243,7 @@ def calibrate(processes: Processes, env: dict[str, str], count: int, seconds: fl
                 with lock:
                     done[status] += 1
 
-        threads = [threading.Thread(target=loop, daemon=True) for _ in range(count)]
-        started = time.monotonic()
-        for thread in threads:
-            thread.start()
-        stop.wait(seconds)
-        stop.set()
-        for thread in threads:
-            thread.join(timeout=60)
+        started = run_threads([loop] * count, stop, seconds, 60)
         return sum(done.values()) / (time.monotonic() - started)
     finally:
         processes.stop(server)
