@@ -47,7 +47,7 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
     database_url = env.get("GRADER_DATABASE_URL") or f"sqlite:///{instance / 'grader.db'}"
     return {
         "SQLALCHEMY_DATABASE_URI": database_url,
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": True},
+        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": not database_url.startswith("sqlite")},
         "SECRET_KEY": _secret_key(instance, env),
         "RATELIMIT_STORAGE_URI": env.get("GRADER_RATELIMIT_STORAGE", "memory://"),
         "RATELIMIT_ENABLED": env.get("GRADER_RATELIMIT_ENABLED", "true").lower() != "false",

@@ -111,7 +111,10 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
     """A graded attempt: what was typed, what it parsed to, the per-part verdicts and the score."""
 
     __tablename__ = "attempts"
-    __table_args__ = (sa.Index("ix_attempts_user_exercise", "user_id", "exercise_id"),)
+    # The same answers to the same version count once; this index also serves lookups by learner and exercise.
+    __table_args__ = (
+        sa.UniqueConstraint("user_id", "exercise_id", "version", "answers_hash", name="uq_attempts_answers"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))

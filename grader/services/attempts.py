@@ -1,7 +1,7 @@
 """Submitting an attempt: grade against the learner's own variant, store it and its progress together.
 
 Order matters for concurrency. Grading reads only; then one transaction starts with the write that
-locks the learner's progress row (an UPDATE, so SQLite takes its write lock first and PostgreSQL
+locks the learner's progress row (an upsert, so SQLite takes its write lock first and PostgreSQL
 locks the row), and everything that decides the attempt's number, duplicates and the attempt limit
 is read under that lock. The attempt and its progress are committed together, before any response.
 """
@@ -15,15 +15,16 @@ from dataclasses import dataclass
 from typing import Literal, Mapping
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.variants import Variant
 from grader.extensions import db
-from grader.models import Attempt, ExerciseVersion, Progress, Variant as VariantRow
+from grader.models import Attempt, Exercise, ExerciseVersion, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
-from grader.services.exercises import current_version, spec_of, variant_of
+from grader.services.exercises import spec_of, variant_of
 
 Outcome = Literal["graded", "invalid", "repeat", "closed"]
 
@@ -36,39 +37,80 @@ class CodeExercise(LookupError):
     """The exercise takes code, not typed answers."""
 
 
+_EXERCISES, _VERSIONS, _VARIANTS, _ATTEMPTS = (m.__table__ for m in (Exercise, ExerciseVersion, VariantRow, Attempt))
+_USER, _EXERCISE = sa.bindparam("user_id"), sa.bindparam("exercise_id")
+# Built once: these run on every attempt, and building a statement costs more than running it.
+_CURRENT = (
+    sa.select(_EXERCISES.c.kind, _VERSIONS.c.version, _VERSIONS.c.source_hash, _VERSIONS.c.source,
+              _VARIANTS.c.seed)
+    .select_from(
+        _EXERCISES.join(_VERSIONS, (_VERSIONS.c.exercise_id == _EXERCISES.c.id)
+                        & (_VERSIONS.c.version == _EXERCISES.c.current_version))
+        .outerjoin(_VARIANTS, (_VARIANTS.c.exercise_id == _EXERCISES.c.id) & (_VARIANTS.c.user_id == _USER))
+    )
+    .where(_EXERCISES.c.id == _EXERCISE)
+)  # fmt: skip
+_SEED = sa.select(_VARIANTS.c.seed).where(_VARIANTS.c.user_id == _USER, _VARIANTS.c.exercise_id == _EXERCISE)
+_NEW_SEED = sa.insert(_VARIANTS)
+_ANSWERS_KEY = [_ATTEMPTS.c.user_id, _ATTEMPTS.c.exercise_id, _ATTEMPTS.c.version, _ATTEMPTS.c.answers_hash]
+_PREVIOUS = sa.select(_ATTEMPTS.c.id, _ATTEMPTS.c.score).where(
+    _ATTEMPTS.c.user_id == _USER, _ATTEMPTS.c.exercise_id == _EXERCISE,
+    _ATTEMPTS.c.version == sa.bindparam("version"), _ATTEMPTS.c.answers_hash == sa.bindparam("digest"),
+)  # fmt: skip
+_NEW_ATTEMPT = {  # no row back when the same answers to this version are stored already
+    name: dialect.insert(_ATTEMPTS).on_conflict_do_nothing(index_elements=_ANSWERS_KEY).returning(_ATTEMPTS.c.id)
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}
+
+
+@dataclass(frozen=True)
+class CurrentVersion:
+    """The current version of an exercise, as grading needs it."""
+
+    exercise_id: str
+    version: int
+    source_hash: str
+    source: str
+
+
+@dataclass(frozen=True)
+class StoredAttempt:
+    """A counted attempt as stored."""
+
+    id: int
+    score: float
+
+
 @dataclass(frozen=True)
 class Submitted:
     """What happened to a submitted answer."""
 
     outcome: Outcome
     result: ExerciseResult
-    attempt: Attempt | None
+    attempt: StoredAttempt | None
     attempts_left: int | None
 
 
-def seed_for(user_id: int, exercise_id: str) -> int:
-    """The learner's stable seed for an exercise, made on first use."""
-    row = db.session.scalar(sa.select(VariantRow).where(VariantRow.user_id == user_id, VariantRow.exercise_id == exercise_id))
-    if row is not None:
-        return row.seed
-    db.session.add(VariantRow(user_id=user_id, exercise_id=exercise_id, seed=secrets.randbelow(2**31 - 1) + 1))
+def _new_seed(user_id: int, exercise_id: str) -> int:
+    key = {"user_id": user_id, "exercise_id": exercise_id}
     try:
+        db.session.execute(_NEW_SEED, {**key, "seed": secrets.randbelow(2**31 - 1) + 1})
         db.session.commit()
     except IntegrityError:  # another request made it first
         db.session.rollback()
-    return db.session.scalar(
-        sa.select(VariantRow.seed).where(VariantRow.user_id == user_id, VariantRow.exercise_id == exercise_id)
-    )
+    return int(db.session.execute(_SEED, key).scalar_one())
 
 
-def learner_variant(user_id: int, exercise_id: str) -> tuple[ExerciseVersion, Variant]:
-    """The current version of an exercise and the learner's variant of it."""
-    stored = current_version(exercise_id)
-    if stored is None:
+def learner_variant(user_id: int, exercise_id: str) -> tuple[CurrentVersion, Variant]:
+    """The current version of an exercise and the learner's variant of it (a stable seed, made on first use)."""
+    row = db.session.execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
+    if row is None:
         raise UnknownExercise(exercise_id)
-    if stored.exercise.kind == "code":
+    kind, number, digest, source, seed = row
+    if kind == "code":
         raise CodeExercise(exercise_id)
-    return stored, variant_of(stored, seed_for(user_id, exercise_id))
+    current = CurrentVersion(exercise_id, number, digest, source)
+    return current, variant_of(current, seed if seed is not None else _new_seed(user_id, exercise_id))
 
 
 def answers_digest(answers: Mapping[str, str]) -> str:
@@ -82,48 +124,48 @@ def attempts_left(max_attempts: int | None, used: int) -> int | None:
     return None if max_attempts is None else max(0, max_attempts - used)
 
 
-def _previous(user_id: int, exercise_id: str, version: int, digest: str) -> Attempt | None:
-    return db.session.scalar(
-        sa.select(Attempt).where(Attempt.user_id == user_id, Attempt.exercise_id == exercise_id,
-                                 Attempt.version == version, Attempt.answers_hash == digest)
-    )  # fmt: skip
+def _previous(user_id: int, current: CurrentVersion, digest: str) -> StoredAttempt | None:
+    key = {"user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "digest": digest}
+    row = db.session.execute(_PREVIOUS, key).first()
+    return None if row is None else StoredAttempt(*row)
 
 
-def _record(user_id: int, stored: ExerciseVersion, variant: Variant, answers: Mapping[str, str],
+def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Mapping[str, str],
             result: ExerciseResult) -> Submitted:  # fmt: skip
-    spec = spec_of(stored)
-    mine = progress.lock(user_id, stored.exercise_id)
+    spec = spec_of(current)
+    mine = progress.lock(user_id, current.exercise_id)
     digest = answers_digest(answers)
-    previous = _previous(user_id, stored.exercise_id, stored.version, digest)
-    if previous is not None:
-        db.session.rollback()
-        return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
     if spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts:
         db.session.rollback()
-        return Submitted("closed", result, None, 0)
+        previous = _previous(user_id, current, digest)  # a repeat still shows its verdict
+        return Submitted("closed" if previous is None else "repeat", result, previous, 0)
     number, score = progress.credit(mine, result.score, spec.penalty)
-    attempt = Attempt(
-        user_id=user_id, exercise_id=stored.exercise_id, version=stored.version, seed=variant.seed,
-        number=number, answers=dict(answers), parsed={k: r.value for k, r in result.parts.items()},
-        results={k: r.to_json() for k, r in result.parts.items()}, raw_score=result.score, score=score,
-        answers_hash=digest,
-    )  # fmt: skip
-    db.session.add(attempt)
+    insert = _NEW_ATTEMPT[db.session.get_bind().dialect.name]
+    attempt_id = db.session.execute(insert, {
+        "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
+        "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
+        "results": {k: r.to_json() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
+        "answers_hash": digest, "created_at": utcnow(),
+    }).scalar()  # fmt: skip
+    if attempt_id is None:  # a repeat: undo the credit, point at the attempt that counted
+        db.session.rollback()
+        previous = _previous(user_id, current, digest)
+        return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
     db.session.commit()
-    return Submitted("graded", result, attempt, attempts_left(spec.max_attempts, number))
+    return Submitted("graded", result, StoredAttempt(attempt_id, score), attempts_left(spec.max_attempts, number))
 
 
 def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submitted:
     """Grade answers against the learner's variant; store counted attempts durably before returning."""
-    stored, variant = learner_variant(user_id, exercise_id)
+    current, variant = learner_variant(user_id, exercise_id)
     known = {p.spec.id for p in variant.parts}
     answers = {k: v for k, v in answers.items() if k in known and isinstance(v, str)}
     result = check_answers(variant, answers)
     if not result.counted:
         mine = progress_of(user_id, exercise_id)
-        left = attempts_left(spec_of(stored).max_attempts, mine.attempts_used if mine else 0)
+        left = attempts_left(spec_of(current).max_attempts, mine.attempts_used if mine else 0)
         return Submitted("invalid", result.format_errors_only(), None, left)
-    return _record(user_id, stored, variant, answers, result)
+    return _record(user_id, current, variant, answers, result)
 
 
 def progress_of(user_id: int, exercise_id: str) -> Progress | None:

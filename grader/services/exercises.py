@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.orm import contains_eager
@@ -68,12 +69,22 @@ def code_spec_of(version: ExerciseVersion) -> CodeExerciseSpec:
     return _code_spec_by_hash(version.source_hash, version.source)
 
 
-def spec_of(version: ExerciseVersion) -> ExerciseSpec:
+class Sourced(Protocol):
+    """A stored exercise version, or anything else that carries its source and the source's hash."""
+
+    @property
+    def source_hash(self) -> str: ...  # noqa: D102
+
+    @property
+    def source(self) -> str: ...  # noqa: D102
+
+
+def spec_of(version: Sourced) -> ExerciseSpec:
     """The validated spec of a stored version (cached by content)."""
     return _spec_by_hash(version.source_hash, version.source)
 
 
-def variant_of(version: ExerciseVersion, seed: int) -> Variant:
+def variant_of(version: Sourced, seed: int) -> Variant:
     """A variant of a stored version (cached by content and seed, so the reference runs once)."""
     return _variant_by_hash(version.source_hash, version.source, seed)
 

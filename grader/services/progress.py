@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -63,28 +64,52 @@ def graded(user_id: int) -> list[Progress]:
     ))  # fmt: skip
 
 
-def lock(user_id: int, exercise_id: str) -> Progress:
+@dataclass(frozen=True)
+class Standing:
+    """A learner's progress row as read under its write lock."""
+
+    user_id: int
+    exercise_id: str
+    attempts_used: int
+    best_score: float
+    solved_at: datetime | None
+
+
+_PROGRESS = Progress.__table__
+_KEY = {"user_id": sa.bindparam("user_id"), "exercise_id": sa.bindparam("exercise_id")}
+_NOW = sa.bindparam("now", type_=_PROGRESS.c.last_attempt_at.type)
+_LOCK_COLUMNS = (_PROGRESS.c.attempts_used, _PROGRESS.c.best_score, _PROGRESS.c.solved_at)
+_LOCK = {
+    name: dialect.insert(_PROGRESS).values(**_KEY, last_attempt_at=_NOW)
+    .on_conflict_do_update(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id],
+                           set_={"last_attempt_at": _NOW})
+    .returning(*_LOCK_COLUMNS)
+    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
+}  # fmt: skip
+_CREDIT = (
+    sa.update(_PROGRESS)
+    .where(_PROGRESS.c.user_id == sa.bindparam("uid"), _PROGRESS.c.exercise_id == sa.bindparam("eid"))
+    .values(attempts_used=sa.bindparam("used"), best_score=sa.bindparam("best"), solved_at=sa.bindparam("solved"))
+)  # fmt: skip
+
+
+def lock(user_id: int, exercise_id: str) -> Standing:
     """Create if needed and write-lock the learner's progress row; read what decides an attempt after this.
 
     One upsert that always writes, so SQLite takes its write lock before any read of this
     transaction and PostgreSQL locks the row: concurrent attempts by one learner queue here.
+    The statements are built once; this runs on every attempt.
     """
-    insert = postgresql.insert if db.session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    now = utcnow()
-    upsert = (
-        insert(Progress).values(user_id=user_id, exercise_id=exercise_id, last_attempt_at=now)
-        .on_conflict_do_update(index_elements=[Progress.user_id, Progress.exercise_id], set_={"last_attempt_at": now})
-        .returning(Progress)
-    )  # fmt: skip
-    return db.session.scalars(upsert, execution_options={"populate_existing": True}).one()
+    upsert = _LOCK[db.session.get_bind().dialect.name]
+    row = db.session.execute(upsert, {"user_id": user_id, "exercise_id": exercise_id, "now": utcnow()}).one()
+    return Standing(user_id, exercise_id, *row)
 
 
-def credit(row: Progress, raw_score: float, penalty: float) -> tuple[int, float]:
-    """Count one more attempt on a locked row; returns its number and its score after the penalty."""
-    number = row.attempts_used + 1
+def credit(mine: Standing, raw_score: float, penalty: float) -> tuple[int, float]:
+    """Count one more attempt on a locked row and write it; returns its number and its score after the penalty."""
+    number = mine.attempts_used + 1
     score = round(raw_score * max(0.0, 1.0 - penalty * (number - 1)), 6)
-    row.attempts_used = number
-    row.best_score = max(row.best_score, score)
-    if raw_score >= 1.0 and row.solved_at is None:
-        row.solved_at = utcnow()
+    solved = mine.solved_at if mine.solved_at is not None or raw_score < 1.0 else utcnow()
+    db.session.execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
+                                 "best": max(mine.best_score, score), "solved": solved})  # fmt: skip
     return number, score

@@ -15,7 +15,7 @@ from flask.typing import ResponseReturnValue
 from grader.answers.results import Status
 from grader.answers.syntax import syntax_hint
 from grader.extensions import db, limiter
-from grader.models import ApiToken, Exercise, User, utcnow
+from grader.models import ApiToken, Exercise, utcnow
 from grader.services import accounts, attempts, exercises, gradebook, progress
 from grader.services.attempts import Outcome
 from grader.web import openapi
@@ -118,13 +118,13 @@ def _bearer_token() -> str | None:
     return (token.strip() or None) if scheme.lower() == "bearer" else None
 
 
-def _touch(row: ApiToken) -> None:
+def _touch(owner: accounts.TokenOwner) -> None:
     # At most one write a minute per token; the WHERE keeps concurrent requests from writing twice.
     now = utcnow()
-    if row.last_used_at is not None and now - row.last_used_at < TOUCH_EVERY:
+    if owner.last_used_at is not None and now - owner.last_used_at < TOUCH_EVERY:
         return
     stale = ApiToken.last_used_at.is_(None) | (ApiToken.last_used_at <= now - TOUCH_EVERY)
-    db.session.execute(sa.update(ApiToken).where(ApiToken.id == row.id, stale).values(last_used_at=now))
+    db.session.execute(sa.update(ApiToken).where(ApiToken.id == owner.token_id, stale).values(last_used_at=now))
     db.session.commit()
 
 
@@ -143,25 +143,25 @@ def bearer(view: View) -> View:
         token = _bearer_token()
         if token is None:
             return _unauthorized("Send a token in the header 'Authorization: Bearer <token>'.", None)
-        row = accounts.token_row(token)
-        if row is None:
+        owner = accounts.token_owner(token)
+        if owner is None:
             return _unauthorized("This API token is not valid or has been revoked.", "invalid_token")
-        _touch(row)
-        g.api_user = row.user
+        _touch(owner)
+        g.api_user = owner
         return view(*args, **kwargs)
 
     return openapi.secured(guarded)
 
 
-def caller() -> User:
+def caller() -> accounts.TokenOwner:
     """The owner of the token that authenticated this request."""
-    user: User = g.api_user
-    return user
+    owner: accounts.TokenOwner = g.api_user
+    return owner
 
 
 def _token_user_key() -> str:
     # Runs inside `bearer`, so the caller is known: one budget per user, whatever the token or address.
-    return f"api-user:{caller().id}"
+    return f"api-user:{caller().user_id}"
 
 
 @bp.get("/exercises")
@@ -192,7 +192,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     if (found := db.session.get(Exercise, exercise_id)) is not None and found.kind == "code":
         return jsonify(asdict(_code_detail(found)))
     try:
-        stored, variant = attempts.learner_variant(caller().id, exercise_id)
+        stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
     except attempts.UnknownExercise:
         abort(404, NO_EXERCISE)
     spec = exercises.spec_of(stored)
@@ -218,7 +218,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     """Grade an attempt and store it when it counts."""
     answers = _answers_from_body()
     try:
-        submission = attempts.submit(caller().id, exercise_id, answers)
+        submission = attempts.submit(caller().user_id, exercise_id, answers)
     except attempts.UnknownExercise:
         abort(404, NO_EXERCISE)
     except attempts.CodeExercise:
@@ -234,7 +234,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
 def my_progress() -> ResponseReturnValue:
     """The caller's best score, graded attempts and solved flag per exercise."""
     items = [ProgressItem(p.exercise_id, p.best_score, p.attempts_used, p.solved_at is not None)
-             for p in progress.graded(caller().id)]  # fmt: skip
+             for p in progress.graded(caller().user_id)]  # fmt: skip
     return jsonify([asdict(item) for item in items])
 
 

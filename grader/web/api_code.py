@@ -50,7 +50,7 @@ def _source() -> bytes | str:
 
 
 def _user_key() -> str:
-    return f"api-user:{caller().id}"
+    return f"api-user:{caller().user_id}"
 
 
 @bp.post("/exercises/<exercise_id>/submissions")
@@ -66,7 +66,7 @@ def _user_key() -> str:
 def submit_code(exercise_id: str) -> ResponseReturnValue:
     """Store a code submission and grade it in the sandbox."""
     try:
-        made = submissions.create(caller().id, exercise_id, _source())
+        made = submissions.create(caller().user_id, exercise_id, _source())
     except UnknownExercise:
         abort(404, NO_EXERCISE)
     except submissions.NotCodeExercise:
@@ -90,6 +90,6 @@ def submit_code(exercise_id: str) -> ResponseReturnValue:
 def show_submission(submission_id: int) -> ResponseReturnValue:
     """A submission of the caller's (another learner's is a 404, not a 403: ids reveal nothing)."""
     row = db.session.get(Submission, submission_id)
-    if row is None or row.user_id != caller().id:
+    if row is None or row.user_id != caller().user_id:
         abort(404, "There is no submission of yours with that id.")
     return jsonify(asdict(_out(row)))
