@@ -15,7 +15,7 @@ import numpy as np
 from grader.answers import numbers, structures, syntax
 from grader.answers.numbers import AnswerFormatError, Number
 from grader.answers.results import Mutant, PartResult, Target
-from grader.answers.tolerance import Tolerance, bands, digits_request, too_coarse
+from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, finer_than_typed
 
 MAX_ANSWER_CHARS = 20_000
 
@@ -85,6 +85,38 @@ def _as_float_array(value: Any) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class _Accepts:
+    """A numeric target's bands under one tolerance: the same for every answer, so worked out once."""
+
+    exact: np.ndarray
+    bands: Bands
+    coarsest: np.ndarray  # the coarsest place value a learner may type, per entry
+    mutants: tuple[tuple[Mutant, np.ndarray, Bands], ...]  # each mistake's exact value and bands
+
+    @classmethod
+    def work_out(cls, target: Target, tolerance: Tolerance, integral: bool) -> _Accepts:
+        """Stack the routes and widen them by the tolerance, for the answer and for each mistake."""
+        routes = np.stack([_as_float_array(r) for r in target.routes])
+        mutants = []
+        for mutant in target.mutants:
+            theirs = np.stack([_as_float_array(r) for r in mutant.routes])
+            mutants.append((mutant, theirs[0], bands(theirs, tolerance, routes[0])))
+        coarsest = tolerance.coarsest_resolution(routes[0], integral)
+        return cls(routes[0], bands(routes, tolerance), coarsest, tuple(mutants))
+
+
+def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
+    """The mistake whose bands hold every entry, the closest one if several do."""
+    best, best_gap = None, np.inf
+    for mutant, exact, accepted in accepts.mutants:
+        if accepted.contains(values).all():
+            gap = float(np.max(np.abs(values - exact)))
+            if gap < best_gap:
+                best, best_gap = mutant, gap
+    return best
+
+
+@dataclass(frozen=True)
 class NumericKind:
     """Scalars, vectors, matrices, integers and fractions: compared entry by entry."""
 
@@ -99,36 +131,32 @@ class NumericKind:
 
     def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
         """Compare a parsed answer with the target's accepted bands."""
-        routes = np.stack([_as_float_array(r) for r in target.routes])
-        inside = bands(routes, tolerance).contains(parsed.values)
-        coarse = too_coarse(parsed.resolution, routes[0], tolerance, self.integral)
+        accepts = self._accepts(target, tolerance)
+        inside = accepts.bands.contains(parsed.values)
+        coarse = finer_than_typed(parsed.resolution, accepts.coarsest)
         if self.integral:
             coarse &= ~inside  # "41.94304M" is the exact count, however it was typed
         if coarse.any():
             where = _positions(coarse)
             place = f" ({_position_words(where)})" if where else ""
-            message = f"Too few digits{place}: {digits_request(routes[0], tolerance, self.integral)}."
+            message = f"Too few digits{place}: {digits_request(accepts.exact, tolerance, self.integral)}."
             return PartResult(status="invalid", score=0.0, message=message, value=parsed.json)
         ok = inside
         if ok.all():
             return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
-        mutant = self._matching_mutant(parsed.values, target, tolerance)
+        mutant = _matching_mutant(parsed.values, accepts)
         wrong = _positions(~ok)
         detail = f"{_position_words(wrong)} not" if wrong else "not"
         message = f"Incorrect: {detail} within {tolerance.describe()} of the expected value."
         score = float(ok.mean()) if partial else 0.0
         return _incorrect(message, mutant, wrong, score, parsed.json)
 
-    def _matching_mutant(self, values: np.ndarray, target: Target, tol: Tolerance) -> Mutant | None:
-        best, best_gap = None, np.inf
-        scale = _as_float_array(target.exact)
-        for mutant in target.mutants:
-            routes = np.stack([_as_float_array(r) for r in mutant.routes])
-            if bands(routes, tol, scale).contains(values).all():
-                gap = float(np.max(np.abs(values - routes[0])))
-                if gap < best_gap:
-                    best, best_gap = mutant, gap
-        return best
+    def _accepts(self, target: Target, tolerance: Tolerance) -> _Accepts:
+        key = ("accepts", tolerance, self.integral)
+        found = target.memo.get(key)
+        if found is None:
+            found = target.memo[key] = _Accepts.work_out(target, tolerance, self.integral)
+        return found
 
     def distinguishable(self, routes: tuple[Any, ...], other: tuple[Any, ...], tol: Tolerance,
                         scale: Any = None) -> bool:  # fmt: skip

@@ -102,6 +102,8 @@ _TEN_EXPONENT = re.compile(
 )
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 _MANTISSA = re.compile(r"[0-9.,' ]+")
+# The common case, "-1.234": read directly; anything else takes the general route below.
+_PLAIN_DECIMAL = re.compile(r"-?[0-9]{1,20}(?:\.([0-9]{1,20}))?")
 
 
 def _unreadable(q: str, why: str = "") -> AnswerFormatError:
@@ -211,6 +213,14 @@ def _build(negative: bool, digits: str, exponent: int, q: str, decimal_comma: bo
 
 def _read(text: str, integer: bool = False) -> _Reading:
     s = normalize(text).strip()
+    if plain := _PLAIN_DECIMAL.fullmatch(s):
+        places = len(plain.group(1) or "")
+        return _Reading(Number(float(s), float(f"1e-{places}")), Decimal(s), False)
+    return _read_any(s, text, integer)
+
+
+def _read_any(s: str, text: str, integer: bool) -> _Reading:
+    """Every accepted syntax: signs, separators, exponents, suffixes, percentages, fractions."""
     if not s:
         raise AnswerFormatError("enter a number")
     q = quote(text)

@@ -25,6 +25,8 @@ class Target:
 
     routes: tuple[Any, ...]
     mutants: tuple[Mutant, ...] = ()
+    # What grading derives from the target alone (bands per tolerance), kept so it is worked out once.
+    memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def exact(self) -> Any:

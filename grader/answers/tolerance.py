@@ -106,8 +106,12 @@ def bands(routes: np.ndarray, tolerance: Tolerance, scale: np.ndarray | None = N
 
 def too_coarse(resolution: np.ndarray, expected: np.ndarray, tolerance: Tolerance, integral: bool) -> np.ndarray:
     """Per entry: was it typed with fewer digits than the part needs?"""
-    allowed = tolerance.coarsest_resolution(expected, integral)
-    return np.asarray(resolution) > allowed * (1.0 + 1e-6)
+    return finer_than_typed(resolution, tolerance.coarsest_resolution(expected, integral))
+
+
+def finer_than_typed(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray:
+    """Per entry: is the typed place value coarser than the coarsest one allowed?"""
+    return np.asarray(resolution) > coarsest * (1.0 + 1e-6)
 
 
 def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> str:

@@ -151,3 +151,12 @@ def test_surrounding_whitespace_never_changes_a_number(
 ) -> None:
     text = render("scalar", value, "comma", decimals)
     assert parse_number(pad + text + pad) == parse_number(text)
+
+
+@SETTINGS
+@given(st.from_regex(r"-?[0-9]{1,20}(\.[0-9]{1,20})?", fullmatch=True), st.booleans())
+def test_plain_decimals_read_the_same_on_the_short_route_as_on_the_general_one(text: str, integer: bool) -> None:
+    """The direct reading of "-1.234" gives exactly what the general reader gives for it."""
+    from grader.answers.numbers import _read, _read_any
+
+    assert _read(text, integer) == _read_any(text, text, integer)
