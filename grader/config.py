@@ -18,6 +18,10 @@ import secrets
 from pathlib import Path
 from typing import Any, Mapping
 
+from sqlalchemy.engine import make_url
+
+from grader.sqlite_writers import QueuedWriterConnection
+
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_INSTANCE = PROJECT_ROOT / "instance"
 
@@ -41,13 +45,26 @@ def broker_url(env: Mapping[str, str] | None = None) -> str | None:
     return env.get("GRADER_BROKER_URL") or None
 
 
+def engine_options(database_url: str) -> dict[str, Any]:
+    """SQLAlchemy engine options for a database URL.
+
+    A SQLite file gets connections whose writers queue on a file lock (grader.sqlite_writers);
+    a server database gets a liveness check on checkout, so a restarted server costs no request.
+    """
+    url = make_url(database_url)
+    if url.get_backend_name() != "sqlite":
+        return {"pool_pre_ping": True}
+    if url.database in (None, "", ":memory:") or url.query.get("uri"):  # no file path to put a lock beside
+        return {}
+    return {"connect_args": {"factory": QueuedWriterConnection}}
+
+
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Flask configuration from the environment."""
     env = os.environ if env is None else env
     database_url = env.get("GRADER_DATABASE_URL") or f"sqlite:///{instance / 'grader.db'}"
     return {
         "SQLALCHEMY_DATABASE_URI": database_url,
-        "SQLALCHEMY_ENGINE_OPTIONS": {"pool_pre_ping": not database_url.startswith("sqlite")},
         "SECRET_KEY": _secret_key(instance, env),
         "RATELIMIT_STORAGE_URI": env.get("GRADER_RATELIMIT_STORAGE", "memory://"),
         "RATELIMIT_ENABLED": env.get("GRADER_RATELIMIT_ENABLED", "true").lower() != "false",

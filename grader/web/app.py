@@ -11,7 +11,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from grader import models
-from grader.config import DEFAULT_INSTANCE, settings
+from grader.config import DEFAULT_INSTANCE, engine_options, settings
 from grader.extensions import csrf, db, limiter, login_manager, migrate
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -52,6 +52,7 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     app = Flask("grader", instance_path=str(instance), root_path=str(Path(__file__).parent))
     app.config.update(settings(instance))
     app.config.update(config or {})
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"))
     limiter.init_app(app)  # before CSRF, so a request CSRF rejects still counts against the limit
