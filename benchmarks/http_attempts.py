@@ -2,9 +2,11 @@
 
 Starts gunicorn (gunicorn.conf.py) on loopback with a fresh SQLite database, makes learners with API
 tokens, and drives POST /api/v1/exercises/block-residual/attempts with wrk (32 connections, random
-well-formed answers so each one is graded and stored). Then the same load on benchmarks/bare_app.py.
-Prints throughput, p50, p99, the ratio, 5xx counts, and whether the attempts stored equal the
-201 responses.
+well-formed answers so each one is graded and stored). Then the same load on two baselines under
+the same settings: benchmarks/store_only_app.py (stores each attempt with raw sqlite3, grades
+nothing: the ceiling for storing attempts durably here) and benchmarks/bare_app.py (does nothing).
+Prints throughput, p50, p99, the ratios to bare Flask, 5xx counts, and whether the attempts stored
+equal the 201 responses.
 
     .venv/bin/python benchmarks/http_attempts.py [--seconds 30] [--connections 32]
 
@@ -103,10 +105,11 @@ def run(app: str, cwd: Path, env: dict[str, str], args: argparse.Namespace, toke
     return measured, created
 
 
-def stored_attempts(db_path: Path) -> int:
-    """Attempts in the database."""
+def stored_attempts(db_path: Path, graded: bool) -> int:
+    """Attempts in the database: the service's (version 1 and up) or the store-only baseline's (version 0)."""
     with sqlite3.connect(db_path) as connection:
-        return connection.execute("SELECT count(*) FROM attempts").fetchone()[0]
+        where = "version > 0" if graded else "version = 0"
+        return connection.execute(f"SELECT count(*) FROM attempts WHERE {where}").fetchone()[0]
 
 
 def main() -> int:
@@ -123,15 +126,22 @@ def main() -> int:
            "GRADER_RATELIMIT_ENABLED": "false"}  # fmt: skip
     tokens = prepare(env)
     grader, created = run("wsgi:app", ROOT, env, args, tokens)
-    stored = stored_attempts(db_path)
-    bare, _ = run("bare_app:app", ROOT / "benchmarks", env, args, tokens)
-    print(f"gunicorn: {subprocess.run([PYTHON, '-c', 'import multiprocessing as m; print(2 * m.cpu_count() + 1)'], capture_output=True, text=True).stdout.strip()} sync workers, {args.connections} connections, {args.seconds} s, SQLite")
-    for name, r in (("grader attempts", grader), ("bare Flask", bare)):
+    baseline_env = {**env, "PYTHONPATH": str(ROOT)}
+    store_only, store_created = run("store_only_app:app", ROOT / "benchmarks", baseline_env, args, tokens)
+    bare, _ = run("bare_app:app", ROOT / "benchmarks", baseline_env, args, tokens)
+    workers = subprocess.run([PYTHON, "-c", "import multiprocessing as m; print(2 * m.cpu_count() + 1)"],
+                             capture_output=True, text=True).stdout.strip()  # fmt: skip
+    print(f"gunicorn: {os.environ.get('GRADER_WORKERS', workers)} sync workers, {args.connections} connections, "
+          f"{args.seconds} s, SQLite")  # fmt: skip
+    for name, r in (("grader attempts", grader), ("store-only (raw)", store_only), ("bare Flask", bare)):
         print(f"{name:<16} {r['rps']:8.1f} req/s   p50 {r['p50_ms']:7.2f} ms   p99 {r['p99_ms']:7.2f} ms   "
               f"5xx {int(r['server_errors'])}   socket errors {int(r['errors'])}")  # fmt: skip
-    print(f"ratio grader / bare: {grader['rps'] / bare['rps']:.2f}")
-    verdict = "equal" if stored == created else "DIFFERENT"
-    print(f"attempts stored: {stored}; 201 responses sent (warm-up included): {created}: {verdict}")
+    print(f"ratio grader / bare: {grader['rps'] / bare['rps']:.2f}   "
+          f"(store-only / bare: {store_only['rps'] / bare['rps']:.2f})")  # fmt: skip
+    for name, stored, sent in (("grader", stored_attempts(db_path, True), created),
+                               ("store-only", stored_attempts(db_path, False), store_created)):  # fmt: skip
+        verdict = "equal" if stored == sent else "DIFFERENT"
+        print(f"{name} attempts stored: {stored}; 201 responses sent (warm-up included): {sent}: {verdict}")
     return 0
 
 
