@@ -86,7 +86,6 @@ def looks_like_thousands(whole: str, fraction: str) -> bool:
 class _Reading:
     number: Number
     exact: Decimal | Fraction
-    decimal_comma: bool
 
 
 _NON_FINITE = {"nan", "inf", "infinity", "∞"}
@@ -129,7 +128,7 @@ def _read_fraction(match: re.Match[str], negative: bool, q: str) -> _Reading:
         raise AnswerFormatError(f"{q} is too large to grade") from None
     if value == 0.0 and exact != 0:
         raise AnswerFormatError(f"{q} is too small to grade")
-    return _Reading(Number(value, 0.0), exact, False)
+    return _Reading(Number(value, 0.0), exact)
 
 
 def _exponent(text: str, q: str) -> int:
@@ -173,24 +172,22 @@ def _grouped(text: str, q: str) -> str:
     raise _unreadable(q, f"digits grouped with {name} need groups of exactly 3 digits")
 
 
-def _single_separator(
-    whole: str, frac: str, sep: str, q: str, integer_plain: bool
-) -> tuple[str, int, bool]:
+def _single_separator(whole: str, frac: str, sep: str, q: str, integer_plain: bool) -> tuple[str, int]:
     if sep == "," and looks_like_thousands(whole, frac) and integer_plain:
-        return whole + frac, 0, False
+        return whole + frac, 0
     if sep == "," and not (whole and frac):
         raise _unreadable(q, "a decimal comma needs digits on both sides")
-    return (whole or "0") + frac, len(frac), sep == ","
+    return (whole or "0") + frac, len(frac)
 
 
-def _read_mantissa(text: str, q: str, integer_plain: bool) -> tuple[str, int, bool]:
-    """Digits, count of decimal places, and whether a decimal comma was used."""
+def _read_mantissa(text: str, q: str, integer_plain: bool) -> tuple[str, int]:
+    """Digits and the count of decimal places."""
     text = re.sub(" +", " ", text)
     if not _MANTISSA.fullmatch(text) or not any(c.isdigit() for c in text):
         raise _unreadable(q)
     seps = [c for c in text if not c.isdigit()]
     if not seps:
-        return text, 0, False
+        return text, 0
     last = seps[-1]
     if last in ".," and seps.count(last) == 1:
         whole, frac = text.split(last)
@@ -198,24 +195,24 @@ def _read_mantissa(text: str, q: str, integer_plain: bool) -> tuple[str, int, bo
             return _single_separator(whole, frac, last, q, integer_plain)
         if not frac:
             raise _unreadable(q)
-        return _grouped(whole, q) + frac, len(frac), last == ","
-    return _grouped(text, q), 0, False
+        return _grouped(whole, q) + frac, len(frac)
+    return _grouped(text, q), 0
 
 
-def _build(negative: bool, digits: str, exponent: int, q: str, decimal_comma: bool) -> _Reading:
+def _build(negative: bool, digits: str, exponent: int, q: str) -> _Reading:
     exact = Decimal(f"{'-' if negative else ''}{digits}E{exponent}")
     value, resolution = float(exact), float(Decimal(f"1E{exponent}"))
     finite = math.isfinite(value) and math.isfinite(resolution)
     if not finite or resolution == 0.0 or (value == 0.0 and exact != 0):
         raise AnswerFormatError(f"{q} is too large or too small to grade")
-    return _Reading(Number(value, resolution), exact, decimal_comma)
+    return _Reading(Number(value, resolution), exact)
 
 
 def _read(text: str, integer: bool = False) -> _Reading:
     s = normalize(text).strip()
     if plain := _PLAIN_DECIMAL.fullmatch(s):
         places = len(plain.group(1) or "")
-        return _Reading(Number(float(s), float(f"1e-{places}")), Decimal(s), False)
+        return _Reading(Number(float(s), float(f"1e-{places}")), Decimal(s))
     return _read_any(s, text, integer)
 
 
@@ -232,14 +229,8 @@ def _read_any(s: str, text: str, integer: bool) -> _Reading:
     if fraction := _FRACTION.fullmatch(body):
         return _read_fraction(fraction, negative, q)
     mantissa, shift, plain = _strip_scale(body, q)
-    digits, places, used_comma = _read_mantissa(mantissa, q, integer and plain)
-    return _build(negative, digits, shift - places, q, used_comma)
-
-
-def read_number(text: str) -> tuple[Number, bool]:
-    """Parse a real number and say whether it used a decimal comma."""
-    reading = _read(text)
-    return reading.number, reading.decimal_comma
+    digits, places = _read_mantissa(mantissa, q, integer and plain)
+    return _build(negative, digits, shift - places, q)
 
 
 def parse_number(text: str) -> Number:

@@ -21,8 +21,8 @@ from grader.answers.numbers import (
     Number,
     normalize,
     parse_integer,
+    parse_number,
     quote,
-    read_number,
 )
 
 MAX_ANSWER_CHARS = 20_000
@@ -96,7 +96,7 @@ def _glue(text: str) -> str:
 def _possible(word: str) -> bool:
     """Whether the word reads as a number."""
     try:
-        read_number(word)
+        parse_number(word)
     except AnswerFormatError:
         return False
     return True
@@ -147,7 +147,7 @@ def _read_all(words: list[str], labels: list[str]) -> list[Number]:
         if not word:
             raise AnswerFormatError(f"{label} is empty")
         try:
-            numbers.append(read_number(word)[0])
+            numbers.append(parse_number(word))
         except AnswerFormatError as error:
             raise AnswerFormatError(f"{label}: {error.message}") from None
     return numbers

@@ -17,7 +17,6 @@ from grader.answers.numbers import (
     parse_fraction,
     parse_integer,
     parse_number,
-    read_number,
 )
 from grader.answers.structures import parse_index_set, parse_matrix, parse_shape, parse_vector
 from grader.answers.syntax import PARSERS, render, syntaxes
