@@ -2,9 +2,10 @@
 
 Starts gunicorn (gunicorn.conf.py) on loopback with a fresh SQLite database, makes learners with API
 tokens, and drives POST /api/v1/exercises/block-residual/attempts with wrk (32 connections, random
-well-formed answers so each one is graded and stored). Then the same load on two baselines under
-the same settings: benchmarks/store_only_app.py (stores each attempt with raw sqlite3, grades
-nothing: the ceiling for storing attempts durably here) and benchmarks/bare_app.py (does nothing).
+well-formed answers so each one is graded and stored). Then the same load on baselines under the
+same settings: benchmarks/bare_app.py (does nothing) and benchmarks/raw_app.py in its two modes,
+which do an attempt's work with raw sqlite3 and nothing else: storing only, then grading and
+storing. They split the cost of an attempt into storage, grading and the service's own layers.
 Prints throughput, p50, p99, the ratios to bare Flask, 5xx counts, and whether the attempts stored
 equal the 201 responses.
 
@@ -106,7 +107,7 @@ def run(app: str, cwd: Path, env: dict[str, str], args: argparse.Namespace, toke
 
 
 def stored_attempts(db_path: Path, graded: bool) -> int:
-    """Attempts in the database: the service's (version 1 and up) or the store-only baseline's (version 0)."""
+    """Attempts in the database: the service's (version 1 and up) or the raw baselines' (version 0)."""
     with sqlite3.connect(db_path) as connection:
         where = "version > 0" if graded else "version = 0"
         return connection.execute(f"SELECT count(*) FROM attempts WHERE {where}").fetchone()[0]
@@ -126,22 +127,26 @@ def main() -> int:
            "GRADER_RATELIMIT_ENABLED": "false"}  # fmt: skip
     tokens = prepare(env)
     grader, created = run("wsgi:app", ROOT, env, args, tokens)
+    stored = stored_attempts(db_path, True)
     baseline_env = {**env, "PYTHONPATH": str(ROOT)}
-    store_only, store_created = run("store_only_app:app", ROOT / "benchmarks", baseline_env, args, tokens)
+    raw_runs: dict[str, dict[str, float]] = {}
+    raw_sent: dict[str, int] = {}
+    for name, mode in (("raw grade+store", "1"), ("raw store-only", "")):
+        raw_runs[name], raw_sent[name] = run("raw_app:app", ROOT / "benchmarks", {**baseline_env, "RAW_GRADE": mode},
+                                             args, tokens)  # fmt: skip
     bare, _ = run("bare_app:app", ROOT / "benchmarks", baseline_env, args, tokens)
     workers = subprocess.run([PYTHON, "-c", "import multiprocessing as m; print(2 * m.cpu_count() + 1)"],
                              capture_output=True, text=True).stdout.strip()  # fmt: skip
     print(f"gunicorn: {os.environ.get('GRADER_WORKERS', workers)} sync workers, {args.connections} connections, "
           f"{args.seconds} s, SQLite")  # fmt: skip
-    for name, r in (("grader attempts", grader), ("store-only (raw)", store_only), ("bare Flask", bare)):
+    for name, r in (("grader attempts", grader), *raw_runs.items(), ("bare Flask", bare)):
         print(f"{name:<16} {r['rps']:8.1f} req/s   p50 {r['p50_ms']:7.2f} ms   p99 {r['p99_ms']:7.2f} ms   "
-              f"5xx {int(r['server_errors'])}   socket errors {int(r['errors'])}")  # fmt: skip
-    print(f"ratio grader / bare: {grader['rps'] / bare['rps']:.2f}   "
-          f"(store-only / bare: {store_only['rps'] / bare['rps']:.2f})")  # fmt: skip
-    for name, stored, sent in (("grader", stored_attempts(db_path, True), created),
-                               ("store-only", stored_attempts(db_path, False), store_created)):  # fmt: skip
-        verdict = "equal" if stored == sent else "DIFFERENT"
-        print(f"{name} attempts stored: {stored}; 201 responses sent (warm-up included): {sent}: {verdict}")
+              f"5xx {int(r['server_errors'])}   socket errors {int(r['errors'])}   / bare {r['rps'] / bare['rps']:.2f}")  # fmt: skip
+    print(f"ratio grader / bare: {grader['rps'] / bare['rps']:.2f}")
+    for name, kept, sent in (("grader", stored, created), ("raw baselines", stored_attempts(db_path, False),
+                                                           sum(raw_sent.values()))):  # fmt: skip
+        verdict = "equal" if kept == sent else "DIFFERENT"
+        print(f"{name} attempts stored: {kept}; 201 responses sent (warm-up included): {sent}: {verdict}")
     return 0
 
 
