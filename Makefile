@@ -14,6 +14,7 @@ install: $(BIN)/python
 
 # With GRADER_TEST_POSTGRES_URL set (CI sets it), the whole suite runs a second time on PostgreSQL.
 test: install
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 	@if [ -n "$$GRADER_TEST_POSTGRES_URL" ]; then \
 	  echo "== again on PostgreSQL =="; \

@@ -164,11 +164,10 @@ class NumericKind:
 
         Band widths are measured at `scale` (the part's right answer), by default at routes[0].
         """
-        mine = np.stack([_as_float_array(r) for r in routes])
-        scale = mine[0] if scale is None else _as_float_array(scale)
+        stacked = np.stack([_as_float_array(r) for r in routes])
+        scale = stacked[0] if scale is None else _as_float_array(scale)
         theirs = bands(np.stack([_as_float_array(r) for r in other]), tol, scale)
-        mine = bands(mine, tol, scale)
-        return bool(np.any(mine.disjoint_from(theirs)))
+        return bool(np.any(bands(stacked, tol, scale).disjoint_from(theirs)))
 
     def to_json(self, value: Any) -> Any:
         """Expected value as JSON (numbers or nested lists)."""

@@ -65,9 +65,11 @@ class Variant:
 def _draw(spec: ParamSpec, rng: np.random.Generator) -> Any:
     rule = spec.random
     size = tuple(spec.shape) or None
+    value: Any
     if rule.choices is not None:
         value = rng.choice(np.asarray(rule.choices), size=size)
     else:
+        assert rule.low is not None and rule.high is not None  # the spec gives choices or both ends
         value = np.round(rng.uniform(rule.low, rule.high, size=size), rule.decimals)
         if rule.exclude_zero:
             value = np.where(value == 0, rule.high, value)
@@ -79,7 +81,8 @@ def _draw(spec: ParamSpec, rng: np.random.Generator) -> Any:
 def _page_params(spec: ExerciseSpec) -> dict[str, Any] | None:
     if any(p.page is None for p in spec.params.values()):
         return None
-    return {name: p.page if np.ndim(p.page) == 0 else np.asarray(p.page) for name, p in spec.params.items()}
+    return {name: p.page if np.ndim(p.page) == 0 else np.asarray(p.page)  # type: ignore[arg-type]
+            for name, p in spec.params.items()}  # (the check above leaves no page None)
 
 
 def _pick(value: Any, part: PartSpec) -> Any:

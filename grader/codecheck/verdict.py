@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from grader.codecheck.base import Case, Task
 from grader.codecheck.compare import HIDDEN_MESSAGES, compare
@@ -32,7 +32,7 @@ def grade(
     task: Task,
     cases: Sequence[Case],
     expected_outputs: Sequence[Any],
-    mutant_outputs: dict[str, Sequence[Any]],
+    mutant_outputs: Mapping[str, Sequence[Any]],
     run_result: Any,
 ) -> CodeResult:
     """The verdict on a run (duck-typed sandbox RunResult) of the submission on `cases`."""
@@ -112,7 +112,7 @@ def _exception_message(error: Any, visible: bool) -> str:
 
 
 def _misconception(
-    spec: CodeExerciseSpec, runs: list[Any], mutant_outputs: dict[str, Sequence[Any]]
+    spec: CodeExerciseSpec, runs: list[Any], mutant_outputs: Mapping[str, Sequence[Any]]
 ) -> str | None:
     """The first listed mutant whose output every case reproduces (within tolerance)."""
     tol = spec.tolerance

@@ -38,7 +38,8 @@ class CodeExercise(LookupError):
 
 
 _EXERCISES, _VERSIONS, _VARIANTS, _ATTEMPTS = (m.__table__ for m in (Exercise, ExerciseVersion, VariantRow, Attempt))
-_USER, _EXERCISE = sa.bindparam("user_id"), sa.bindparam("exercise_id")
+_USER: sa.BindParameter[int] = sa.bindparam("user_id", type_=sa.Integer)
+_EXERCISE: sa.BindParameter[str] = sa.bindparam("exercise_id", type_=sa.String)
 # Built once: these run on every attempt, and building a statement costs more than running it.
 _CURRENT = (
     sa.select(_EXERCISES.c.kind, _VERSIONS.c.version, _VERSIONS.c.source_hash, _VERSIONS.c.source,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -76,7 +77,9 @@ class Standing:
 
 
 _PROGRESS = Progress.__table__
-_KEY = {"user_id": sa.bindparam("user_id"), "exercise_id": sa.bindparam("exercise_id")}
+_KEY: dict[str, sa.BindParameter[Any]] = {
+    "user_id": sa.bindparam("user_id"), "exercise_id": sa.bindparam("exercise_id"),
+}
 _NOW = sa.bindparam("now", type_=_PROGRESS.c.last_attempt_at.type)
 _LOCK_COLUMNS = (_PROGRESS.c.attempts_used, _PROGRESS.c.best_score, _PROGRESS.c.solved_at)
 _LOCK = {

@@ -14,7 +14,7 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable
+from typing import Any, Callable, cast
 
 import sqlalchemy as sa
 from flask import Flask
@@ -100,8 +100,8 @@ def record(submission_id: int, result: CodeResult, penalty: float) -> Submission
     if row is None or row.status != "pending":
         return row
     mine = progress.lock(row.user_id, row.exercise_id)
-    claimed = db.session.execute(sa.update(Submission).where(
-        Submission.id == submission_id, Submission.status == "pending").values(status="graded"))  # fmt: skip
+    claimed = cast(sa.CursorResult[Any], db.session.execute(sa.update(Submission).where(
+        Submission.id == submission_id, Submission.status == "pending").values(status="graded")))  # fmt: skip
     if claimed.rowcount != 1:  # graded meanwhile by another delivery
         db.session.rollback()
         return db.session.get(Submission, submission_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
+from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
 
 from grader.extensions import csrf, limiter
@@ -36,7 +37,7 @@ def _safe_next(target: str | None) -> str:
 @csrf.exempt
 @limiter.limit("10 per minute", methods=["POST"], deduct_when=_failed)
 @limiter.limit("30 per hour", methods=["POST"], key_func=_login_email, deduct_when=_failed)
-def login() -> str | Response:
+def login() -> ResponseReturnValue:
     """Sign in with email and password."""
     form = LoginForm()
     if form.is_submitted():
@@ -54,7 +55,7 @@ def login() -> str | Response:
 @bp.route("/register", methods=["GET", "POST"])
 @csrf.exempt
 @limiter.limit("10 per hour", methods=["POST"], deduct_when=_failed)
-def register() -> str | Response:
+def register() -> ResponseReturnValue:
     """Create a learner account."""
     form = RegisterForm()
     if form.is_submitted():

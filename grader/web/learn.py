@@ -87,6 +87,7 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
         return _page(exercise_id, submission.result, typed, "invalid", 422)
     if submission.outcome == "closed":
         return _page(exercise_id, None, typed, "closed", 409)
+    assert submission.attempt is not None  # graded and repeat outcomes carry the stored attempt
     target = url_for("learn.exercise", exercise_id=exercise_id, attempt=submission.attempt.id,
-                     outcome=submission.outcome)  # type: ignore[union-attr]  # fmt: skip
+                     outcome=submission.outcome)  # fmt: skip
     return redirect(target + "#feedback", code=303)

@@ -101,7 +101,7 @@ def _tab(editing: str | None, mode: str) -> str:
     if editing:
         return url_for("teach.edit", exercise_id=editing, mode=mode)
     copy = request.args.get("from")
-    return url_for("teach.new", mode=mode, **({"from": copy} if copy else {}))
+    return url_for("teach.new", mode=mode, **({"from": copy} if copy else {}))  # type: ignore[arg-type]
 
 
 def _render(editing: str | None, mode: str, values: dict[str, Any], *,
