@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Literal, Mapping
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 
 from grader.answers.results import ExerciseResult
@@ -24,6 +23,7 @@ from grader.catalog.variants import Variant
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
+from grader.services.dialect import for_session, per_dialect
 from grader.services.exercises import spec_of, variant_of
 
 Outcome = Literal["graded", "invalid", "repeat", "closed"]
@@ -58,10 +58,9 @@ _PREVIOUS = sa.select(_ATTEMPTS.c.id, _ATTEMPTS.c.score).where(
     _ATTEMPTS.c.user_id == _USER, _ATTEMPTS.c.exercise_id == _EXERCISE,
     _ATTEMPTS.c.version == sa.bindparam("version"), _ATTEMPTS.c.answers_hash == sa.bindparam("digest"),
 )  # fmt: skip
-_NEW_ATTEMPT = {  # no row back when the same answers to this version are stored already
-    name: dialect.insert(_ATTEMPTS).on_conflict_do_nothing(index_elements=_ANSWERS_KEY).returning(_ATTEMPTS.c.id)
-    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
-}
+_NEW_ATTEMPT = per_dialect(  # no row back when the same answers to this version are stored already
+    lambda d: d.insert(_ATTEMPTS).on_conflict_do_nothing(index_elements=_ANSWERS_KEY).returning(_ATTEMPTS.c.id)
+)
 
 
 @dataclass(frozen=True)
@@ -141,8 +140,7 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
         previous = _previous(user_id, current, digest)  # a repeat still shows its verdict
         return Submitted("closed" if previous is None else "repeat", result, previous, 0)
     number, score = progress.credit(mine, result.score, spec.penalty)
-    insert = _NEW_ATTEMPT[db.session.get_bind().dialect.name]
-    attempt_id = db.session.execute(insert, {
+    attempt_id = db.session.execute(for_session(_NEW_ATTEMPT), {
         "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
         "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
         "results": {k: r.to_json() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,

@@ -7,10 +7,10 @@ from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql, sqlite
 
 from grader.catalog.lessons import lesson_order, lesson_title
 from grader.extensions import db
+from grader.services.dialect import for_session, per_dialect
 from grader.models import Exercise, Progress, utcnow
 
 
@@ -82,13 +82,12 @@ _KEY: dict[str, sa.BindParameter[Any]] = {
 }
 _NOW = sa.bindparam("now", type_=_PROGRESS.c.last_attempt_at.type)
 _LOCK_COLUMNS = (_PROGRESS.c.attempts_used, _PROGRESS.c.best_score, _PROGRESS.c.solved_at)
-_LOCK = {
-    name: dialect.insert(_PROGRESS).values(**_KEY, last_attempt_at=_NOW)
+_LOCK = per_dialect(
+    lambda d: d.insert(_PROGRESS).values(**_KEY, last_attempt_at=_NOW)
     .on_conflict_do_update(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id],
                            set_={"last_attempt_at": _NOW})
     .returning(*_LOCK_COLUMNS)
-    for name, dialect in (("postgresql", postgresql), ("sqlite", sqlite))
-}  # fmt: skip
+)  # fmt: skip
 _CREDIT = (
     sa.update(_PROGRESS)
     .where(_PROGRESS.c.user_id == sa.bindparam("uid"), _PROGRESS.c.exercise_id == sa.bindparam("eid"))
@@ -103,8 +102,8 @@ def lock(user_id: int, exercise_id: str) -> Standing:
     transaction and PostgreSQL locks the row: concurrent attempts by one learner queue here.
     The statements are built once; this runs on every attempt.
     """
-    upsert = _LOCK[db.session.get_bind().dialect.name]
-    row = db.session.execute(upsert, {"user_id": user_id, "exercise_id": exercise_id, "now": utcnow()}).one()
+    key = {"user_id": user_id, "exercise_id": exercise_id, "now": utcnow()}
+    row = db.session.execute(for_session(_LOCK), key).one()
     return Standing(user_id, exercise_id, *row)
 
 
