@@ -1,7 +1,7 @@
 """Baselines for benchmarks/http_attempts.py: an attempt with raw sqlite3, with or without grading.
 
 RAW_GRADE unset (store-only): per request, find the token's owner, upsert the learner's progress,
-insert the attempt row and commit once (WAL, synchronous=NORMAL, writers queued as in the
+insert the attempt row and commit once (WAL, synchronous=NORMAL and the busy timeout, as the
 service). RAW_GRADE=1 (grade + store): also read the exercise's current version and the learner's
 seed, grade the answers with grader.catalog as the service does, and store the verdicts.
 
@@ -24,7 +24,6 @@ from flask import Flask, jsonify, request
 from grader.catalog.catalog import check_answers
 from grader.catalog.loader import spec_from_text
 from grader.catalog.variants import Variant, make_variant
-from grader.sqlite_writers import QueuedWriterConnection
 
 DATABASE = os.environ["GRADER_DATABASE_URL"].removeprefix("sqlite:///")
 GRADE = os.environ.get("RAW_GRADE") == "1"
@@ -53,7 +52,7 @@ def connection() -> sqlite3.Connection:
     """This worker's connection, with the service's pragmas."""
     global _connection
     if _connection is None:
-        _connection = sqlite3.connect(DATABASE, factory=QueuedWriterConnection)
+        _connection = sqlite3.connect(DATABASE)
         for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=10000", "synchronous=NORMAL"):
             _connection.execute(f"PRAGMA {pragma}")
     return _connection

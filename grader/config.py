@@ -20,8 +20,6 @@ from typing import Any, Mapping
 
 from sqlalchemy.engine import make_url
 
-from grader.sqlite_writers import QueuedWriterConnection
-
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_INSTANCE = PROJECT_ROOT / "instance"
 
@@ -48,15 +46,11 @@ def broker_url(env: Mapping[str, str] | None = None) -> str | None:
 def engine_options(database_url: str) -> dict[str, Any]:
     """SQLAlchemy engine options for a database URL.
 
-    A SQLite file gets connections whose writers queue on a file lock (grader.sqlite_writers);
-    a server database gets a liveness check on checkout, so a restarted server costs no request.
+    A server database gets a liveness check on checkout, so a restarted server costs no request;
+    SQLite has no server to lose, so its connections skip the extra round trip.
     """
-    url = make_url(database_url)
-    if url.get_backend_name() != "sqlite":
-        return {"pool_pre_ping": True}
-    if url.database in (None, "", ":memory:") or url.query.get("uri"):  # no file path to put a lock beside
-        return {}
-    return {"connect_args": {"factory": QueuedWriterConnection}}
+    server = make_url(database_url).get_backend_name() != "sqlite"
+    return {"pool_pre_ping": True} if server else {}
 
 
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:

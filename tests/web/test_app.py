@@ -32,6 +32,16 @@ def test_create_app_writes_no_database(tmp_path: Path) -> None:
     assert not database.exists()
 
 
+def test_a_server_database_given_in_config_is_pinged_on_checkout_and_sqlite_is_not(tmp_path: Path) -> None:
+    """Engine options follow the URL the app ends up with, not only the environment's."""
+    server = create_app({"INSTANCE_PATH": str(tmp_path), "SECRET_KEY": "k" * 32,
+                         "SQLALCHEMY_DATABASE_URI": "postgresql+psycopg://u:p@127.0.0.1:9/none"})  # fmt: skip
+    embedded = create_app({"INSTANCE_PATH": str(tmp_path), "SECRET_KEY": "k" * 32,
+                           "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp_path / 'a.db'}"})  # fmt: skip
+    assert server.config["SQLALCHEMY_ENGINE_OPTIONS"] == {"pool_pre_ping": True}
+    assert embedded.config["SQLALCHEMY_ENGINE_OPTIONS"] == {}
+
+
 def test_secret_key_is_generated_once_and_kept_private(tmp_path: Path) -> None:
     first = create_app({"INSTANCE_PATH": str(tmp_path)}).config["SECRET_KEY"]
     second = create_app({"INSTANCE_PATH": str(tmp_path)}).config["SECRET_KEY"]
