@@ -107,6 +107,15 @@ def current_version(exercise_id: str) -> ExerciseVersion | None:
     )
 
 
+def part_labels(exercise: Exercise) -> dict[str, str]:
+    """Part id -> label of a numeric exercise's current version (empty for code or an invalid spec)."""
+    stored = current_version(exercise.id)
+    try:
+        return {p.id: p.label for p in spec_of(stored).parts} if stored and exercise.kind == "numeric" else {}
+    except SpecInvalid:
+        return {}
+
+
 def version(exercise_id: str, number: int) -> ExerciseVersion | None:
     """A given version of an exercise."""
     return db.session.scalar(

@@ -11,7 +11,8 @@ import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order
 from grader.extensions import db
-from grader.models import Exercise, Progress, User
+from grader.models import Attempt, Exercise, Progress, Submission, User
+from grader.services import attempts, submissions
 
 BATCH = 500
 
@@ -38,6 +39,7 @@ class Cell:
 class Row:
     """One learner's line of the gradebook."""
 
+    user_id: int
     email: str
     cells: tuple[Cell, ...]
 
@@ -75,7 +77,7 @@ def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: in
             Progress.user_id.in_(list(by_user)), Progress.exercise_id.in_(ids)))  # fmt: skip
         cells: dict[tuple[int, str], Progress] = {(p.user_id, p.exercise_id): p for p in progress}
         for uid, email in by_user.items():
-            yield Row(email, tuple(_cell(cells.get((uid, eid))) for eid in ids))
+            yield Row(uid, email, tuple(_cell(cells.get((uid, eid))) for eid in ids))
 
 
 def _cell(progress: Progress | None) -> Cell:
@@ -105,6 +107,26 @@ def csv_lines(filters: Filters) -> Iterator[str]:
         for cell in row.cells:
             values += ["" if cell.best_score is None else f"{cell.best_score:.3f}", cell.attempts]
         yield line(values)
+
+
+@dataclass(frozen=True)
+class LearnerWork:
+    """One learner's work on one exercise, newest first, as an instructor reviews it."""
+
+    email: str
+    exercise: Exercise
+    progress: Progress | None
+    attempts: list[Attempt]
+    submissions: list[Submission]
+
+
+def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
+    """Everything one learner sent for an exercise, with their standing; None if either is unknown."""
+    user, exercise = db.session.get(User, user_id), db.session.get(Exercise, exercise_id)
+    if user is None or exercise is None:
+        return None
+    return LearnerWork(user.email, exercise, db.session.get(Progress, (user_id, exercise_id)),
+                       attempts.history(user_id, exercise_id), submissions.history(user_id, exercise_id))  # fmt: skip
 
 
 def _safe(text: str) -> str:

@@ -5,11 +5,11 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 
 from __future__ import annotations
 
-from flask import Response, render_template, request, stream_with_context
+from flask import Response, abort, render_template, request, stream_with_context
 
 from grader.catalog.lessons import lesson_title
 from grader.services import gradebook as book, insights
-from grader.services.exercises import all_exercises
+from grader.services.exercises import all_exercises, part_labels
 from grader.web.teach import bp
 
 PAGE_SIZE = 100
@@ -37,6 +37,16 @@ def gradebook() -> str:
         more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=all_exercises(),
         lesson_title=lesson_title,
     )  # fmt: skip
+
+
+@bp.get("/gradebook/<int:user_id>/<exercise_id>")
+def learner_work(user_id: int, exercise_id: str) -> str:
+    """One learner's attempts or code submissions on one exercise: what they typed and how it was graded."""
+    work = book.learner_work(user_id, exercise_id)
+    if work is None:
+        abort(404, "There is no such learner or exercise.")
+    return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
+                           lesson=lesson_title(work.exercise.lesson))  # fmt: skip
 
 
 @bp.get("/gradebook.csv")

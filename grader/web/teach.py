@@ -20,7 +20,7 @@ from grader.catalog.variants import Variant
 from grader.extensions import db, limiter
 from grader.models import Exercise
 from grader.services import authoring, exercise_form, insights
-from grader.services.exercises import SpecInvalid, all_exercises, current_version, spec_of
+from grader.services.exercises import all_exercises, current_version, part_labels
 from grader.web.forms import ExerciseSourceForm, ImportForm
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
@@ -60,20 +60,12 @@ def exercises() -> str:
                            lesson_title=lesson_title, scanned=insights.MAX_SCANNED)  # fmt: skip
 
 
-def _labels(exercise: Exercise) -> dict[str, str]:
-    stored = current_version(exercise.id)
-    try:
-        return {p.id: p.label for p in spec_of(stored).parts} if stored and exercise.kind == "numeric" else {}
-    except SpecInvalid:
-        return {}
-
-
 @bp.get("/exercises/<exercise_id>")
 def exercise(exercise_id: str) -> str:
     """One exercise: counts, common wrong answers per part, version history."""
     found = _exercise_or_404(exercise_id)
     return render_template(
-        "teach/exercise.html", exercise=found, stats=insights.stats_of(found), labels=_labels(found),
+        "teach/exercise.html", exercise=found, stats=insights.stats_of(found), labels=part_labels(found),
         wrong=insights.wrong_by_part(found.id), versions=insights.versions(found.id),
         lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=insights.MAX_SCANNED,
     )  # fmt: skip

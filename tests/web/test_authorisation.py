@@ -23,7 +23,8 @@ CLASSES = {
     r"^/teach/": INSTRUCTOR,
     r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
 }  # fmt: skip
-SAMPLE_ARGS = {"exercise_id": "block-gelu", "token_id": "999", "filename": "style.css", "submission_id": "999"}
+SAMPLE_ARGS = {"exercise_id": "block-gelu", "token_id": "999", "filename": "style.css", "submission_id": "999",
+               "user_id": "1"}
 
 
 def classify(rule: str) -> str | None:
