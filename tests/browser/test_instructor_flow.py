@@ -125,6 +125,15 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     assert staff.locator("tbody tr", has=staff.locator("td", has_text=teacher)).count() == 0
     staff.screenshot(path=str(artifacts / "gradebook.png"), full_page=True)
 
+    # The score opens the learner's two attempts, newest first, the first one's mistake named.
+    cells.nth(column).locator("a").click()
+    staff.wait_for_url(re.compile(rf"{base}/teach/gradebook/\d+/{EXERCISE}$"))
+    rows = staff.locator("table.work tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).locator(".badge").inner_text() == "correct"
+    assert rows.nth(1).locator(".pill").inner_text() == "no-residual-attention"
+    staff.screenshot(path=str(artifacts / "learner-work.png"), full_page=True)
+
     staff.locator("header.topbar nav a", has_text="Exercises").click()
     staff.wait_for_url(f"{base}/teach/exercises")
     listed = staff.locator("table tbody tr", has=staff.locator("a", has_text=TITLE))
