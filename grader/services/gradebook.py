@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -13,8 +11,8 @@ from grader.catalog.lessons import lesson_order
 from grader.extensions import db
 from grader.models import Attempt, Exercise, Progress, Submission, User
 from grader.services import attempts, submissions
+from grader.services.exports import BATCH, csv_text, spreadsheet_safe
 
-BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -88,25 +86,20 @@ def _cell(progress: Progress | None) -> Cell:
 
 def csv_lines(filters: Filters) -> Iterator[str]:
     """The gradebook as CSV text, one line at a time (header first)."""
+    return csv_text(_csv_rows(filters))
+
+
+def _csv_rows(filters: Filters) -> Iterator[list[object]]:
     exercises = columns(filters)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-
-    def line(values: list[object]) -> str:
-        buffer.seek(0)
-        buffer.truncate()
-        writer.writerow(values)
-        return buffer.getvalue()
-
     header: list[object] = ["email", "solved"]
     for exercise in exercises:
         header += [f"{exercise.id} best", f"{exercise.id} attempts"]
-    yield line(header)
+    yield header
     for row in rows(filters, exercises):
-        values: list[object] = [_safe(row.email), row.solved]
+        values: list[object] = [spreadsheet_safe(row.email), row.solved]
         for cell in row.cells:
             values += ["" if cell.best_score is None else f"{cell.best_score:.3f}", cell.attempts]
-        yield line(values)
+        yield values
 
 
 @dataclass(frozen=True)
@@ -127,8 +120,3 @@ def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
         return None
     return LearnerWork(user.email, exercise, db.session.get(Progress, (user_id, exercise_id)),
                        attempts.history(user_id, exercise_id), submissions.history(user_id, exercise_id))  # fmt: skip
-
-
-def _safe(text: str) -> str:
-    # A cell starting with = + - @ is run as a formula by spreadsheets: neutralise it.
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text

@@ -8,7 +8,9 @@ from __future__ import annotations
 from flask import Response, abort, render_template, request, stream_with_context
 
 from grader.catalog.lessons import lesson_title
-from grader.services import gradebook as book, insights
+from grader.services import exports, gradebook as book, insights
+from grader.extensions import db
+from grader.models import Exercise
 from grader.services.exercises import all_exercises, part_labels
 from grader.web.teach import bp
 
@@ -47,6 +49,17 @@ def learner_work(user_id: int, exercise_id: str) -> str:
         abort(404, "There is no such learner or exercise.")
     return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
                            lesson=lesson_title(work.exercise.lesson))  # fmt: skip
+
+
+@bp.get("/exercises/<exercise_id>/attempts.csv")
+def attempts_csv(exercise_id: str) -> Response:
+    """Every attempt (or code submission) on an exercise as CSV, streamed, oldest first."""
+    exercise = db.session.get(Exercise, exercise_id)
+    if exercise is None:
+        abort(404, "There is no exercise with that name.")
+    lines = stream_with_context(exports.exercise_attempts_csv(exercise, list(part_labels(exercise))))
+    disposition = f'attachment; filename="{exercise.id}-attempts.csv"'
+    return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})
 
 
 @bp.get("/gradebook.csv")

@@ -97,6 +97,7 @@ def test_authorisation_matrix(app: Flask, clients: dict[str, tuple[FlaskClient, 
         cls = classify(rule) or "?"
         for role, (client, token) in clients.items():
             response = request_as(client, url, method, token if url.startswith("/api/") else None)
+            response.close()  # a streamed CSV holds its request context until closed, as a server would
             if cls == PUBLIC:
                 ok = response.status_code != 403  # a failed login is a 401, not a refusal
             elif allowed(cls, role):

@@ -1,0 +1,55 @@
+"""Per-exercise CSV exports for instructors: every attempt as typed, or every code submission, streamed."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Submission, Variant
+from grader.services import attempts
+from tests.web.conftest import make_user
+from tests.web.test_code import GOOD, send
+
+
+def table(response) -> list[list[str]]:  # type: ignore[no-untyped-def]
+    return list(csv.reader(io.StringIO(response.get_data(as_text=True))))
+
+
+def test_every_attempt_on_an_exercise_as_typed_with_verdicts(app: Flask, instructor: FlaskClient) -> None:
+    ada, bob = make_user(app, "ada@example.com"), make_user(app, "=bob@example.com")
+    with app.app_context():
+        db.session.add(Variant(user_id=ada, exercise_id="block-gelu", seed=0))  # the page's own numbers
+        db.session.commit()
+        assert attempts.submit(ada, "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
+        assert attempts.submit(ada, "block-gelu", {"neg": "-0,150", "pos": "0,952"}).outcome == "graded"
+        assert attempts.submit(bob, "block-gelu", {"neg": "1.000", "pos": "2.000"}).outcome == "graded"
+    page = instructor.get("/teach/exercises/block-gelu").get_data(as_text=True)
+    assert 'href="/teach/exercises/block-gelu/attempts.csv"' in page
+    response = instructor.get("/teach/exercises/block-gelu/attempts.csv")
+    assert response.is_streamed and response.mimetype == "text/csv"
+    assert response.headers["Content-Disposition"] == 'attachment; filename="block-gelu-attempts.csv"'
+    header, first, second, third = table(response)
+    assert header == ["email", "attempt", "time", "version", "score", "raw score", "neg typed", "neg verdict",
+                      "neg mistake", "pos typed", "pos verdict", "pos mistake"]  # fmt: skip
+    assert first[:2] == ["ada@example.com", "1"] and first[4] == "0.500"
+    assert first[6:] == ["0.000", "incorrect", "relu", "0.952", "correct", ""]
+    assert second[6:8] == ["'-0,150", "incorrect"]  # typed text, kept from running as a spreadsheet formula
+    assert third[0] == "'=bob@example.com" and third[1] == "1"
+
+
+def test_a_code_exercise_exports_its_submissions(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
+    assert send(learner, GOOD).status_code == 303
+    header, row = table(instructor.get("/teach/exercises/code-layer-norm/attempts.csv"))
+    assert header == ["email", "submission", "attempt", "time", "status", "score", "message", "source sha256"]
+    with app.app_context():
+        [sent] = db.session.scalars(db.select(Submission)).all()
+        assert row == ["ada@example.com", str(sent.id), "1", sent.created_at.isoformat(timespec="seconds"),
+                       "graded", "1.000", sent.result["message"], sent.source_hash]  # fmt: skip
+
+
+def test_an_unknown_exercise_has_no_export(instructor: FlaskClient) -> None:
+    assert instructor.get("/teach/exercises/no-such-thing/attempts.csv").status_code == 404
