@@ -1,4 +1,4 @@
-"""Flask commands: users (create, token, bootstrap) and exercises (sync)."""
+"""Flask commands: users (create, token, reset-link, bootstrap), exercises (sync), submissions (reap)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from flask.cli import AppGroup
 
 from grader.extensions import db
 from grader.models import ROLES, User
-from grader.services import accounts
+from grader.services import accounts, password_reset
 from grader.services.exercises import sync_directory
 
 users = AppGroup("users", help="Manage accounts.")
@@ -44,6 +44,18 @@ def make_token(email: str, name: str) -> None:
     if user is None:
         raise click.ClickException(f"no user with email {email}")
     click.echo(accounts.create_token(user, name))
+
+
+@users.command("reset-link")
+@click.option("--email", required=True)
+@click.option("--base-url", default="http://127.0.0.1:8000", show_default=True, help="The site's address.")
+def reset_link(email: str, base_url: str) -> None:
+    """Print a one-time password reset link for any user (instructors included)."""
+    user = accounts.user_by_email(email)
+    if user is None:
+        raise click.ClickException(f"no user with email {email}")
+    token = password_reset.reset_token(user, current_app.config["SECRET_KEY"])
+    click.echo(f"{base_url.rstrip('/')}/reset/{token}")
 
 
 @users.command("bootstrap")

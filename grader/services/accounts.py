@@ -70,6 +70,11 @@ def change_password(user: User, current: str, new: str) -> None:
         _hasher.verify(user.password_hash, current)
     except (VerificationError, InvalidHashError):
         raise AccountError("Your current password is not right.") from None
+    set_password(user, new)
+
+
+def set_password(user: User, new: str) -> None:
+    """Replace the user's password (length checked, argon2id-hashed); commits."""
     if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
         raise AccountError(f"Use a password of at least {MIN_PASSWORD} characters.")
     user.password_hash = _hasher.hash(new)

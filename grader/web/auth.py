@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_login import current_user, login_required, login_user, logout_user
 from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
 
 from grader.extensions import csrf, limiter
-from grader.services import accounts
+from grader.services import accounts, password_reset
 from grader.web.errors import CSRF_MESSAGE, error_response
-from grader.web.forms import IdForm, LoginForm, PasswordForm, RegisterForm, TokenForm
+from grader.web.forms import IdForm, LoginForm, NewPasswordForm, PasswordForm, RegisterForm, TokenForm
 
 bp = Blueprint("auth", __name__)
 
@@ -126,3 +126,22 @@ def revoke(token_id: int) -> Response:
             abort(404)
         flash("Token revoked.")
     return redirect(url_for("auth.profile"))
+
+
+@bp.route("/reset/<token>", methods=["GET", "POST"])
+@limiter.limit("20 per hour", methods=["POST"])
+def reset(token: str) -> ResponseReturnValue:
+    """Choose a new password through a link from an instructor; the link works once."""
+    secret = current_app.config["SECRET_KEY"]
+    if password_reset.user_for_reset(token, secret) is None:
+        return render_template("auth/reset.html", form=None), 400
+    form = NewPasswordForm()
+    if form.validate_on_submit():
+        try:
+            password_reset.reset_password(token, secret, form.new.data or "")
+        except accounts.AccountError as error:
+            form.new.errors = [str(error)]
+        else:
+            flash("Your password was changed: log in with the new one.")
+            return redirect(url_for("auth.login"))
+    return render_template("auth/reset.html", form=form), 200 if request.method == "GET" else 422

@@ -9,6 +9,12 @@ from wtforms.validators import DataRequired, EqualTo, Length
 
 from grader.services.accounts import MAX_PASSWORD, MIN_PASSWORD
 
+# What every newly chosen password must satisfy (the service checks it again).
+NEW_PASSWORD = [
+    DataRequired(),
+    Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=f"Use a password of at least {MIN_PASSWORD} characters."),
+]
+
 
 class LoginForm(FlaskForm):
     """Email and password."""
@@ -21,10 +27,7 @@ class RegisterForm(FlaskForm):
     """A new learner account."""
 
     email = StringField("Email", validators=[DataRequired(), Length(max=254)])
-    password = PasswordField("Password", validators=[
-        DataRequired(),
-        Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=f"Use a password of at least {MIN_PASSWORD} characters."),
-    ])  # fmt: skip
+    password = PasswordField("Password", validators=NEW_PASSWORD)
     confirm = PasswordField("Repeat password", validators=[EqualTo("password", "The passwords differ.")])
 
 
@@ -56,12 +59,20 @@ class ImportForm(FlaskForm):
     upload = FileField("Exercise file (.yaml)")
 
 
-class PasswordForm(FlaskForm):
-    """Change one's own password."""
+class NewPasswordForm(FlaskForm):
+    """Choose a new password (through a reset link)."""
+
+    new = PasswordField("New password", validators=NEW_PASSWORD)
+    confirm = PasswordField("Repeat the new password", validators=[EqualTo("new", "The passwords differ.")])
+
+
+class PasswordForm(NewPasswordForm):
+    """Change one's own password: the current one too."""
 
     current = PasswordField("Current password", validators=[DataRequired(), Length(max=MAX_PASSWORD)])
-    new = PasswordField("New password", validators=[
-        DataRequired(),
-        Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=f"Use a password of at least {MIN_PASSWORD} characters."),
-    ])  # fmt: skip
-    confirm = PasswordField("Repeat the new password", validators=[EqualTo("new", "The passwords differ.")])
+
+
+class ResetLinkForm(FlaskForm):
+    """Whose password reset link to make."""
+
+    email = StringField("Learner's email", validators=[DataRequired(), Length(max=254)])

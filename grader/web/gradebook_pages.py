@@ -5,13 +5,14 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 
 from __future__ import annotations
 
-from flask import Response, abort, render_template, request, stream_with_context
+from flask import Response, abort, current_app, render_template, request, stream_with_context, url_for
 
 from grader.catalog.lessons import lesson_title
-from grader.services import exports, gradebook as book, insights
+from grader.services import accounts, exports, gradebook as book, insights, password_reset
 from grader.extensions import db
 from grader.models import Exercise
 from grader.services.exercises import all_exercises, part_labels
+from grader.web.forms import ResetLinkForm
 from grader.web.teach import bp
 
 PAGE_SIZE = 100
@@ -68,3 +69,18 @@ def gradebook_csv() -> Response:
     lines = stream_with_context(book.csv_lines(_filters()))
     disposition = 'attachment; filename="gradebook.csv"'
     return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})
+
+
+@bp.route("/reset-link", methods=["GET", "POST"])
+def reset_link() -> str:
+    """Make a one-time password reset link for a learner, to hand over (there is no mail here)."""
+    form, link = ResetLinkForm(), None
+    if form.validate_on_submit():
+        user = accounts.user_by_email(form.email.data or "")
+        if user is None or user.is_instructor:  # instructors reset through an operator's CLI
+            form.email.errors = ["There is no learner with that email."]
+        else:
+            token = password_reset.reset_token(user, current_app.config["SECRET_KEY"])
+            link = url_for("auth.reset", token=token, _external=True)
+    hours = password_reset.RESET_SECONDS // 3600
+    return render_template("teach/reset_link.html", form=form, link=link, hours=hours)
