@@ -13,7 +13,6 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 
 from grader.extensions import db
 from grader.models import User
-from grader.services.accounts import set_password
 
 RESET_SECONDS = 24 * 3600
 _SALT = "grader-password-reset"
@@ -37,13 +36,3 @@ def user_for_reset(token: str, secret: str, max_age: int = RESET_SECONDS) -> Use
     user = db.session.get(User, data.get("user")) if isinstance(data, dict) else None
     return user if user is not None and data.get("hash") == _fingerprint(user) else None
 
-
-def reset_password(token: str, secret: str, new: str) -> User | None:
-    """Set a new password through a reset token; None when the token is not (or no longer) valid.
-
-    Raises AccountError when the new password is refused.
-    """
-    user = user_for_reset(token, secret)
-    if user is not None:
-        set_password(user, new)
-    return user

@@ -132,13 +132,13 @@ def revoke(token_id: int) -> Response:
 @limiter.limit("20 per hour", methods=["POST"])
 def reset(token: str) -> ResponseReturnValue:
     """Choose a new password through a link from an instructor; the link works once."""
-    secret = current_app.config["SECRET_KEY"]
-    if password_reset.user_for_reset(token, secret) is None:
+    user = password_reset.user_for_reset(token, current_app.config["SECRET_KEY"])
+    if user is None:
         return render_template("auth/reset.html", form=None), 400
     form = NewPasswordForm()
     if form.validate_on_submit():
         try:
-            password_reset.reset_password(token, secret, form.new.data or "")
+            accounts.set_password(user, form.new.data or "")
         except accounts.AccountError as error:
             form.new.errors = [str(error)]
         else:
