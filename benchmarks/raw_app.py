@@ -24,6 +24,7 @@ from flask import Flask, jsonify, request
 from grader.catalog.catalog import check_answers
 from grader.catalog.loader import spec_from_text
 from grader.catalog.variants import Variant, make_variant
+from grader.web.app import SQLITE_PRAGMAS
 
 DATABASE = os.environ["GRADER_DATABASE_URL"].removeprefix("sqlite:///")
 GRADE = os.environ.get("RAW_GRADE") == "1"
@@ -53,7 +54,7 @@ def connection() -> sqlite3.Connection:
     global _connection
     if _connection is None:
         _connection = sqlite3.connect(DATABASE)
-        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=10000", "synchronous=NORMAL"):
+        for pragma in SQLITE_PRAGMAS:
             _connection.execute(f"PRAGMA {pragma}")
     return _connection
 

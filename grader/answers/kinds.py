@@ -15,7 +15,7 @@ import numpy as np
 from grader.answers import numbers, structures, syntax
 from grader.answers.numbers import AnswerFormatError, Number
 from grader.answers.results import Mutant, PartResult, Target
-from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, finer_than_typed
+from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, typed_too_coarse
 
 MAX_ANSWER_CHARS = 20_000
 
@@ -133,7 +133,7 @@ class NumericKind:
         """Compare a parsed answer with the target's accepted bands."""
         accepts = self._accepts(target, tolerance)
         inside = accepts.bands.contains(parsed.values)
-        coarse = finer_than_typed(parsed.resolution, accepts.coarsest)
+        coarse = typed_too_coarse(parsed.resolution, accepts.coarsest)
         if self.integral:
             coarse &= ~inside  # "41.94304M" is the exact count, however it was typed
         if coarse.any():

@@ -106,10 +106,10 @@ def bands(routes: np.ndarray, tolerance: Tolerance, scale: np.ndarray | None = N
 
 def too_coarse(resolution: np.ndarray, expected: np.ndarray, tolerance: Tolerance, integral: bool) -> np.ndarray:
     """Per entry: was it typed with fewer digits than the part needs?"""
-    return finer_than_typed(resolution, tolerance.coarsest_resolution(expected, integral))
+    return typed_too_coarse(resolution, tolerance.coarsest_resolution(expected, integral))
 
 
-def finer_than_typed(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray:
+def typed_too_coarse(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray:
     """Per entry: is the typed place value coarser than the coarsest one allowed?"""
     return np.asarray(resolution) > coarsest * (1.0 + 1e-6)
 

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.orm import contains_eager
@@ -17,6 +17,9 @@ from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion, utcnow
+
+
+Spec = TypeVar("Spec", ExerciseSpec, CodeExerciseSpec)
 
 
 class SpecInvalid(ValueError):
@@ -43,12 +46,17 @@ def source_hash(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-@lru_cache(maxsize=1024)
-def _spec_by_hash(digest: str, source: str) -> ExerciseSpec:
-    spec, errors = spec_from_text(source, "stored")
+def _valid(parsed: tuple[Spec | None, list[SpecError]]) -> Spec:
+    """The spec of a (spec, errors) reading; raises SpecInvalid with the errors when there is none."""
+    spec, errors = parsed
     if spec is None:
         raise SpecInvalid(errors)
     return spec
+
+
+@lru_cache(maxsize=1024)
+def _spec_by_hash(digest: str, source: str) -> ExerciseSpec:
+    return _valid(spec_from_text(source, "stored"))
 
 
 @lru_cache(maxsize=16384)
@@ -58,13 +66,10 @@ def _variant_by_hash(digest: str, source: str, seed: int) -> Variant:
 
 @lru_cache(maxsize=256)
 def _code_spec_by_hash(digest: str, source: str) -> CodeExerciseSpec:
-    spec, errors = code_spec_from_text(source, "stored")
-    if spec is None:
-        raise SpecInvalid(errors)
-    return spec
+    return _valid(code_spec_from_text(source, "stored"))
 
 
-def code_spec_of(version: ExerciseVersion) -> CodeExerciseSpec:
+def code_spec_of(version: Sourced) -> CodeExerciseSpec:
     """The validated code-exercise spec of a stored version (cached by content)."""
     return _code_spec_by_hash(version.source_hash, version.source)
 
@@ -91,10 +96,7 @@ def variant_of(version: Sourced, seed: int) -> Variant:
 
 def parse_source(source: str, name: str = "exercise") -> ExerciseSpec:
     """Validate exercise YAML; raises SpecInvalid with per-field errors."""
-    spec, errors = spec_from_text(source, name)
-    if spec is None:
-        raise SpecInvalid(errors)
-    return spec
+    return _valid(spec_from_text(source, name))
 
 
 def current_version(exercise_id: str) -> ExerciseVersion | None:

@@ -159,9 +159,9 @@ def caller() -> accounts.TokenOwner:
     return owner
 
 
-def _token_user_key() -> str:
-    # Runs inside `bearer`, so the caller is known: one budget per user, whatever the token or address.
-    return f"api-user:{caller().user_id}"
+def caller_key() -> str:
+    """The rate-limit key of the caller: one budget per user, whatever the token or address."""
+    return f"api-user:{caller().user_id}"  # runs inside `bearer`, so the caller is known
 
 
 @bp.get("/exercises")
@@ -213,7 +213,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     429: Reply("More than 30 attempts a minute.", ErrorBody),
 }, body=AttemptIn, description="Graded against your own variant and stored as from the web form.")
 @bearer
-@limiter.limit("30 per minute", key_func=_token_user_key)
+@limiter.limit("30 per minute", key_func=caller_key)
 def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     """Grade an attempt and store it when it counts."""
     answers = _answers_from_body()

@@ -13,7 +13,7 @@ from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
 from grader.services.attempts import UnknownExercise
-from grader.web.api import NO_EXERCISE, bearer, bp, caller
+from grader.web.api import NO_EXERCISE, bearer, bp, caller, caller_key
 from grader.web.openapi import ErrorBody, Reply, documented
 
 
@@ -49,10 +49,6 @@ def _source() -> bytes | str:
     return body["source"]
 
 
-def _user_key() -> str:
-    return f"api-user:{caller().user_id}"
-
-
 @bp.post("/exercises/<exercise_id>/submissions")
 @documented("Submit code", {
     201: Reply("Stored; graded if grading finished within a few seconds, else pending.", SubmissionOut),
@@ -62,7 +58,7 @@ def _user_key() -> str:
     422: Reply("Not acceptable source: not UTF-8, over 64 KB, or empty.", ErrorBody),
 }, body=SourceIn, description="Poll GET /api/v1/submissions/<id> while the status is pending.")
 @bearer
-@limiter.limit("10 per minute", key_func=_user_key)
+@limiter.limit("10 per minute", key_func=caller_key)
 def submit_code(exercise_id: str) -> ResponseReturnValue:
     """Store a code submission and grade it in the sandbox."""
     try:

@@ -24,7 +24,8 @@ from grader.models import Attempt, Progress, Submission
 from grader.web.errors import DATABASE_DOWN, READ_ONLY
 from tests.faults.conftest import (ATTEMPTS, EXERCISE, Load, check_consistent, make_learners, post_attempt,
                                    random_answers, stored)
-from tests.queue.support import GOOD, wait_for
+from tests.layer_norm_sources import GOOD
+from tests.queue.support import wait_for
 from tests.web.api_support import auth
 from tests.web.conftest import csrf_from, login
 

@@ -16,7 +16,8 @@ from flask.testing import FlaskClient
 
 from grader.services import submissions
 from tests.queue.conftest import EXERCISE, VISIBILITY_TIMEOUT, poll, stored, submit
-from tests.queue.support import GOOD, SLOW, Redis, Worker, children, descendants, wait_for
+from tests.layer_norm_sources import GOOD
+from tests.queue.support import SLOW, Redis, Worker, children, descendants, wait_for
 from tests.web.api_support import ADA
 from tests.web.conftest import login
 

@@ -25,7 +25,7 @@ CFG = MicroConfig()
 
 def _batched_logits(tokens, sd, cfg):
     """Whole sequence at once with a causal mask: rows are positions, weights transposed."""
-    n, e, d_h = len(tokens), cfg.n_embd, cfg.head_dim
+    n, d_h = len(tokens), cfg.head_dim
 
     def norm(m):
         return m / np.sqrt(np.mean(m**2, axis=1, keepdims=True) + 1e-5)

@@ -10,16 +10,8 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import Progress, Submission
+from tests.layer_norm_sources import GOOD, NO_EPS
 from tests.web.conftest import csrf_from, login, make_user
-
-GOOD = """import numpy as np
-
-def layer_norm(x, gamma, beta, eps=1e-5):
-    mu = x.mean(-1, keepdims=True)
-    var = ((x - mu) ** 2).mean(-1, keepdims=True)
-    return gamma * (x - mu) / np.sqrt(var + eps) + beta
-"""
-NO_EPS = GOOD.replace("np.sqrt(var + eps)", "np.sqrt(var)")
 
 
 def send(client: FlaskClient, source: str | None = None, upload: bytes | None = None):  # type: ignore[no-untyped-def]

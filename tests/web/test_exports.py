@@ -12,7 +12,8 @@ from grader.extensions import db
 from grader.models import Submission, Variant
 from grader.services import attempts
 from tests.web.conftest import make_user
-from tests.web.test_code import GOOD, send
+from tests.layer_norm_sources import GOOD
+from tests.web.test_code import send
 
 
 def table(response) -> list[list[str]]:  # type: ignore[no-untyped-def]

@@ -9,7 +9,8 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import User, Variant
 from grader.services import attempts
-from tests.web.test_code import GOOD, send
+from tests.layer_norm_sources import GOOD
+from tests.web.test_code import send
 
 
 def user_id(app: Flask, email: str) -> int:
