@@ -1,8 +1,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+TRANSLATIONS := grader/web/translations
+CATALOGUES := $(wildcard $(TRANSLATIONS)/*/LC_MESSAGES/messages.po)
 
-.PHONY: install test selfcheck bench run clean
+.PHONY: install test selfcheck bench run clean messages
 
 $(BIN)/python: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -10,7 +12,16 @@ $(BIN)/python: requirements.txt
 	$(BIN)/pip install --quiet -r requirements.txt
 	touch $(BIN)/python
 
-install: $(BIN)/python
+install: $(BIN)/python $(CATALOGUES:.po=.mo)
+
+# The pages' translations are compiled here (git ignores .mo files); a changed .po is recompiled.
+%.mo: %.po | $(BIN)/python
+	$(BIN)/pybabel compile -i $< -o $@
+
+# After changing page texts: extract them (babel.cfg) and merge them into each language's catalogue.
+messages: install
+	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output -o $(TRANSLATIONS)/messages.pot .
+	$(BIN)/pybabel update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) --no-fuzzy-matching --ignore-obsolete
 
 # With GRADER_TEST_POSTGRES_URL set (CI sets it), the whole suite runs a second time on PostgreSQL.
 test: install

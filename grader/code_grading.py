@@ -13,6 +13,7 @@ from grader.codecheck.results import CodeResult
 from grader.codecheck.spec import CodeExerciseSpec
 from grader.codecheck.tasks import get_task
 from grader.codecheck.verdict import grade
+from grader.texts import Refusal
 
 MAX_SOURCE_BYTES = 64 * 1024
 
@@ -24,7 +25,7 @@ class Runner(Protocol):
         """Run `function` from `source` on each case's keyword arguments."""
 
 
-class SourceRejected(ValueError):
+class SourceRejected(Refusal):
     """An upload that is not acceptable Python source; the message is for the learner."""
 
 
@@ -35,11 +36,11 @@ def read_source(raw: bytes | str) -> str:
     except UnicodeEncodeError:
         raise SourceRejected("The code contains characters that are not valid Unicode text.") from None
     if len(data) > MAX_SOURCE_BYTES:
-        raise SourceRejected(f"The code is larger than {MAX_SOURCE_BYTES // 1024} KB.")
+        raise SourceRejected("The code is larger than %(size)d KB.", size=MAX_SOURCE_BYTES // 1024)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise SourceRejected(f"The code is not UTF-8 text (byte {error.start} cannot be read).") from None
+        raise SourceRejected("The code is not UTF-8 text (byte %(at)d cannot be read).", at=error.start) from None
     if "\x00" in text:
         raise SourceRejected("The code contains a NUL byte.")
     if not text.strip():

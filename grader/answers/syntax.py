@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from grader.answers.numbers import parse_fraction, parse_integer, parse_number
 from grader.answers.structures import parse_index_set, parse_matrix, parse_shape, parse_vector
+from grader.texts import N_
 
 T = TypeVar("T")
 MINUS = "\u2212"
@@ -228,16 +229,17 @@ PARSERS: dict[str, Callable[[str], Any]] = {
     "shape": parse_shape,
     "index-set": parse_index_set,
 }
+# Shown next to each field; the pages show them translated (N_ marks them for extraction).
 _HINTS = {
-    "scalar": "a number, e.g. −1.239, −1,239 (decimal comma), 1.2e-3 or 1,2·10⁻³",
-    "fraction": "a fraction, decimal or percentage, e.g. 2/3, 0.667, 0,667 or 66.7 %",
-    "vector": "numbers, e.g. [−1.239; 0.911; −1.021; 0.980] — decimal comma allowed; "
-              "separate with ';' when you use decimal commas",
-    "matrix": "one row per line or rows separated by ';', e.g. [[1, 2], [3, 4]] or 1 2; 3 4 — "
-              "with decimal commas separate entries by spaces: [[0,5 1,2]; [0,3 0,4]]",
-    "integer": "the exact whole number, e.g. 41943040, 41,943,040 or 41 943 040",
-    "shape": "the sizes of each dimension, e.g. (2, 5, 4) or 2×5×4; (5,) for one dimension",
-    "index-set": "indices numbered as in the question, e.g. {1, 3}; {} for none",
+    "scalar": N_("a number, e.g. −1.239, −1,239 (decimal comma), 1.2e-3 or 1,2·10⁻³"),
+    "fraction": N_("a fraction, decimal or percentage, e.g. 2/3, 0.667, 0,667 or 66.7 %"),
+    "vector": N_("numbers, e.g. [−1.239; 0.911; −1.021; 0.980] — decimal comma allowed; "
+                 "separate with ';' when you use decimal commas"),
+    "matrix": N_("one row per line or rows separated by ';', e.g. [[1, 2], [3, 4]] or 1 2; 3 4 — "
+                 "with decimal commas separate entries by spaces: [[0,5 1,2]; [0,3 0,4]]"),
+    "integer": N_("the exact whole number, e.g. 41943040, 41,943,040 or 41 943 040"),
+    "shape": N_("the sizes of each dimension, e.g. (2, 5, 4) or 2×5×4; (5,) for one dimension"),
+    "index-set": N_("indices numbered as in the question, e.g. {1, 3}; {} for none"),
 }
 
 

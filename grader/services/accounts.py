@@ -14,6 +14,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from grader.extensions import db
 from grader.models import ROLES, ApiToken, User, utcnow
+from grader.texts import Refusal
 
 MIN_PASSWORD = 10
 MAX_PASSWORD = 256
@@ -24,7 +25,7 @@ _hasher = PasswordHasher()
 _DUMMY_HASH = _hasher.hash("not a password of anyone")
 
 
-class AccountError(ValueError):
+class AccountError(Refusal):
     """A registration or account request that cannot be carried out; the message is for the user."""
 
 
@@ -37,18 +38,18 @@ def _check_new(email: str, password: str, role: str) -> None:
     if not _EMAIL.match(email) or len(email) > 254:
         raise AccountError("Enter a valid email address.")
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise AccountError(f"Use a password of at least {MIN_PASSWORD} characters.")
+        raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
     if role not in ROLES:
-        raise AccountError(f"Role must be one of {', '.join(ROLES)}.")
+        raise AccountError("Role must be one of %(roles)s.", roles=", ".join(ROLES))
 
 
-def create_user(email: str, password: str, role: str = "learner") -> User:
+def create_user(email: str, password: str, role: str = "learner", locale: str = "en") -> User:
     """Create a user; raises AccountError for a bad or taken email or a weak password."""
     email = normalise_email(email)
     _check_new(email, password, role)
     if db.session.scalar(sa.select(User.id).where(User.email == email)) is not None:
         raise AccountError("An account with this email already exists.")
-    user = User(email=email, password_hash=_hasher.hash(password), role=role)
+    user = User(email=email, password_hash=_hasher.hash(password), role=role, locale=locale)
     db.session.add(user)
     db.session.commit()
     return user
@@ -76,8 +77,14 @@ def change_password(user: User, current: str, new: str) -> None:
 def set_password(user: User, new: str) -> None:
     """Replace the user's password (length checked, argon2id-hashed); commits."""
     if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
-        raise AccountError(f"Use a password of at least {MIN_PASSWORD} characters.")
+        raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
     user.password_hash = _hasher.hash(new)
+    db.session.commit()
+
+
+def set_locale(user: User, locale: str) -> None:
+    """Keep the user's choice of page language; commits."""
+    user.locale = locale
     db.session.commit()
 
 

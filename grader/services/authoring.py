@@ -12,12 +12,13 @@ from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
+from grader.texts import Refusal
 from grader.services.exercises import SpecInvalid, current_version, parse_source, save_source, spec_of
 
 SELF_CHECK_SEEDS = 20
 
 
-class UploadError(ValueError):
+class UploadError(Refusal):
     """An uploaded exercise file that cannot be read; the message is for the instructor."""
 
 
@@ -104,7 +105,7 @@ def read_upload(name: str, raw: bytes) -> str:
     if not name.lower().endswith(EXERCISE_SUFFIXES):
         raise UploadError("Upload a .yaml or .yml file.")
     if len(raw) > MAX_EXERCISE_BYTES:
-        raise UploadError(f"The file is larger than {MAX_EXERCISE_BYTES // 1024} KB.")
+        raise UploadError("The file is larger than %(size)d KB.", size=MAX_EXERCISE_BYTES // 1024)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:

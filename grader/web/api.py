@@ -19,13 +19,12 @@ from grader.models import ApiToken, Exercise, utcnow
 from grader.services import accounts, attempts, exercises, gradebook, progress
 from grader.services.attempts import Outcome
 from grader.web import openapi
-from grader.web.errors import error_response
+from grader.web.errors import NO_SUCH_EXERCISE, error_response
 from grader.web.openapi import ErrorBody, Reply, documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 TOUCH_EVERY = timedelta(minutes=1)
 STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
-NO_EXERCISE = "There is no exercise with that name."
 View = Callable[..., ResponseReturnValue]
 CODE_HINT = "Python source (UTF-8, at most 64 KB) defining the function in the stub"
 
@@ -194,7 +193,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     try:
         stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
     except attempts.UnknownExercise:
-        abort(404, NO_EXERCISE)
+        abort(404, NO_SUCH_EXERCISE)
     spec = exercises.spec_of(stored)
     params = {name: _plain(variant.params[name]) for name, param in spec.params.items() if param.show}
     parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type))
@@ -220,7 +219,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     try:
         submission = attempts.submit(caller().user_id, exercise_id, answers)
     except attempts.UnknownExercise:
-        abort(404, NO_EXERCISE)
+        abort(404, NO_SUCH_EXERCISE)
     except attempts.CodeExercise:
         abort(409, "This exercise takes code: POST it to /api/v1/exercises/<id>/submissions.")
     if submission.outcome == "closed":

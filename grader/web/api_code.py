@@ -13,7 +13,8 @@ from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
 from grader.services.attempts import UnknownExercise
-from grader.web.api import NO_EXERCISE, bearer, bp, caller, caller_key
+from grader.web.api import bearer, bp, caller, caller_key
+from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.openapi import ErrorBody, Reply, documented
 
 
@@ -64,7 +65,7 @@ def submit_code(exercise_id: str) -> ResponseReturnValue:
     try:
         made = submissions.create(caller().user_id, exercise_id, _source())
     except UnknownExercise:
-        abort(404, NO_EXERCISE)
+        abort(404, NO_SUCH_EXERCISE)
     except submissions.NotCodeExercise:
         abort(409, "This exercise takes typed answers: POST them to /api/v1/exercises/<id>/attempts.")
     except submissions.AttemptsUsed:

@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flask import Flask, Response
+from flask_babel import lazy_gettext
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from grader import models
 from grader.config import DEFAULT_INSTANCE, engine_options, settings
 from grader.extensions import csrf, db, limiter, login_manager, migrate
+from grader.web.i18n import init_i18n
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SECURITY_HEADERS = {
@@ -61,7 +63,8 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     login_manager.init_app(app)
     login_manager.user_loader(_load_user)
     login_manager.login_view = "auth.login"
-    login_manager.login_message = "Please log in to continue."
+    login_manager.login_message = lazy_gettext("Please log in to continue.")
+    init_i18n(app)
     _register(app)
     app.after_request(_headers)
     return app

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import get_locale, gettext
 from flask_login import current_user, login_required, login_user, logout_user
 from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
@@ -10,7 +11,9 @@ from werkzeug.wrappers import Response
 from grader.extensions import csrf, limiter
 from grader.services import accounts, password_reset
 from grader.web.errors import CSRF_MESSAGE, error_response
-from grader.web.forms import IdForm, LoginForm, NewPasswordForm, PasswordForm, RegisterForm, TokenForm
+from grader.web.forms import (IdForm, LanguageForm, LoginForm, NewPasswordForm, PasswordForm, RegisterForm,
+                              TokenForm)  # fmt: skip
+from grader.web.i18n import refusal_text, remember, supported
 
 bp = Blueprint("auth", __name__)
 
@@ -46,9 +49,10 @@ def login() -> ResponseReturnValue:
                 return error_response(400, CSRF_MESSAGE)
         elif user := accounts.authenticate(form.email.data or "", form.password.data or ""):
             login_user(user)
+            remember(supported(user.locale) or str(get_locale()))
             return redirect(_safe_next(request.args.get("next")))
         else:
-            form.password.errors = ["Wrong email or password."]
+            form.password.errors = [gettext("Wrong email or password.")]
     return render_template("auth/login.html", form=form), 200 if request.method == "GET" else 401
 
 
@@ -64,12 +68,13 @@ def register() -> ResponseReturnValue:
                 return error_response(400, CSRF_MESSAGE)
         else:
             try:
-                user = accounts.create_user(form.email.data or "", form.password.data or "")
+                user = accounts.create_user(form.email.data or "", form.password.data or "",
+                                            locale=str(get_locale()))  # fmt: skip
             except accounts.AccountError as error:
-                form.email.errors = [str(error)]
+                form.email.errors = [refusal_text(error)]
             else:
                 login_user(user)
-                flash("Welcome! Pick an exercise to start.")
+                flash(gettext("Welcome! Pick an exercise to start."))
                 return redirect(url_for("learn.dashboard"))
     status = 200 if request.method == "GET" else 422
     return render_template("auth/register.html", form=form), status
@@ -107,9 +112,9 @@ def change_password() -> str | Response | tuple[str, int]:
         try:
             accounts.change_password(current_user, form.current.data or "", form.new.data or "")
         except accounts.AccountError as error:
-            form.current.errors = [str(error)]
+            form.current.errors = [refusal_text(error)]
         else:
-            flash("Your password was changed.")
+            flash(gettext("Your password was changed."))
             return redirect(url_for("auth.profile"))
     tokens = accounts.active_tokens(current_user)
     html = render_template("auth/profile.html", form=TokenForm(), new_token=None, tokens=tokens,
@@ -124,7 +129,7 @@ def revoke(token_id: int) -> Response:
     if IdForm().validate_on_submit():
         if not accounts.revoke_token(current_user, token_id):
             abort(404)
-        flash("Token revoked.")
+        flash(gettext("Token revoked."))
     return redirect(url_for("auth.profile"))
 
 
@@ -140,8 +145,19 @@ def reset(token: str) -> ResponseReturnValue:
         try:
             accounts.set_password(user, form.new.data or "")
         except accounts.AccountError as error:
-            form.new.errors = [str(error)]
+            form.new.errors = [refusal_text(error)]
         else:
-            flash("Your password was changed: log in with the new one.")
+            flash(gettext("Your password was changed: log in with the new one."))
             return redirect(url_for("auth.login"))
     return render_template("auth/reset.html", form=form), 200 if request.method == "GET" else 422
+
+
+@bp.post("/language")
+def language() -> Response:
+    """Switch the page language for this session, and for the account when signed in."""
+    form = LanguageForm()
+    if form.validate_on_submit():
+        remember(form.locale.data)
+        if current_user.is_authenticated:
+            accounts.set_locale(current_user, form.locale.data)
+    return redirect(_safe_next(form.next.data), code=303)

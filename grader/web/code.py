@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from flask import abort, current_app, redirect, render_template, request, url_for
+from flask_babel import gettext, lazy_gettext as _l
 from flask_login import current_user
 from werkzeug.wrappers import Response
 
@@ -11,18 +12,23 @@ from grader.code_grading import SourceRejected
 from grader.codecheck.tasks import get_task
 from grader.services import exercises, submissions
 from grader.services.attempts import progress_of
+from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm
+from grader.web.i18n import refusal_text
 
-LABELS = {"passed": "All cases passed", "failed": "Some cases failed", "error": "Your code did not run",
-          "timeout": "Time limit reached", "memory_limit": "Memory limit reached",
-          "invalid": "Not graded: the grader could not run your code"}  # fmt: skip
+LABELS = {"passed": _l("All cases passed"), "failed": _l("Some cases failed"), "error": _l("Your code did not run"),
+          "timeout": _l("Time limit reached"), "memory_limit": _l("Memory limit reached"),
+          "invalid": _l("Not graded: the grader could not run your code")}  # fmt: skip
+# One word per case or submission status, for tables.
+STATUS_WORDS = {"passed": _l("passed"), "failed": _l("failed"), "error": _l("error"), "timeout": _l("timeout"),
+                "memory_limit": _l("memory limit"), "invalid": _l("not graded"), "pending": _l("queued")}  # fmt: skip
 
 
 def page(exercise_id: str, error: str | None = None, status: int = 200, source: str | None = None) -> tuple[str, int]:
     """The code exercise page, showing the submission named in ?submission= (or the latest)."""
     stored = exercises.current_version(exercise_id)
     if stored is None:
-        abort(404, "There is no exercise with that name.")
+        abort(404, NO_SUCH_EXERCISE)
     spec = exercises.code_spec_of(stored)
     history = submissions.history(current_user.id, exercise_id)
     wanted = request.args.get("submission", type=int)
@@ -31,7 +37,8 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     mistake = (shown.result or {}).get("misconception") if shown else None
     html = render_template(
         "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown,
-        pending=bool(shown and shown.status == "pending"), labels=LABELS, form=AnswerForm(), error=error,
+        pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),
+        error=error,
         source=source if source is not None else (shown.source if shown else spec.stub),
         mistake_title=get_task(spec.task).mutants[mistake].title if mistake else None,
         used=mine.attempts_used if mine else 0,
@@ -54,9 +61,9 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
     try:
         made = submissions.create(current_user.id, exercise_id, _uploaded_or_typed())
     except SourceRejected as error:
-        return page(exercise_id, str(error), 422, request.form.get("source"))
+        return page(exercise_id, refusal_text(error), 422, request.form.get("source"))
     except submissions.AttemptsUsed:
-        return page(exercise_id, "You have used all your attempts for this exercise.", 409)
+        return page(exercise_id, gettext("You have used all your attempts for this exercise."), 409)
     if made.submission.status == "pending":
         if submissions.dispatch(current_app._get_current_object(), made.submission.id):  # type: ignore[attr-defined]
             submissions.wait_until_graded(made.submission.id)

@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 from flask import Flask, jsonify, render_template, request
+from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 MESSAGES = {
-    400: ("Bad request", "The request could not be understood."),
-    401: ("Not signed in", "Sign in, or send a valid API token."),
-    403: ("Not allowed", "Your account cannot open this page."),
-    404: ("Not found", "There is nothing at this address."),
-    405: ("Method not allowed", "This address does not accept that kind of request."),
-    409: ("Conflict", "That cannot be done in the current state."),
-    413: ("Too large", "That upload or form is larger than the service accepts."),
-    422: ("Unprocessable", "The request was understood but its content is not valid."),
-    429: ("Slow down", "Too many requests in a short time. Wait a minute and try again."),
-    500: ("Something went wrong", "The error has been logged. Your last saved work is safe."),
-    503: ("Unavailable", "The service is briefly unavailable. Try again in a moment."),
+    400: (_l("Bad request"), _l("The request could not be understood.")),
+    401: (_l("Not signed in"), _l("Sign in, or send a valid API token.")),
+    403: (_l("Not allowed"), _l("Your account cannot open this page.")),
+    404: (_l("Not found"), _l("There is nothing at this address.")),
+    405: (_l("Method not allowed"), _l("This address does not accept that kind of request.")),
+    409: (_l("Conflict"), _l("That cannot be done in the current state.")),
+    413: (_l("Too large"), _l("That upload or form is larger than the service accepts.")),
+    422: (_l("Unprocessable"), _l("The request was understood but its content is not valid.")),
+    429: (_l("Slow down"), _l("Too many requests in a short time. Wait a minute and try again.")),
+    500: (_l("Something went wrong"), _l("The error has been logged. Your last saved work is safe.")),
+    503: (_l("Unavailable"), _l("The service is briefly unavailable. Try again in a moment.")),
 }
 ERROR_NAMES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 409: "conflict", 413: "too_large", 422: "unprocessable", 429: "rate_limited",
@@ -30,12 +31,13 @@ def wants_json() -> bool:
     return request.path.startswith("/api/")
 
 
-def error_response(code: int, message: str | None = None):  # type: ignore[no-untyped-def]
-    """A JSON error for the API, or an HTML page for people."""
+def error_response(code: int, message: object = None):  # type: ignore[no-untyped-def]
+    """A JSON error for the API, or an HTML page for people (messages may be lazily translated)."""
     title, default = MESSAGES.get(code, MESSAGES[500])
+    text = str(message or default)
     if wants_json():
-        return jsonify(error=ERROR_NAMES.get(code, "error"), message=message or default), code
-    return render_template("errors/error.html", code=code, title=title, message=message or default), code
+        return jsonify(error=ERROR_NAMES.get(code, "error"), message=text), code
+    return render_template("errors/error.html", code=code, title=title, message=text), code
 
 
 def _http(error: HTTPException):  # type: ignore[no-untyped-def]
@@ -44,21 +46,24 @@ def _http(error: HTTPException):  # type: ignore[no-untyped-def]
     return error_response(code, message)
 
 
+NO_SUCH_EXERCISE = _l("There is no exercise with that name.")
+
+
 def _specific(error: HTTPException) -> str | None:
     # Messages we raise ourselves (abort(404, "…")) are safe to show; werkzeug's defaults are generic.
-    description = error.description or ""
+    description = str(error.description or "")
     return description if description and description != type(error).description else None
 
 
-CSRF_MESSAGE = "The form has expired or was not sent from this site. Reload the page and try again."
+CSRF_MESSAGE = _l("The form has expired or was not sent from this site. Reload the page and try again.")
 
 
 def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
     return error_response(400, CSRF_MESSAGE)
 
 
-DATABASE_DOWN = "The database is briefly unavailable. Nothing was saved; try again in a moment."
-READ_ONLY = "The service cannot save right now (its storage is read-only or full). Nothing was saved."
+DATABASE_DOWN = _l("The database is briefly unavailable. Nothing was saved; try again in a moment.")
+READ_ONLY = _l("The service cannot save right now (its storage is read-only or full). Nothing was saved.")
 
 
 def _database(error: SQLAlchemyError):  # type: ignore[no-untyped-def]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from flask import Flask
+from flask_babel import format_datetime, gettext
 from markupsafe import Markup
 
 from grader.answers.syntax import syntax_hint
@@ -17,8 +18,8 @@ def markdown(text: str) -> Markup:
 
 
 def when(moment: datetime | None) -> str:
-    """A compact UTC timestamp."""
-    return moment.strftime("%d %b %Y, %H:%M") if moment else ""
+    """A compact UTC timestamp, with the month named in the page's language."""
+    return format_datetime(moment, "dd MMM y, HH:mm") if moment else ""
 
 
 def percent(score: float | None) -> str:
@@ -26,6 +27,11 @@ def percent(score: float | None) -> str:
     return "" if score is None else f"{round(score * 100)} %"
 
 
+def hint(kind: str) -> str:
+    """What learners may type for a kind of answer, in the page's language."""
+    return gettext(syntax_hint(kind))
+
+
 def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
-    app.jinja_env.filters.update(markdown=markdown, syntax_hint=syntax_hint, when=when, percent=percent)
+    app.jinja_env.filters.update(markdown=markdown, syntax_hint=hint, when=when, percent=percent)

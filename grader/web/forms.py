@@ -2,39 +2,42 @@
 
 from __future__ import annotations
 
+from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import HiddenField, PasswordField, StringField, TextAreaField
+from wtforms import HiddenField, PasswordField, SelectField, StringField, TextAreaField
+from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length
 
 from grader.services.accounts import MAX_PASSWORD, MIN_PASSWORD
+from grader.web.i18n import LANGUAGES
 
 # What every newly chosen password must satisfy (the service checks it again).
 NEW_PASSWORD = [
     DataRequired(),
-    Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=f"Use a password of at least {MIN_PASSWORD} characters."),
+    Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=_l("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)),
 ]
 
 
 class LoginForm(FlaskForm):
     """Email and password."""
 
-    email = StringField("Email", validators=[DataRequired(), Length(max=254)])
-    password = PasswordField("Password", validators=[DataRequired(), Length(max=MAX_PASSWORD)])
+    email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
 class RegisterForm(FlaskForm):
     """A new learner account."""
 
-    email = StringField("Email", validators=[DataRequired(), Length(max=254)])
-    password = PasswordField("Password", validators=NEW_PASSWORD)
-    confirm = PasswordField("Repeat password", validators=[EqualTo("password", "The passwords differ.")])
+    email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
+    password = PasswordField(_l("Password"), validators=NEW_PASSWORD)
+    confirm = PasswordField(_l("Repeat password"), validators=[EqualTo("password", _l("The passwords differ."))])
 
 
 class TokenForm(FlaskForm):
     """Name for a new API token."""
 
-    name = StringField("Token name", validators=[DataRequired(), Length(max=80)])
+    name = StringField(_l("Token name"), validators=[DataRequired(), Length(max=80)])
 
 
 class IdForm(FlaskForm):
@@ -50,29 +53,36 @@ class AnswerForm(FlaskForm):
 class ExerciseSourceForm(FlaskForm):
     """An exercise as YAML source (create, edit, import)."""
 
-    source = TextAreaField("Exercise (YAML)", validators=[DataRequired(), Length(max=256 * 1024)])
+    source = TextAreaField(_l("Exercise (YAML)"), validators=[DataRequired(), Length(max=256 * 1024)])
 
 
 class ImportForm(FlaskForm):
     """Upload one exercise file."""
 
-    upload = FileField("Exercise file (.yaml)")
+    upload = FileField(_l("Exercise file (.yaml)"))
 
 
 class NewPasswordForm(FlaskForm):
     """Choose a new password (through a reset link)."""
 
-    new = PasswordField("New password", validators=NEW_PASSWORD)
-    confirm = PasswordField("Repeat the new password", validators=[EqualTo("new", "The passwords differ.")])
+    new = PasswordField(_l("New password"), validators=NEW_PASSWORD)
+    confirm = PasswordField(_l("Repeat the new password"), validators=[EqualTo("new", _l("The passwords differ."))])
 
 
 class PasswordForm(NewPasswordForm):
     """Change one's own password: the current one too."""
 
-    current = PasswordField("Current password", validators=[DataRequired(), Length(max=MAX_PASSWORD)])
+    current = PasswordField(_l("Current password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
 class ResetLinkForm(FlaskForm):
     """Whose password reset link to make."""
 
-    email = StringField("Learner's email", validators=[DataRequired(), Length(max=254)])
+    email = StringField(_l("Learner's email"), validators=[DataRequired(), Length(max=254)])
+
+
+class LanguageForm(FlaskForm):
+    """The page language, and the page to go back to."""
+
+    locale = SelectField(_l("Language"), choices=[SelectChoice(code, name) for code, name in LANGUAGES.items()])
+    next = HiddenField()

@@ -6,12 +6,14 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 from __future__ import annotations
 
 from flask import Response, abort, current_app, render_template, request, stream_with_context, url_for
+from flask_babel import gettext, lazy_gettext as _l
 
 from grader.catalog.lessons import lesson_title
 from grader.services import accounts, exports, gradebook as book, insights, password_reset
 from grader.extensions import db
 from grader.models import Exercise
 from grader.services.exercises import all_exercises, part_labels
+from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import ResetLinkForm
 from grader.web.teach import bp
 
@@ -47,7 +49,7 @@ def learner_work(user_id: int, exercise_id: str) -> str:
     """One learner's attempts or code submissions on one exercise: what they typed and how it was graded."""
     work = book.learner_work(user_id, exercise_id)
     if work is None:
-        abort(404, "There is no such learner or exercise.")
+        abort(404, _l("There is no such learner or exercise."))
     return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
                            lesson=lesson_title(work.exercise.lesson))  # fmt: skip
 
@@ -57,7 +59,7 @@ def attempts_csv(exercise_id: str) -> Response:
     """Every attempt (or code submission) on an exercise as CSV, streamed, oldest first."""
     exercise = db.session.get(Exercise, exercise_id)
     if exercise is None:
-        abort(404, "There is no exercise with that name.")
+        abort(404, NO_SUCH_EXERCISE)
     lines = stream_with_context(exports.exercise_attempts_csv(exercise, list(part_labels(exercise))))
     disposition = f'attachment; filename="{exercise.id}-attempts.csv"'
     return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})
@@ -78,7 +80,7 @@ def reset_link() -> str:
     if form.validate_on_submit():
         user = accounts.user_by_email(form.email.data or "")
         if user is None or user.is_instructor:  # instructors reset through an operator's CLI
-            form.email.errors = ["There is no learner with that email."]
+            form.email.errors = [gettext("There is no learner with that email.")]
         else:
             token = password_reset.reset_token(user, current_app.config["SECRET_KEY"])
             link = url_for("auth.reset", token=token, _external=True)

@@ -12,6 +12,7 @@ from grader.extensions import db, limiter
 from grader.models import Exercise
 from grader.services import attempts, exercises, progress
 from grader.web import code
+from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm
 
 bp = Blueprint("learn", __name__)
@@ -34,7 +35,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     try:
         stored, variant = attempts.learner_variant(current_user.id, exercise_id)
     except attempts.UnknownExercise:
-        abort(404, "There is no exercise with that name.")
+        abort(404, NO_SUCH_EXERCISE)
     spec = exercises.spec_of(stored)
     mine = attempts.progress_of(current_user.id, exercise_id)
     used = mine.attempts_used if mine else 0
@@ -82,7 +83,7 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
     try:
         submission = attempts.submit(current_user.id, exercise_id, typed)
     except attempts.UnknownExercise:
-        abort(404, "There is no exercise with that name.")
+        abort(404, NO_SUCH_EXERCISE)
     if submission.outcome == "invalid":
         return _page(exercise_id, submission.result, typed, "invalid", 422)
     if submission.outcome == "closed":

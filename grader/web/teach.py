@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
+from flask_babel import gettext, lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response as BaseResponse
@@ -21,7 +22,9 @@ from grader.extensions import db, limiter
 from grader.models import Exercise
 from grader.services import authoring, exercise_form, insights
 from grader.services.exercises import all_exercises, current_version, part_labels
+from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import ExerciseSourceForm, ImportForm
+from grader.web.i18n import refusal_text
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
 MULTI_FIELDS = ("-mistakes", "-optional")
@@ -48,7 +51,7 @@ def _user_key() -> str:
 def _exercise_or_404(exercise_id: str) -> Exercise:
     found = db.session.get(Exercise, exercise_id)
     if found is None:
-        abort(404, "There is no exercise with that name.")
+        abort(404, NO_SUCH_EXERCISE)
     return found
 
 
@@ -165,8 +168,9 @@ def _finish(editing: str | None, source: str,
 
 
 def _saved(spec_id: str, outcome: str) -> BaseResponse:
-    words = {"created": "Created", "updated": "Saved a new version of", "unchanged": "No changes to"}
-    flash(f"{words.get(outcome, 'Saved')} {spec_id}.")
+    said = {"created": _l("Created %(id)s."), "updated": _l("Saved a new version of %(id)s."),
+            "unchanged": _l("No changes to %(id)s.")}  # fmt: skip
+    flash(str(said.get(outcome, _l("Saved %(id)s.")) % {"id": spec_id}))
     return redirect(url_for("teach.exercise", exercise_id=spec_id), code=303)
 
 
@@ -205,7 +209,7 @@ def _editor(editing: str | None) -> BaseResponse | tuple[str, int]:
         return _render(editing, "yaml", {}, source_form=source_form)
     values = _start_values(editing)
     if values is None:
-        flash("This exercise uses options the form cannot show; edit its YAML instead.")
+        flash(gettext("This exercise uses options the form cannot show; edit its YAML instead."))
         return redirect(_tab(editing, "yaml"))
     return _render(editing, "form", values)
 
@@ -221,7 +225,7 @@ def edit(exercise_id: str) -> BaseResponse | tuple[str, int]:
     """Edit an exercise; saving stores a new version, and earlier attempts keep theirs."""
     found = _exercise_or_404(exercise_id)
     if found.kind != "numeric":
-        flash("Only numeric exercises can be edited here; edit this one as a file.")
+        flash(gettext("Only numeric exercises can be edited here; edit this one as a file."))
         return redirect(url_for("teach.exercise", exercise_id=found.id))
     return _editor(found.id)
 
@@ -249,7 +253,7 @@ def export(exercise_id: str) -> Response:
     """The current version's YAML, as a file in the format of exercises/."""
     stored = current_version(exercise_id)
     if stored is None:
-        abort(404, "There is no exercise with that name.")
+        abort(404, NO_SUCH_EXERCISE)
     disposition = f'attachment; filename="{stored.exercise_id}.yaml"'
     return Response(stored.source, mimetype="text/yaml", headers={"Content-Disposition": disposition})
 
@@ -264,7 +268,7 @@ def import_exercise() -> BaseResponse | tuple[str, int]:
             raw = upload.stream.read(MAX_EXERCISE_BYTES + 1) if upload else b""
             source = authoring.read_upload(getattr(upload, "filename", "") or "", raw)
         except authoring.UploadError as error:
-            form.upload.errors = [str(error)]
+            form.upload.errors = [refusal_text(error)]
         else:
             checked, outcome = authoring.save(source, current_user.id, "web")
             if outcome and checked.spec:

@@ -40,7 +40,7 @@ CHROMIUM_ARGS = [
 ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
 TIMEOUT_MS = 10_000
 REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
-NewPage = Callable[[], Page]
+NewPage = Callable[..., Page]
 
 
 @dataclass(frozen=True)
@@ -126,11 +126,12 @@ def browser(chromium_path: Path) -> Iterator[Browser]:
 def new_page(
     browser: Browser, request: pytest.FixtureRequest, artifacts: Path
 ) -> Iterator[NewPage]:
-    """Make pages, each in its own fresh context (its own cookies); all closed after the test."""
+    """Make pages, each in its own fresh context (its own cookies, the browser language given);
+    all closed after the test."""
     contexts: list[BrowserContext] = []
 
-    def make() -> Page:
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
+    def make(locale: str = "en-US") -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale)
         context.set_default_timeout(TIMEOUT_MS)
         context.set_default_navigation_timeout(TIMEOUT_MS)
         contexts.append(context)

@@ -5,6 +5,12 @@ document.addEventListener("DOMContentLoaded", () => {
     el.title = "Click to copy";
     el.addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(el.textContent.trim()));
   }
+  // The language menu applies a choice at once; without JavaScript its button does.
+  for (const select of document.querySelectorAll("select[data-autosubmit]")) {
+    const button = select.form.querySelector("button");
+    if (button) button.hidden = true;
+    select.addEventListener("change", () => select.form.requestSubmit());
+  }
   // Ctrl/Cmd+Enter submits the answer form from any field.
   for (const form of document.querySelectorAll("form.answers")) {
     form.addEventListener("keydown", (event) => {

@@ -1,0 +1,48 @@
+"""The languages of the pages: which one a request gets, and remembering a person's choice.
+
+The choice lives in the session cookie (so an error page never needs the database to pick a
+language) and, for a signed-in user, in `users.locale`, which is copied into the session at login.
+The JSON API always answers in English: its messages are for programs as much as for people.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, request, session
+from flask_babel import Babel, get_locale, gettext
+
+from grader.texts import Refusal
+
+LANGUAGES = {"en": "English", "pt": "Português", "ru": "Русский"}
+DEFAULT = "en"
+SESSION_KEY = "locale"
+
+babel = Babel()
+
+
+def supported(locale: str | None) -> str | None:
+    """The locale if the pages are translated into it, else None."""
+    return locale if locale in LANGUAGES else None
+
+
+def request_locale() -> str:
+    """The session's choice, else the browser's best match among ours, else English."""
+    if request.path.startswith("/api/"):
+        return DEFAULT
+    chosen = supported(session.get(SESSION_KEY))
+    return chosen or request.accept_languages.best_match(LANGUAGES.keys(), DEFAULT) or DEFAULT
+
+
+def remember(locale: str) -> None:
+    """Use this language for the rest of the session."""
+    session[SESSION_KEY] = locale
+
+
+def init_i18n(app: Flask) -> None:
+    """Bind Flask-Babel (catalogues in grader/web/translations) and expose the language list to templates."""
+    babel.init_app(app, locale_selector=request_locale)
+    app.jinja_env.globals.update(LANGUAGES=LANGUAGES, current_locale=lambda: str(get_locale() or DEFAULT))
+
+
+def refusal_text(refusal: Refusal) -> str:
+    """A service's refusal in the page's language."""
+    return gettext(refusal.template, **refusal.values)

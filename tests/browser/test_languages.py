@@ -1,0 +1,33 @@
+"""Languages in a real browser: a Russian browser gets Russian pages, and the menu at the foot of
+the page switches to Portuguese at once (JavaScript submits it; the button is for pages without)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+from tests.browser.conftest import LiveServer, NewPage, register
+from tests.web.test_i18n import tr
+
+Emails = Callable[[str], str]
+
+
+def test_a_russian_browser_gets_russian_and_can_switch_to_portuguese(
+    live_server: LiveServer, new_page: NewPage, unique_email: Emails, artifacts: Path
+) -> None:
+    page = new_page("ru-RU")
+    register(page, live_server.url, unique_email("ivan"))
+    assert page.locator("html").get_attribute("lang") == "ru"
+    assert page.locator(".flash").inner_text() == tr("ru", "Welcome! Pick an exercise to start.")
+    assert page.locator("h1").inner_text() == tr("ru", "Lessons")
+    assert page.locator("footer .language button").is_hidden()  # the menu applies a choice by itself
+
+    page.locator("ul.exercise-list a", has_text="LayerNorm of a row").click()
+    page.wait_for_url(re.compile(r"/exercises/block-layernorm$"))
+    page.select_option("#language-choice", "pt")
+    page.wait_for_function("document.documentElement.lang === 'pt'")
+    assert re.search(r"/exercises/block-layernorm$", page.url), "the menu brings you back to the same page"
+    assert page.locator("button.primary").inner_text() == tr("pt", "Check my answers")
+    assert page.locator("#language-choice").input_value() == "pt"
+    page.screenshot(path=str(artifacts / "exercise-page-pt.png"), full_page=True)
