@@ -1,10 +1,17 @@
 """English texts meant for people, kept translatable without any web or translation machinery.
 
-The web layer looks them up in the page's language (grader/web/i18n.py); `make messages` finds
-them through babel.cfg: N_(...) marks a fixed text, and a Refusal subclass's first argument is one.
+The web layer shows them in the page's language (grader/web/i18n.py). `make messages` finds them
+through babel.cfg: N_(...) marks a fixed text, say(...) and say_n(...) build a sentence with
+values, and a Refusal subclass's first argument is one.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+Gettext = Callable[[str], str]
+Ngettext = Callable[[str, str, int], str]
 
 
 def N_(text: str) -> str:  # noqa: N802 - the conventional gettext marker name
@@ -12,13 +19,60 @@ def N_(text: str) -> str:  # noqa: N802 - the conventional gettext marker name
     return text
 
 
+def _as_is(text: str) -> str:
+    return text
+
+
+def _english(singular: str, plural: str, num: int) -> str:
+    return singular if num == 1 else plural
+
+
+@dataclass(frozen=True)
+class Text:
+    """A sentence: an English template, its values (plain, or Texts themselves), and for a count
+    a plural template, picked by the value `num` as each language's plural rules say."""
+
+    template: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+    plural: str | None = None
+
+    def render(self, gettext: Gettext = _as_is, ngettext: Ngettext = _english) -> str:
+        """The sentence with its values filled in, through the given translation functions."""
+        values = {k: v.render(gettext, ngettext) if isinstance(v, Text) else v for k, v in self.values.items()}
+        if self.plural is not None:
+            chosen = ngettext(self.template, self.plural, int(values["num"]))
+        else:
+            chosen = gettext(self.template)
+        return chosen % values if values else chosen
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data for storing; from_json reads it back."""
+        values = {k: v.to_json() if isinstance(v, Text) else v for k, v in self.values.items()}
+        return {"template": self.template, "values": values, "plural": self.plural}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Text:
+        """Rebuild a stored sentence."""
+        values = {k: cls.from_json(v) if isinstance(v, dict) else v for k, v in data.get("values", {}).items()}
+        return cls(str(data["template"]), values, data.get("plural"))
+
+
+def say(template: str, **values: Any) -> Text:
+    """A sentence with named values, e.g. say("%(answer)s divides by zero", answer=q)."""
+    return Text(template, values)
+
+
+def say_n(singular: str, plural: str, num: int, **values: Any) -> Text:
+    """A sentence about a count `num`, in the plural form each language needs."""
+    return Text(singular, {"num": num, **values}, plural)
+
+
 class Refusal(ValueError):
-    """A request refused for a reason the user can fix: an English message template and its values.
+    """A request refused for a reason the user can fix; `.text` says why, `str()` in English."""
 
-    `str()` gives the English text; the web layer translates the template and fills in the values.
-    """
-
-    def __init__(self, template: str, **values: object) -> None:
-        super().__init__(template % values if values else template)
-        self.template = template
-        self.values = values
+    def __init__(self, template: str, **values: Any) -> None:
+        self.text = say(template, **values)
+        super().__init__(str(self.text))

@@ -14,16 +14,19 @@ import numpy as np
 
 from grader.answers import numbers, structures, syntax
 from grader.answers.numbers import AnswerFormatError, Number
-from grader.answers.results import Mutant, PartResult, Target
+from grader.answers.results import Mutant, PartResult, Status, Target
+from grader.answers.structures import entry
 from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, typed_too_coarse
+from grader.texts import N_, Text, say
 
 MAX_ANSWER_CHARS = 20_000
+CORRECT = say("Correct.")
 
 TRANSPOSED = Mutant(
     name="transposed-shape",
-    title="dimensions in the wrong order",
-    hint="The sizes are right but their order is not: say which axis holds heads, which tokens "
-    "and which features, and keep that order at every stage.",
+    title=N_("dimensions in the wrong order"),
+    hint=N_("The sizes are right but their order is not: say which axis holds heads, which tokens "
+            "and which features, and keep that order at every stage."),
     routes=(),
 )
 
@@ -55,11 +58,11 @@ def _label(position: Any) -> str:
     return str(position + 1)
 
 
-def _position_words(positions: list[Any]) -> str:
+def _position_words(positions: list[Any]) -> Text:
     labels = [_label(p) for p in positions]
     if len(labels) == 1:
-        return f"entry {labels[0]}"
-    return "entries " + ", ".join(labels[:-1]) + " and " + labels[-1]
+        return entry(labels[0])
+    return say("entries %(first)s and %(last)s", first=", ".join(labels[:-1]), last=labels[-1])
 
 
 def _positions(mask: np.ndarray) -> list[Any]:
@@ -68,13 +71,18 @@ def _positions(mask: np.ndarray) -> list[Any]:
     return [tuple(int(i) for i in idx) if mask.ndim > 1 else int(idx[0]) for idx in np.argwhere(mask)]
 
 
-def _incorrect(message: str, mutant: Mutant | None, wrong: list[Any], score: float, value: Any) -> PartResult:
+def verdict(status: Status, score: float, text: Text, **more: Any) -> PartResult:
+    """A part result whose message is the given sentence (kept, so pages can translate it)."""
+    return PartResult(status=status, score=score, message=str(text), text=text, **more)
+
+
+def _incorrect(text: Text, mutant: Mutant | None, wrong: list[Any], score: float, value: Any) -> PartResult:
     if mutant is not None:
-        message = f"Not quite: this is the answer you get with {mutant.title}."
-    return PartResult(
-        status="incorrect", score=score, message=message,
-        misconception=mutant.name if mutant else None, hint=mutant.hint if mutant else None,
-        wrong_entries=tuple(wrong), value=value,
+        # The title is one of the catalogue's fixed phrases, so it is looked up as a text of its own.
+        text = say("Not quite: this is the answer you get with %(mistake)s.", mistake=Text(mutant.title))
+    return verdict(
+        "incorrect", score, text, misconception=mutant.name if mutant else None,
+        hint=mutant.hint if mutant else None, wrong_entries=tuple(wrong), value=value,
     )  # fmt: skip
 
 
@@ -137,19 +145,26 @@ class NumericKind:
         if self.integral:
             coarse &= ~inside  # "41.94304M" is the exact count, however it was typed
         if coarse.any():
-            where = _positions(coarse)
-            place = f" ({_position_words(where)})" if where else ""
-            message = f"Too few digits{place}: {digits_request(accepts.exact, tolerance, self.integral)}."
-            return PartResult(status="invalid", score=0.0, message=message, value=parsed.json)
+            return verdict("invalid", 0.0, self._too_coarse(_positions(coarse), accepts, tolerance), value=parsed.json)
         ok = inside
         if ok.all():
-            return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
+            return verdict("correct", 1.0, CORRECT, value=parsed.json)
         mutant = _matching_mutant(parsed.values, accepts)
         wrong = _positions(~ok)
-        detail = f"{_position_words(wrong)} not" if wrong else "not"
-        message = f"Incorrect: {detail} within {tolerance.describe()} of the expected value."
+        width = tolerance.describe()
+        if wrong:
+            text = say("Incorrect: %(where)s not within %(tolerance)s of the expected value.",
+                       where=_position_words(wrong), tolerance=width)  # fmt: skip
+        else:
+            text = say("Incorrect: not within %(tolerance)s of the expected value.", tolerance=width)
         score = float(ok.mean()) if partial else 0.0
-        return _incorrect(message, mutant, wrong, score, parsed.json)
+        return _incorrect(text, mutant, wrong, score, parsed.json)
+
+    def _too_coarse(self, where: list[Any], accepts: _Accepts, tolerance: Tolerance) -> Text:
+        request = digits_request(accepts.exact, tolerance, self.integral)
+        if where:
+            return say("Too few digits (%(where)s): %(request)s.", where=_position_words(where), request=request)
+        return say("Too few digits: %(request)s.", request=request)
 
     def _accepts(self, target: Target, tolerance: Tolerance) -> _Accepts:
         key = ("accepts", tolerance, self.integral)
@@ -194,7 +209,7 @@ class DiscreteKind:
         """Exact match; otherwise say what is off and look for a known mistake."""
         got, want = parsed.values, self.canon(target.exact)
         if got == want:
-            return PartResult(status="correct", score=1.0, message="Correct.", value=parsed.json)
+            return verdict("correct", 1.0, CORRECT, value=parsed.json)
         mutant = next((m for m in target.mutants if got in {self.canon(r) for r in m.routes}), None)
         return self.explain(got, want, mutant, partial, parsed.json)
 
@@ -212,18 +227,21 @@ def _incorrect_shape(got: tuple, want: tuple, mutant: Mutant | None, partial: bo
     if mutant is None and sorted(got) == sorted(want):
         mutant = TRANSPOSED
     if len(got) != len(want):
-        message = f"Incorrect: the tensor has {len(want)} dimensions, your shape has {len(got)}."
-        return _incorrect(message, mutant, [], 0.0, value)
+        text = say("Incorrect: the tensor has %(want)d dimensions, your shape has %(got)d.", want=len(want),
+                   got=len(got))  # fmt: skip
+        return _incorrect(text, mutant, [], 0.0, value)
     wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
     score = 1.0 - len(wrong) / len(want) if partial else 0.0
-    return _incorrect(f"Incorrect: {_position_words(wrong)} of the shape.", mutant, wrong, score, value)
+    return _incorrect(say("Incorrect: %(where)s of the shape.", where=_position_words(wrong)), mutant, wrong, score,
+                      value)  # fmt: skip
 
 
 def _incorrect_set(got: frozenset, want: frozenset, mutant: Mutant | None, partial: bool, value: Any) -> PartResult:
     extra, missing = sorted(got - want), len(want - got)
-    message = f"Incorrect: {len(extra)} of your indices should not be there and {missing} are missing."
+    text = say("Incorrect: %(extra)d of your indices should not be there and %(missing)d are missing.",
+               extra=len(extra), missing=missing)  # fmt: skip
     score = len(got & want) / len(got | want) if partial else 0.0
-    return _incorrect(message, mutant, extra, score, value)
+    return _incorrect(text, mutant, extra, score, value)
 
 
 def _length(exact: Any) -> int:
@@ -250,14 +268,14 @@ KINDS: dict[str, NumericKind | DiscreteKind] = {
 def grade_part(kind: str, text: str, target: Target, tolerance: Tolerance, partial: bool = False) -> PartResult:
     """Parse and grade one part; malformed text gives status 'invalid' and never raises."""
     if not text or not text.strip():
-        return PartResult(status="invalid", score=0.0, message="Enter an answer.")
+        return verdict("invalid", 0.0, say("Enter an answer."))
     if len(text) > MAX_ANSWER_CHARS:
-        return PartResult(status="invalid", score=0.0, message="This answer is too long.")
+        return verdict("invalid", 0.0, say("This answer is too long."))
     part_kind = KINDS[kind]
     try:
         parsed = part_kind.parse(text, target.exact)
     except AnswerFormatError as error:
-        return PartResult(status="invalid", score=0.0, message=error.message)
+        return verdict("invalid", 0.0, error.text)
     return part_kind.grade(parsed, target, tolerance, partial)
 
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from grader.texts import Text, say
+
 MAX_NUMBER_CHARS = 400
 _MAX_EXPONENT_DIGITS = 4
 
@@ -38,11 +40,12 @@ class Number:
 
 
 class AnswerFormatError(ValueError):
-    """Malformed input; .message is a learner-facing sentence naming the problem and where."""
+    """Malformed input; .text is a learner-facing sentence naming the problem and where."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
+        self.message = str(text)  # in English
 
 
 _DASHES = "\u2212\u2012\u2013\u2014\ufe63\uff0d"
@@ -105,36 +108,38 @@ _MANTISSA = re.compile(r"[0-9.,' ]+")
 _PLAIN_DECIMAL = re.compile(r"-?[0-9]{1,20}(?:\.([0-9]{1,20}))?")
 
 
-def _unreadable(q: str, why: str = "") -> AnswerFormatError:
-    return AnswerFormatError(f"could not read {q} as a number" + (f": {why}" if why else ""))
+def _unreadable(q: str, why: Text | None = None) -> AnswerFormatError:
+    if why is None:
+        return AnswerFormatError(say("could not read %(answer)s as a number", answer=q))
+    return AnswerFormatError(say("could not read %(answer)s as a number: %(why)s", answer=q, why=why))
 
 
 def _split_sign(s: str, q: str) -> tuple[bool, str]:
     negative = s[0] == "-"
     body = s[1:].lstrip() if s[0] in "+-" else s
     if body[:1] in ("+", "-"):
-        raise _unreadable(q, "it has two signs")
+        raise _unreadable(q, say("it has two signs"))
     return negative, body
 
 
 def _read_fraction(match: re.Match[str], negative: bool, q: str) -> _Reading:
     numerator, denominator = int(match.group(1)), int(match.group(3))
     if denominator == 0:
-        raise AnswerFormatError(f"{q} divides by zero")
+        raise AnswerFormatError(say("%(answer)s divides by zero", answer=q))
     exact = Fraction(numerator, denominator) * (-1 if negative != (match.group(2) == "-") else 1)
     try:
         value = float(exact)
     except OverflowError:
-        raise AnswerFormatError(f"{q} is too large to grade") from None
+        raise AnswerFormatError(say("%(answer)s is too large to grade", answer=q)) from None
     if value == 0.0 and exact != 0:
-        raise AnswerFormatError(f"{q} is too small to grade")
+        raise AnswerFormatError(say("%(answer)s is too small to grade", answer=q))
     return _Reading(Number(value, 0.0), exact)
 
 
 def _exponent(text: str, q: str) -> int:
     cleaned = text.translate(_SUPERSCRIPTS).strip("{}() ")
     if len(cleaned.lstrip("+-").lstrip("0")) > _MAX_EXPONENT_DIGITS:
-        raise AnswerFormatError(f"the exponent in {q} is out of range")
+        raise AnswerFormatError(say("the exponent in %(answer)s is out of range", answer=q))
     return int(cleaned)
 
 
@@ -158,25 +163,24 @@ def _grouped(text: str, q: str) -> str:
     """Digits of an integer part written with thousands separators; groups must be exact."""
     kinds = {c for c in text if not c.isdigit()}
     if len(kinds) != 1:
-        raise _unreadable(q, "it mixes different separators")
+        raise _unreadable(q, say("it mixes different separators"))
     sep = kinds.pop()
     groups = text.split(sep)
     first = groups[0]
     if 1 <= len(first) <= 3 and first[0] != "0" and all(len(g) == 3 for g in groups[1:]):
         return "".join(groups)
     if sep in ".,":
-        raise _unreadable(
-            q, "it has more than one decimal separator (thousands groups need 3 digits)"
-        )
-    name = "spaces" if sep == " " else "apostrophes"
-    raise _unreadable(q, f"digits grouped with {name} need groups of exactly 3 digits")
+        raise _unreadable(q, say("it has more than one decimal separator (thousands groups need 3 digits)"))
+    if sep == " ":
+        raise _unreadable(q, say("digits grouped with spaces need groups of exactly 3 digits"))
+    raise _unreadable(q, say("digits grouped with apostrophes need groups of exactly 3 digits"))
 
 
 def _single_separator(whole: str, frac: str, sep: str, q: str, integer_plain: bool) -> tuple[str, int]:
     if sep == "," and looks_like_thousands(whole, frac) and integer_plain:
         return whole + frac, 0
     if sep == "," and not (whole and frac):
-        raise _unreadable(q, "a decimal comma needs digits on both sides")
+        raise _unreadable(q, say("a decimal comma needs digits on both sides"))
     return (whole or "0") + frac, len(frac)
 
 
@@ -204,7 +208,7 @@ def _build(negative: bool, digits: str, exponent: int, q: str) -> _Reading:
     value, resolution = float(exact), float(Decimal(f"1E{exponent}"))
     finite = math.isfinite(value) and math.isfinite(resolution)
     if not finite or resolution == 0.0 or (value == 0.0 and exact != 0):
-        raise AnswerFormatError(f"{q} is too large or too small to grade")
+        raise AnswerFormatError(say("%(answer)s is too large or too small to grade", answer=q))
     return _Reading(Number(value, resolution), exact)
 
 
@@ -219,13 +223,13 @@ def _read(text: str, integer: bool = False) -> _Reading:
 def _read_any(s: str, text: str, integer: bool) -> _Reading:
     """Every accepted syntax: signs, separators, exponents, suffixes, percentages, fractions."""
     if not s:
-        raise AnswerFormatError("enter a number")
+        raise AnswerFormatError(say("enter a number"))
     q = quote(text)
     if len(s) > MAX_NUMBER_CHARS:
-        raise AnswerFormatError(f"{q} is too long to be a number")
+        raise AnswerFormatError(say("%(answer)s is too long to be a number", answer=q))
     negative, body = _split_sign(s, q)
     if body.lower() in _NON_FINITE:
-        raise AnswerFormatError(f"enter a finite number, not {q}")
+        raise AnswerFormatError(say("enter a finite number, not %(answer)s", answer=q))
     if fraction := _FRACTION.fullmatch(body):
         return _read_fraction(fraction, negative, q)
     mantissa, shift, plain = _strip_scale(body, q)
@@ -254,8 +258,10 @@ def parse_integer(text: str) -> Number:
     reading = _read(text, integer=True)
     if not _is_whole(reading.exact):
         s = normalize(text).strip()
-        hint = ""
         if dotted := re.fullmatch(r"[+-]?([1-9][0-9]{0,2})\.([0-9]{3})", s):
-            hint = f" (if the '.' separates thousands, write {dotted.group(1)}{dotted.group(2)})"
-        raise AnswerFormatError(f"{quote(text)} is not a whole number{hint}")
+            raise AnswerFormatError(say(
+                "%(answer)s is not a whole number (if the '.' separates thousands, write %(whole)s)",
+                answer=quote(text), whole=dotted.group(1) + dotted.group(2),
+            ))  # fmt: skip
+        raise AnswerFormatError(say("%(answer)s is not a whole number", answer=quote(text)))
     return reading.number

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from grader.texts import Text, say
+
 Status = Literal["correct", "incorrect", "invalid", "unchecked"]
-UNCHECKED_MESSAGE = "Not checked yet: answers are checked once every field can be read."
+UNCHECKED = say("Not checked yet: answers are checked once every field can be read.")
 
 
 @dataclass(frozen=True)
@@ -45,13 +47,17 @@ class PartResult:
     hint: str | None = None
     wrong_entries: tuple[Any, ...] = ()
     value: Any = None  # the parsed answer as JSON-ready data
+    # The message as a sentence with its values, so a page can show it in the reader's language.
+    text: Text | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> PartResult:
-        """Rebuild a stored part result."""
+        """Rebuild a stored part result (as to_record wrote it, or the older shape without text)."""
+        text = Text.from_json(data["text"]) if data.get("text") else None
         return cls(status=data["status"], score=data["score"], message=data["message"],
                    misconception=data.get("misconception"), hint=data.get("hint"),
-                   wrong_entries=tuple(tuple(e) if isinstance(e, list) else e for e in data.get("wrong_entries", ())))  # fmt: skip
+                   wrong_entries=tuple(tuple(e) if isinstance(e, list) else e for e in data.get("wrong_entries", ())),
+                   text=text)  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         """The CLI/API shape of a part result."""
@@ -63,6 +69,10 @@ class PartResult:
             "hint": self.hint,
             "wrong_entries": list(self.wrong_entries),
         }
+
+    def to_record(self) -> dict[str, Any]:
+        """What is stored with an attempt: the CLI/API shape and the message's sentence."""
+        return {**self.to_json(), "text": self.text.to_json() if self.text else None}
 
 
 @dataclass(frozen=True)
@@ -92,7 +102,7 @@ class ExerciseResult:
     def format_errors_only(self) -> ExerciseResult:
         """Keep only the format errors; hiding the other verdicts stops free checks of one field
         by deliberately breaking another."""
-        unchecked = PartResult(status="unchecked", score=0.0, message=UNCHECKED_MESSAGE)
+        unchecked = PartResult(status="unchecked", score=0.0, message=str(UNCHECKED), text=UNCHECKED)
         return ExerciseResult({pid: r if r.status == "invalid" else unchecked for pid, r in self.parts.items()},
                               self.weights)  # fmt: skip
 

@@ -24,9 +24,10 @@ from grader.answers.numbers import (
     parse_number,
     quote,
 )
+from grader.texts import Text, say, say_n
 
 MAX_ANSWER_CHARS = 20_000
-USE_SEMICOLONS = "separate the numbers with ';', e.g. 0,5; 0,7"
+USE_SEMICOLONS = say("separate the numbers with ';', e.g. 0,5; 0,7")
 _OPENERS = {"[": "]", "(": ")", "{": "}"}
 _CLOSERS = {close: open_ for open_, close in _OPENERS.items()}
 # Spaces a learner puts inside one number ('1.5 M', '66.7 %', '1.2 × 10^-3') must not split it.
@@ -41,12 +42,13 @@ _SPACED_COMMA = re.compile(r"\s,|,\s|^,|,$")
 _WHOLE = re.compile(r"\+?[0-9]{1,30}")
 
 
-def _prepare(text: str, keep_newlines: bool, what: str) -> str:
+def _prepare(text: str, keep_newlines: bool, empty: Text) -> str:
+    """The normalised answer; `empty` says what to enter when there is nothing."""
     body = normalize(text, keep_newlines).strip()
     if not body:
-        raise AnswerFormatError(f"enter {what}")
+        raise AnswerFormatError(empty)
     if len(body) > MAX_ANSWER_CHARS:
-        raise AnswerFormatError("the answer is too long")
+        raise AnswerFormatError(say("the answer is too long"))
     return body
 
 
@@ -60,17 +62,18 @@ def _spans(text: str) -> list[tuple[int, int]]:
         elif ch in _CLOSERS:
             if not stack:
                 opener = _CLOSERS[ch]
-                raise AnswerFormatError(f"'{ch}' at position {i + 1} has no matching '{opener}'")
+                raise AnswerFormatError(say("'%(char)s' at position %(at)d has no matching '%(opener)s'",
+                                            char=ch, at=i + 1, opener=opener))  # fmt: skip
             start, opener = stack.pop()
             if _OPENERS[opener] != ch:
-                raise AnswerFormatError(
-                    f"'{opener}' at position {start + 1} is closed by '{ch}' at position {i + 1}"
-                )
+                raise AnswerFormatError(say("'%(opener)s' at position %(start)d is closed by '%(char)s' at position %(at)d",
+                                            opener=opener, start=start + 1, char=ch, at=i + 1))  # fmt: skip
             if not stack:
                 spans.append((start, i))
     if stack:
         start, opener = stack[0]
-        raise AnswerFormatError(f"'{opener}' at position {start + 1} is never closed")
+        raise AnswerFormatError(say("'%(opener)s' at position %(start)d is never closed", opener=opener,
+                                    start=start + 1))  # fmt: skip
     return spans
 
 
@@ -81,10 +84,9 @@ def _unwrap(body: str) -> tuple[str, bool]:
     return body, False
 
 
-def _reject_brackets(text: str, where: str) -> None:
-    for ch in text:
-        if ch in _OPENERS or ch in _CLOSERS:
-            raise AnswerFormatError(f"unexpected '{ch}' inside {where}")
+def _bracket_in(text: str) -> str | None:
+    """The first bracket in text, which may not hold any."""
+    return next((ch for ch in text if ch in _OPENERS or ch in _CLOSERS), None)
 
 
 def _glue(text: str) -> str:
@@ -118,7 +120,8 @@ def _split_row(text: str) -> list[str]:
     for left, right in zip(segments, segments[1:]):
         tight = left[-1:].strip() and right[:1].strip()
         if tight and _possible(left.split()[-1] + "," + right.split()[0]):
-            raise AnswerFormatError(f"ambiguous commas in {quote(text)}: {USE_SEMICOLONS}")
+            raise AnswerFormatError(say("ambiguous commas in %(answer)s: %(advice)s", answer=quote(text),
+                                        advice=USE_SEMICOLONS))  # fmt: skip
     return pieces
 
 
@@ -133,42 +136,47 @@ def _split_entries(text: str) -> list[str]:
     words: list[str] = []
     for chunk in chunks:
         if _SPACED_COMMA.search(chunk.strip()):
-            raise AnswerFormatError(
-                f"both ';' and ',' separate numbers in {quote(text)}: {USE_SEMICOLONS}"
-            )
+            raise AnswerFormatError(say("both ';' and ',' separate numbers in %(answer)s: %(advice)s",
+                                        answer=quote(text), advice=USE_SEMICOLONS))  # fmt: skip
         words.extend(chunk.split() or [""])
     return words
 
 
-def _read_all(words: list[str], labels: list[str]) -> list[Number]:
+def _read_all(words: list[str], labels: list[Text]) -> list[Number]:
     """Parse every entry, naming the entry in any error."""
     numbers: list[Number] = []
     for word, label in zip(words, labels):
         if not word:
-            raise AnswerFormatError(f"{label} is empty")
+            raise AnswerFormatError(say("%(where)s is empty", where=label))
         try:
             numbers.append(parse_number(word))
         except AnswerFormatError as error:
-            raise AnswerFormatError(f"{label}: {error.message}") from None
+            raise AnswerFormatError(say("%(where)s: %(problem)s", where=label, problem=error.text)) from None
     return numbers
 
 
-def _count_message(expected: int, got: int, text: str) -> str:
-    message = f"expected {expected} number{'' if expected == 1 else 's'}, got {got}"
+def entry(label: object) -> Text:
+    """'entry 3' (or 'entry (2, 1)' in a matrix), naming where in an answer something is."""
+    return say("entry %(label)s", label=str(label))
+
+
+def _count_message(expected: int, got: int, text: str) -> Text:
+    counted = say_n("expected %(num)d number, got %(got)d", "expected %(num)d numbers, got %(got)d", expected,
+                    got=got)  # fmt: skip
     if got < expected and re.search(r"[0-9],[0-9]", text) and ";" not in text:
-        message += (
-            " (a comma between digits reads as a decimal comma; separate numbers with ', ' or ';')"
-        )
-    return message
+        return say("%(problem)s (a comma between digits reads as a decimal comma; separate numbers with ', ' or ';')",
+                   problem=counted)  # fmt: skip
+    return counted
 
 
 def parse_vector(text: str, length: int | None = None) -> list[Number]:
     """Parse a list of numbers such as '[a; b; c]', '(a, b, c)' or 'a b c'."""
-    body = _prepare(text, False, "the numbers, e.g. [1.5; -2; 0.25]")
+    body = _prepare(text, False, say("enter the numbers, e.g. [1.5; -2; 0.25]"))
     inner, _ = _unwrap(body)
-    _reject_brackets(inner, "the list")
+    if bracket := _bracket_in(inner):
+        raise AnswerFormatError(say("unexpected '%(char)s' inside the list", char=bracket))
     words = _split_entries(inner) if inner else []
-    numbers = _read_all(words, [f"entry {i}" for i in range(1, len(words) + 1)])
+    numbers = _read_all(words, [entry(i) for i in range(1, len(words) + 1)])
     if length is not None and len(numbers) != length:
         raise AnswerFormatError(_count_message(length, len(numbers), inner))
     return numbers
@@ -181,11 +189,14 @@ def _bracketed_rows(inner: str) -> list[list[str]]:
         gap = inner[cursor:start].strip(" \n,;")
         if gap:
             last = start == len(inner)
-            where = f"after row {len(rows)}" if last else f"before row {len(rows) + 1}"
-            raise AnswerFormatError(f"unexpected {quote(gap)} {where}")
+            if last:
+                raise AnswerFormatError(say("unexpected %(text)s after row %(row)d", text=quote(gap), row=len(rows)))
+            raise AnswerFormatError(say("unexpected %(text)s before row %(row)d", text=quote(gap), row=len(rows) + 1))
         if start < len(inner):
             content = inner[start + 1 : end]
-            _reject_brackets(content, f"row {len(rows) + 1}")
+            if bracket := _bracket_in(content):
+                raise AnswerFormatError(say("unexpected '%(char)s' inside row %(row)d", char=bracket,
+                                            row=len(rows) + 1))  # fmt: skip
             rows.append(_split_entries(content))
         cursor = end + 1
     return rows
@@ -206,45 +217,46 @@ def _matrix_rows(inner: str) -> list[list[str]]:
 
 def parse_matrix(text: str, shape: tuple[int, int] | None = None) -> list[list[Number]]:
     """Parse a matrix: rows on lines, rows separated by ';', or nested lists '[[1, 2], [3, 4]]'."""
-    body = _prepare(text, True, "a matrix, e.g. [[1, 2], [3, 4]]")
+    body = _prepare(text, True, say("enter a matrix, e.g. [[1, 2], [3, 4]]"))
     inner, _ = _unwrap(body)
     if not inner:
-        raise AnswerFormatError("the matrix is empty: enter at least one row")
+        raise AnswerFormatError(say("the matrix is empty: enter at least one row"))
     rows = _matrix_rows(inner)
     words: list[str] = []
-    labels: list[str] = []
+    labels: list[Text] = []
     for r, row in enumerate(rows, 1):
         if not row:
-            raise AnswerFormatError(f"row {r} is empty")
+            raise AnswerFormatError(say("row %(row)d is empty", row=r))
         words += row
-        labels += [f"row {r}, entry {c}" for c in range(1, len(row) + 1)]
+        labels += [say("row %(row)d, entry %(entry)d", row=r, entry=c) for c in range(1, len(row) + 1)]
     numbers = iter(_read_all(words, labels))
     matrix = [[next(numbers) for _ in row] for row in rows]
     for r, parsed_row in enumerate(matrix[1:], 2):
         if len(parsed_row) != len(matrix[0]):
-            raise AnswerFormatError(
-                f"row {r} has {len(parsed_row)} numbers, row 1 has {len(matrix[0])}"
-            )
+            raise AnswerFormatError(say("row %(row)d has %(got)d numbers, row 1 has %(first)d", row=r,
+                                        got=len(parsed_row), first=len(matrix[0])))  # fmt: skip
     got = (len(matrix), len(matrix[0]))
     if shape is not None and got != tuple(shape):
-        raise AnswerFormatError(f"expected a {shape[0]}×{shape[1]} matrix, got {got[0]}×{got[1]}")
+        raise AnswerFormatError(say("expected a %(rows)d×%(columns)d matrix, got %(got_rows)d×%(got_columns)d",
+                                    rows=shape[0], columns=shape[1], got_rows=got[0], got_columns=got[1]))  # fmt: skip
     return matrix
 
 
-def _whole(piece: str, label: str) -> int:
+def _whole(piece: str, label: Text) -> int:
     if _WHOLE.fullmatch(piece):
         return int(piece)
     try:
         return int(parse_integer(piece).value)
     except AnswerFormatError as error:
-        raise AnswerFormatError(f"{label}: {error.message}") from None
+        raise AnswerFormatError(say("%(where)s: %(problem)s", where=label, problem=error.text)) from None
 
 
 def parse_shape(text: str) -> tuple[int, ...]:
     """Parse a tensor shape such as '(2, 5, 4)', '2×5×4' or '(5,)'; '()' is a scalar's shape."""
-    body = _prepare(text, False, "a shape, e.g. (2, 5, 4)")
+    body = _prepare(text, False, say("enter a shape, e.g. (2, 5, 4)"))
     inner, wrapped = _unwrap(body)
-    _reject_brackets(inner, "the shape")
+    if bracket := _bracket_in(inner):
+        raise AnswerFormatError(say("unexpected '%(char)s' inside the shape", char=bracket))
     if not inner and wrapped:
         return ()
     if inner.endswith(",") and len(inner) > 1:
@@ -252,33 +264,33 @@ def parse_shape(text: str) -> tuple[int, ...]:
     sizes = []
     for i, piece in enumerate(re.split(r"\s*[×xX*·,;]\s*|\s+", inner), 1):
         if not piece:
-            raise AnswerFormatError(f"dimension {i} is empty")
-        size = _whole(piece, f"dimension {i}")
+            raise AnswerFormatError(say("dimension %(i)d is empty", i=i))
+        size = _whole(piece, say("dimension %(i)d", i=i))
         if size < 1:
-            raise AnswerFormatError(
-                f"dimension {i} is {size}; sizes must be whole numbers of at least 1"
-            )
+            raise AnswerFormatError(say("dimension %(i)d is %(size)d; sizes must be whole numbers of at least 1",
+                                        i=i, size=size))  # fmt: skip
         sizes.append(size)
     return tuple(sizes)
 
 
 def parse_index_set(text: str) -> frozenset[int]:
     """Parse a set of non-negative indices such as '{1, 3}' or '[1 3]'; '{}' or '∅' is empty."""
-    body = _prepare(text, False, "the indices, e.g. {1, 3}, or {} for none")
+    body = _prepare(text, False, say("enter the indices, e.g. {1, 3}, or {} for none"))
     if body == "∅":
         return frozenset()
     inner, _ = _unwrap(body)
-    _reject_brackets(inner, "the set")
+    if bracket := _bracket_in(inner):
+        raise AnswerFormatError(say("unexpected '%(char)s' inside the set", char=bracket))
     if not inner:
         return frozenset()
     seen: set[int] = set()
     for i, piece in enumerate(re.split(r"\s*[,;]\s*|\s+", inner), 1):
         if not piece:
-            raise AnswerFormatError(f"entry {i} is empty")
-        index = _whole(piece, f"entry {i}")
+            raise AnswerFormatError(say("%(where)s is empty", where=entry(i)))
+        index = _whole(piece, entry(i))
         if index < 0:
-            raise AnswerFormatError(f"entry {i}: indices start at 0, got {index}")
+            raise AnswerFormatError(say("%(where)s: indices start at 0, got %(index)d", where=entry(i), index=index))
         if index in seen:
-            raise AnswerFormatError(f"index {index} appears twice")
+            raise AnswerFormatError(say("index %(index)d appears twice", index=index))
         seen.add(index)
     return frozenset(seen)

@@ -25,6 +25,8 @@ from typing import Literal
 
 import numpy as np
 
+from grader.texts import Text, say, say_n
+
 ToleranceKind = Literal["abs", "rel", "sigfigs", "exact"]
 
 # Float noise allowance when comparing typed decimals against interval ends.
@@ -59,15 +61,19 @@ class Tolerance:
             return np.full_like(np.asarray(expected, dtype=float), np.inf)
         return np.maximum(2.0 * self.half_width(expected), 1.0 if integral else 0.0)
 
-    def describe(self) -> str:
+    def describe(self) -> Text:
         """A short human description, e.g. '±0.0005' or '3 significant figures'."""
         if self.kind == "abs":
-            return f"±{self.value:g}"
+            return say("±%(width)s", width=_short(self.value))
         if self.kind == "rel":
-            return f"±{self.value * 100:g} %"
+            return say("±%(percent)s %%", percent=_short(self.value * 100))
         if self.kind == "sigfigs":
-            return f"{int(self.value)} significant figures"
-        return "exact"
+            return say_n("%(num)d significant figure", "%(num)d significant figures", int(self.value))
+        return say("exact")
+
+
+def _short(value: float) -> str:
+    return format(value, "g")
 
 
 def sigfig_unit(value: np.ndarray, figures: int) -> np.ndarray:
@@ -114,12 +120,13 @@ def typed_too_coarse(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray
     return np.asarray(resolution) > coarsest * (1.0 + 1e-6)
 
 
-def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> str:
+def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> Text:
     """The learner-facing request for more digits."""
     if integral:
-        return "give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)"
+        return say("give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
     if tolerance.kind == "sigfigs":
-        return f"give at least {int(tolerance.value)} significant figures"
+        return say_n("give at least %(num)d significant figure", "give at least %(num)d significant figures",
+                     int(tolerance.value))  # fmt: skip
     finest = float(np.min(tolerance.coarsest_resolution(expected, integral)))
     decimals = max(0, math.ceil(-math.log10(finest) - 1e-9)) if finest > 0 else 6
-    return f"give at least {decimals} decimal places"
+    return say_n("give at least %(num)d decimal place", "give at least %(num)d decimal places", decimals)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grader.answers.kinds import TRANSPOSED
+from grader.texts import N_
 
 
 @dataclass(frozen=True)
@@ -21,75 +22,75 @@ class Misconception:
 
 
 _ALL = [
-    Misconception("sample-variance", "the sample variance (dividing by n − 1)",
-                  "LayerNorm divides the squared deviations by d, the number of entries in the row, "
-                  "not by d − 1: it describes this row, it does not estimate a population."),
-    Misconception("no-centering", "the mean left in (RMS instead of LayerNorm)",
-                  "LayerNorm first subtracts the row mean μ, then divides by σ. Dividing h by its "
-                  "root mean square is RMSNorm, a different normalisation."),
-    Misconception("normalise-x", "the second LayerNorm applied to x instead of h",
-                  "The second sub-layer reads LN(h), where h = x + a already includes the attention "
-                  "output. Normalise h, not the block's input x."),
-    Misconception("no-residual-attention", "the first residual forgotten (h = a)",
-                  "The attention output is a correction: h = x + a. Keep the token's own vector."),
-    Misconception("no-residual-mlp", "the second residual forgotten (y = m)",
-                  "The MLP output is added to the stream: y = h + m, not y = m."),
-    Misconception("no-residual", "the residual forgotten",
-                  "Each sub-layer's output is added to the vector it read: keep the stream."),
-    Misconception("relu", "ReLU in place of GELU",
-                  "GELU is not max(0, z): negative inputs give small negative outputs, and positive "
-                  "ones are slightly damped. Use ½z(1 + tanh(0.798(z + 0.0447z³)))."),
-    Misconception("erf-gelu", "the exact (erf) GELU instead of GPT-2's tanh form",
-                  "GPT-2 uses the tanh approximation of GELU; the erf form differs in the third "
-                  "decimal for some inputs."),
-    Misconception("scale-dh", "scores divided by d_h instead of √d_h",
-                  "Attention scores are divided by the square root of the head size."),
-    Misconception("no-causal-mask", "no causal mask",
-                  "A token may only attend to itself and earlier tokens: add −∞ above the diagonal "
-                  "before the softmax."),
-    Misconception("full-kv-heads", "a full set of K/V heads instead of GQA",
-                  "With grouped-query attention W_K and W_V only produce h_kv heads of size d_h, "
-                  "so each is d × (h_kv·d_h), not d × d."),
-    Misconception("ffn-4d", "a hidden width of 4d instead of the SwiGLU width",
-                  "SwiGLU layers use a hidden width of about 8d/3 (rounded to a multiple of 256), "
-                  "not 4d, so that three matrices cost what two did."),
-    Misconception("forget-layers", "only one layer counted",
-                  "The model stacks L identical blocks: multiply the per-block figure by L."),
-    Misconception("count-biases", "biases counted",
-                  "These layers have no biases (and RMSNorm has no β): count the weight matrices "
-                  "and the norm gains only."),
-    Misconception("kv-not-repeated", "K and V before the GQA repeat",
-                  "After grouping, each K/V head is repeated so every query head has one: the "
-                  "tensor used in the scores has h heads."),
-    Misconception("swiglu-floor", "8d/3 rounded down to a multiple of 256",
-                  "Round 8d/3 to the nearest multiple of 256, which can be upwards."),
-    Misconception("swiglu-unrounded", "8d/3 without rounding to a multiple of 256",
-                  "For d ≥ 256 the width 8d/3 is rounded to a multiple of 256 for fast kernels."),
-    Misconception("attention-share", "the attention share instead of the FFN share",
-                  "The question asks for the feed-forward layer's part of the large matrices."),
-    Misconception("one-ffn-matrix", "only one FFN matrix counted",
-                  "The FFN has two big matrices: W1 (d × d_ff) and W2 (d_ff × d)."),
-    Misconception("fires-on-negative", "keys with a negative score taken as firing",
-                  "A key fires when its score kᵢ·x is positive: ReLU keeps positives and zeroes the "
-                  "rest."),
-    Misconception("no-activation", "the activation left out",
-                  "Each value is weighted by f(kᵢ·x) = max(0, kᵢ·x), not by the raw score: keys "
-                  "with negative scores contribute nothing."),
-    Misconception("unweighted-values", "each firing value added at full strength",
-                  "A firing key scales its value by its score f(kᵢ·x); values are not simply summed."),
-    Misconception("zero-based", "0-based numbering",
-                  "Number keys and inputs from 1, as the prompt does."),
-    Misconception("all-inputs-change", "every input changing",
-                  "Editing value vⱼ only changes outputs for inputs whose key kⱼ fires."),
-    Misconception("edit-ignored", "the value before the edit",
-                  "Use the edited value vector for the inputs whose key fires."),
-    Misconception("forget-initial-norm", "microGPT's initial RMSNorm missed",
-                  "microGPT normalises the embedding once before the first block, then once per "
-                  "sub-block."),
-    Misconception("tied-head", "lm_head not counted",
-                  "microGPT keeps lm_head as its own vocab × n_embd matrix; it is not tied to wte."),
-    Misconception("inside-share", "the share inside the block instead of outside it",
-                  "The question asks for the embeddings and lm_head, the parts outside the block."),
+    Misconception("sample-variance", N_("the sample variance (dividing by n − 1)"),
+                  N_("LayerNorm divides the squared deviations by d, the number of entries in the row, "
+                     "not by d − 1: it describes this row, it does not estimate a population.")),
+    Misconception("no-centering", N_("the mean left in (RMS instead of LayerNorm)"),
+                  N_("LayerNorm first subtracts the row mean μ, then divides by σ. Dividing h by its "
+                     "root mean square is RMSNorm, a different normalisation.")),
+    Misconception("normalise-x", N_("the second LayerNorm applied to x instead of h"),
+                  N_("The second sub-layer reads LN(h), where h = x + a already includes the attention "
+                     "output. Normalise h, not the block's input x.")),
+    Misconception("no-residual-attention", N_("the first residual forgotten (h = a)"),
+                  N_("The attention output is a correction: h = x + a. Keep the token's own vector.")),
+    Misconception("no-residual-mlp", N_("the second residual forgotten (y = m)"),
+                  N_("The MLP output is added to the stream: y = h + m, not y = m.")),
+    Misconception("no-residual", N_("the residual forgotten"),
+                  N_("Each sub-layer's output is added to the vector it read: keep the stream.")),
+    Misconception("relu", N_("ReLU in place of GELU"),
+                  N_("GELU is not max(0, z): negative inputs give small negative outputs, and positive "
+                     "ones are slightly damped. Use ½z(1 + tanh(0.798(z + 0.0447z³))).")),
+    Misconception("erf-gelu", N_("the exact (erf) GELU instead of GPT-2's tanh form"),
+                  N_("GPT-2 uses the tanh approximation of GELU; the erf form differs in the third "
+                     "decimal for some inputs.")),
+    Misconception("scale-dh", N_("scores divided by d_h instead of √d_h"),
+                  N_("Attention scores are divided by the square root of the head size.")),
+    Misconception("no-causal-mask", N_("no causal mask"),
+                  N_("A token may only attend to itself and earlier tokens: add −∞ above the diagonal "
+                     "before the softmax.")),
+    Misconception("full-kv-heads", N_("a full set of K/V heads instead of GQA"),
+                  N_("With grouped-query attention W_K and W_V only produce h_kv heads of size d_h, "
+                     "so each is d × (h_kv·d_h), not d × d.")),
+    Misconception("ffn-4d", N_("a hidden width of 4d instead of the SwiGLU width"),
+                  N_("SwiGLU layers use a hidden width of about 8d/3 (rounded to a multiple of 256), "
+                     "not 4d, so that three matrices cost what two did.")),
+    Misconception("forget-layers", N_("only one layer counted"),
+                  N_("The model stacks L identical blocks: multiply the per-block figure by L.")),
+    Misconception("count-biases", N_("biases counted"),
+                  N_("These layers have no biases (and RMSNorm has no β): count the weight matrices "
+                     "and the norm gains only.")),
+    Misconception("kv-not-repeated", N_("K and V before the GQA repeat"),
+                  N_("After grouping, each K/V head is repeated so every query head has one: the "
+                     "tensor used in the scores has h heads.")),
+    Misconception("swiglu-floor", N_("8d/3 rounded down to a multiple of 256"),
+                  N_("Round 8d/3 to the nearest multiple of 256, which can be upwards.")),
+    Misconception("swiglu-unrounded", N_("8d/3 without rounding to a multiple of 256"),
+                  N_("For d ≥ 256 the width 8d/3 is rounded to a multiple of 256 for fast kernels.")),
+    Misconception("attention-share", N_("the attention share instead of the FFN share"),
+                  N_("The question asks for the feed-forward layer's part of the large matrices.")),
+    Misconception("one-ffn-matrix", N_("only one FFN matrix counted"),
+                  N_("The FFN has two big matrices: W1 (d × d_ff) and W2 (d_ff × d).")),
+    Misconception("fires-on-negative", N_("keys with a negative score taken as firing"),
+                  N_("A key fires when its score kᵢ·x is positive: ReLU keeps positives and zeroes the "
+                     "rest.")),
+    Misconception("no-activation", N_("the activation left out"),
+                  N_("Each value is weighted by f(kᵢ·x) = max(0, kᵢ·x), not by the raw score: keys "
+                     "with negative scores contribute nothing.")),
+    Misconception("unweighted-values", N_("each firing value added at full strength"),
+                  N_("A firing key scales its value by its score f(kᵢ·x); values are not simply summed.")),
+    Misconception("zero-based", N_("0-based numbering"),
+                  N_("Number keys and inputs from 1, as the prompt does.")),
+    Misconception("all-inputs-change", N_("every input changing"),
+                  N_("Editing value vⱼ only changes outputs for inputs whose key kⱼ fires.")),
+    Misconception("edit-ignored", N_("the value before the edit"),
+                  N_("Use the edited value vector for the inputs whose key fires.")),
+    Misconception("forget-initial-norm", N_("microGPT's initial RMSNorm missed"),
+                  N_("microGPT normalises the embedding once before the first block, then once per "
+                     "sub-block.")),
+    Misconception("tied-head", N_("lm_head not counted"),
+                  N_("microGPT keeps lm_head as its own vocab × n_embd matrix; it is not tied to wte.")),
+    Misconception("inside-share", N_("the share inside the block instead of outside it"),
+                  N_("The question asks for the embeddings and lm_head, the parts outside the block.")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 

@@ -143,7 +143,7 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
     attempt_id = db.session.execute(for_session(_NEW_ATTEMPT), {
         "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
         "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
-        "results": {k: r.to_json() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
+        "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
         "answers_hash": digest, "created_at": utcnow(),
     }).scalar()  # fmt: skip
     if attempt_id is None:  # a repeat: undo the credit, point at the attempt that counted

@@ -13,7 +13,7 @@ from grader.services import accounts, password_reset
 from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import (IdForm, LanguageForm, LoginForm, NewPasswordForm, PasswordForm, RegisterForm,
                               TokenForm)  # fmt: skip
-from grader.web.i18n import refusal_text, remember, supported
+from grader.web.i18n import remember, supported, translated
 
 bp = Blueprint("auth", __name__)
 
@@ -71,7 +71,7 @@ def register() -> ResponseReturnValue:
                 user = accounts.create_user(form.email.data or "", form.password.data or "",
                                             locale=str(get_locale()))  # fmt: skip
             except accounts.AccountError as error:
-                form.email.errors = [refusal_text(error)]
+                form.email.errors = [translated(error.text)]
             else:
                 login_user(user)
                 flash(gettext("Welcome! Pick an exercise to start."))
@@ -112,7 +112,7 @@ def change_password() -> str | Response | tuple[str, int]:
         try:
             accounts.change_password(current_user, form.current.data or "", form.new.data or "")
         except accounts.AccountError as error:
-            form.current.errors = [refusal_text(error)]
+            form.current.errors = [translated(error.text)]
         else:
             flash(gettext("Your password was changed."))
             return redirect(url_for("auth.profile"))
@@ -145,7 +145,7 @@ def reset(token: str) -> ResponseReturnValue:
         try:
             accounts.set_password(user, form.new.data or "")
         except accounts.AccountError as error:
-            form.new.errors = [refusal_text(error)]
+            form.new.errors = [translated(error.text)]
         else:
             flash(gettext("Your password was changed: log in with the new one."))
             return redirect(url_for("auth.login"))

@@ -14,7 +14,7 @@ from grader.services import exercises, submissions
 from grader.services.attempts import progress_of
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm
-from grader.web.i18n import refusal_text
+from grader.web.i18n import translated
 
 LABELS = {"passed": _l("All cases passed"), "failed": _l("Some cases failed"), "error": _l("Your code did not run"),
           "timeout": _l("Time limit reached"), "memory_limit": _l("Memory limit reached"),
@@ -61,7 +61,7 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
     try:
         made = submissions.create(current_user.id, exercise_id, _uploaded_or_typed())
     except SourceRejected as error:
-        return page(exercise_id, refusal_text(error), 422, request.form.get("source"))
+        return page(exercise_id, translated(error.text), 422, request.form.get("source"))
     except submissions.AttemptsUsed:
         return page(exercise_id, gettext("You have used all your attempts for this exercise."), 409)
     if made.submission.status == "pending":

@@ -1,15 +1,17 @@
-"""Template helpers: Markdown with math, the syntax hint of a part type, friendly dates."""
+"""Template helpers: Markdown with math, hints and feedback in the page's language, friendly dates."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from flask import Flask
-from flask_babel import format_datetime, gettext
+from flask_babel import format_datetime
 from markupsafe import Markup
 
+from grader.answers.results import PartResult
 from grader.answers.syntax import syntax_hint
 from grader.markup import render_markdown
+from grader.web.i18n import translated
 
 
 def markdown(text: str) -> Markup:
@@ -27,11 +29,17 @@ def percent(score: float | None) -> str:
     return "" if score is None else f"{round(score * 100)} %"
 
 
-def hint(kind: str) -> str:
+def typing_hint(kind: str) -> str:
     """What learners may type for a kind of answer, in the page's language."""
-    return gettext(syntax_hint(kind))
+    return translated(syntax_hint(kind))
+
+
+def feedback(result: PartResult) -> str:
+    """A part's verdict message in the page's language (attempts stored before it kept only English)."""
+    return translated(result.text if result.text is not None else result.message)
 
 
 def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
-    app.jinja_env.filters.update(markdown=markdown, syntax_hint=hint, when=when, percent=percent)
+    app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
+                                 when=when, percent=percent)  # fmt: skip

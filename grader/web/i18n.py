@@ -8,9 +8,9 @@ The JSON API always answers in English: its messages are for programs as much as
 from __future__ import annotations
 
 from flask import Flask, request, session
-from flask_babel import Babel, get_locale, gettext
+from flask_babel import Babel, get_locale, get_translations
 
-from grader.texts import Refusal
+from grader.texts import Text
 
 LANGUAGES = {"en": "English", "pt": "Português", "ru": "Русский"}
 DEFAULT = "en"
@@ -43,6 +43,9 @@ def init_i18n(app: Flask) -> None:
     app.jinja_env.globals.update(LANGUAGES=LANGUAGES, current_locale=lambda: str(get_locale() or DEFAULT))
 
 
-def refusal_text(refusal: Refusal) -> str:
-    """A service's refusal in the page's language."""
-    return gettext(refusal.template, **refusal.values)
+def translated(text: Text | str) -> str:
+    """A sentence of the core or a service (or one of its fixed phrases) in the page's language."""
+    translations = get_translations()
+    if isinstance(text, str):
+        return translations.ugettext(text)
+    return text.render(translations.ugettext, translations.ungettext)

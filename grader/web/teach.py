@@ -24,7 +24,7 @@ from grader.services import authoring, exercise_form, insights
 from grader.services.exercises import all_exercises, current_version, part_labels
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import ExerciseSourceForm, ImportForm
-from grader.web.i18n import refusal_text
+from grader.web.i18n import translated
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
 MULTI_FIELDS = ("-mistakes", "-optional")
@@ -268,7 +268,7 @@ def import_exercise() -> BaseResponse | tuple[str, int]:
             raw = upload.stream.read(MAX_EXERCISE_BYTES + 1) if upload else b""
             source = authoring.read_upload(getattr(upload, "filename", "") or "", raw)
         except authoring.UploadError as error:
-            form.upload.errors = [refusal_text(error)]
+            form.upload.errors = [translated(error.text)]
         else:
             checked, outcome = authoring.save(source, current_user.id, "web")
             if outcome and checked.spec:

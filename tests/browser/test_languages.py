@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Callable
 
 from tests.browser.conftest import LiveServer, NewPage, register
-from tests.web.test_i18n import tr
+from tests.web.test_i18n import tr, translations
 
 Emails = Callable[[str], str]
 
@@ -30,4 +30,14 @@ def test_a_russian_browser_gets_russian_and_can_switch_to_portuguese(
     assert re.search(r"/exercises/block-layernorm$", page.url), "the menu brings you back to the same page"
     assert page.locator("button.primary").inner_text() == tr("pt", "Check my answers")
     assert page.locator("#language-choice").input_value() == "pt"
+
+    page.fill("#part-mu", "0,1")
+    page.fill("#part-sigma", "1,02")
+    page.fill("#part-u", "[1; 2; 3]")
+    page.click("button.primary")
+    counted = translations("pt").ungettext("expected %(num)d number, got %(got)d",
+                                           "expected %(num)d numbers, got %(got)d", 4)  # fmt: skip
+    assert page.locator("#part-u-msg .verdict").inner_text() == "⚠ " + counted % {"num": 4, "got": 3}
+    assert page.locator("#feedback .notice").inner_text() == tr(
+        "pt", "Some answers could not be read. Fix the fields marked below; this try was not counted.")
     page.screenshot(path=str(artifacts / "exercise-page-pt.png"), full_page=True)
