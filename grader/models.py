@@ -159,6 +159,8 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     source_hash: Mapped[str] = mapped_column(sa.String(64))
     status: Mapped[str] = mapped_column(sa.String(16), default="pending", index=True)  # pending, graded, failed
     result: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON, default=None)
+    # The result's messages as sentences (grader.texts), so pages can show them in any language.
+    feedback: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON, default=None)
     score: Mapped[float | None] = mapped_column(default=None)
     number: Mapped[int | None] = mapped_column(default=None)  # counted attempt number once graded
     attempts_claimed: Mapped[int] = mapped_column(default=0)  # delivery attempts, for the reaper

@@ -8,7 +8,7 @@ values, and a Refusal subclass's first argument is one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 Gettext = Callable[[str], str]
 Ngettext = Callable[[str, str, int], str]
@@ -41,8 +41,8 @@ class Text:
         values = {k: v.render(gettext, ngettext) if isinstance(v, Text) else v for k, v in self.values.items()}
         if self.plural is not None:
             chosen = ngettext(self.template, self.plural, int(values["num"]))
-        else:
-            chosen = gettext(self.template)
+        else:  # gettext("") would be the catalogue's header
+            chosen = gettext(self.template) if self.template else ""
         return chosen % values if values else chosen
 
     def __str__(self) -> str:
@@ -68,6 +68,12 @@ def say(template: str, **values: Any) -> Text:
 def say_n(singular: str, plural: str, num: int, **values: Any) -> Text:
     """A sentence about a count `num`, in the plural form each language needs."""
     return Text(singular, {"num": num, **values}, plural)
+
+
+def joined(parts: Sequence[Text], separator: str) -> Text:
+    """Sentences (or phrases) one after another, each translated on its own."""
+    values = {f"part{i}": part for i, part in enumerate(parts)}
+    return Text(separator.join(f"%(part{i})s" for i in range(len(parts))), values)
 
 
 class Refusal(ValueError):

@@ -8,18 +8,20 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
+from grader.texts import Text, joined, say
+
 MismatchKind = Literal["type", "dtype", "shape", "keys", "nonfinite", "values"]
 
 # What a hidden case may say: no shapes, no numbers, nothing derived from its inputs.
-HIDDEN_MESSAGES: dict[MismatchKind, str] = {
-    "type": "The output has the wrong type.",
-    "dtype": "The output has the wrong dtype.",
-    "shape": "The output has the wrong shape.",
-    "keys": "The output dict lacks some of the required keys.",
-    "nonfinite": "The output contains NaN or infinity where finite values are expected.",
-    "values": "The output's values are wrong.",
+HIDDEN_MESSAGES: dict[MismatchKind, Text] = {
+    "type": say("The output has the wrong type."),
+    "dtype": say("The output has the wrong dtype."),
+    "shape": say("The output has the wrong shape."),
+    "keys": say("The output dict lacks some of the required keys."),
+    "nonfinite": say("The output contains NaN or infinity where finite values are expected."),
+    "values": say("The output's values are wrong."),
 }
-DTYPE_KINDS = {"b": "boolean", "c": "complex", "O": "object", "U": "text", "S": "bytes"}
+DTYPE_KINDS = {"b": say("boolean"), "c": say("complex"), "O": say("object"), "U": say("text"), "S": say("bytes")}
 ARRAY_LIKE = (np.ndarray, np.generic, int, float, list, tuple)
 SHORT_CHARS = 160
 
@@ -29,7 +31,7 @@ class Mismatch:
     """Why an output is not the expected one; `detail` may quote values (visible cases only)."""
 
     kind: MismatchKind
-    detail: str
+    detail: Text
 
 
 def compare(expected: Any, got: Any, rtol: float, atol: float) -> Mismatch | None:
@@ -46,16 +48,16 @@ def _type_name(value: Any) -> str:
 def _as_array(got: Any) -> np.ndarray | Mismatch:
     """The output as a numeric array, or why it cannot be one."""
     if got is None:
-        return Mismatch("type", "expected a numpy array, got None: does the function return it?")
+        return Mismatch("type", say("Expected a numpy array, got None: does the function return it?"))
     if isinstance(got, (bool, np.bool_)) or not isinstance(got, ARRAY_LIKE):
-        return Mismatch("type", f"expected a numpy array, got {_type_name(got)}")
+        return Mismatch("type", say("Expected a numpy array, got %(type)s.", type=_type_name(got)))
     try:
         arr = np.asarray(got)
     except (ValueError, TypeError):
-        return Mismatch("type", "expected a numpy array, got a ragged nested list")
+        return Mismatch("type", say("Expected a numpy array, got a ragged nested list."))
     if arr.dtype.kind not in "iuf":
         kind = DTYPE_KINDS.get(arr.dtype.kind, arr.dtype.kind)
-        return Mismatch("dtype", f"expected real numbers, got an array of {kind} dtype")
+        return Mismatch("dtype", say("Expected real numbers, got an array of %(kind)s dtype.", kind=kind))
     return arr
 
 
@@ -64,12 +66,13 @@ def _compare_array(expected: np.ndarray, got: Any, rtol: float, atol: float) -> 
     if isinstance(arr, Mismatch):
         return arr
     if arr.shape != expected.shape:
-        return Mismatch("shape", f"expected shape {expected.shape}, got {arr.shape}")
+        return Mismatch("shape", say("Expected shape %(expected)s, got %(got)s.", expected=str(expected.shape),
+                                     got=str(arr.shape)))  # fmt: skip
     bad = ~np.isfinite(arr) & np.isfinite(expected)
     if bad.any():
-        first = _index(np.argwhere(bad)[0])
-        detail = f"NaN or inf in {int(bad.sum())} of {arr.size} entries (first at index {first})"
-        return Mismatch("nonfinite", detail + " where the expected values are finite")
+        return Mismatch("nonfinite", say(
+            "NaN or inf in %(bad)d of %(size)d entries (first at index %(first)s) where the expected values are finite.",
+            bad=int(bad.sum()), size=arr.size, first=_index(np.argwhere(bad)[0])))  # fmt: skip
     if np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
         return None
     return Mismatch("values", _values_detail(expected, arr.astype(float)))
@@ -79,7 +82,7 @@ def _index(position: Any) -> str:
     return "[" + ", ".join(str(int(i)) for i in position) + "]"
 
 
-def _values_detail(expected: np.ndarray, got: np.ndarray) -> str:
+def _values_detail(expected: np.ndarray, got: np.ndarray) -> Text:
     """The largest absolute error, where it is, and both arrays in short."""
     with np.errstate(invalid="ignore"):
         error = np.abs(got - expected)
@@ -87,12 +90,15 @@ def _values_detail(expected: np.ndarray, got: np.ndarray) -> str:
     same = (got == expected) | (np.isnan(got) & np.isnan(expected))
     error = np.where(same, 0.0, np.nan_to_num(error, nan=np.inf))
     worst = np.unravel_index(int(np.argmax(error)), error.shape) if error.ndim else ()
-    where = f" at index {_index(worst)}" if error.ndim else ""
-    entry = f"expected {_number(expected[worst])}, got {_number(got[worst])}"
-    detail = f"largest absolute error {_number(error[worst])}{where}: {entry}"
+    values = {"error": _number(error[worst]), "want": _number(expected[worst]), "got": _number(got[worst])}
+    if not error.ndim:
+        return say("Largest absolute error %(error)s: expected %(want)s, got %(got)s.", **values)
     if expected.size == 1:
-        return detail
-    return f"{detail}; expected {_short(expected)}, got {_short(got)}"
+        return say("Largest absolute error %(error)s at index %(where)s: expected %(want)s, got %(got)s.",
+                   where=_index(worst), **values)  # fmt: skip
+    return say("Largest absolute error %(error)s at index %(where)s: expected %(want)s, got %(got)s; "
+               "expected %(want_all)s, got %(got_all)s.", where=_index(worst), want_all=_short(expected),
+               got_all=_short(got), **values)  # fmt: skip
 
 
 def _short(a: np.ndarray) -> str:
@@ -128,22 +134,23 @@ def _compare_dict(
     expected: Mapping[str, Any], got: Any, rtol: float, atol: float
 ) -> Mismatch | None:
     if not isinstance(got, Mapping):
-        keys = ", ".join(expected)
-        return Mismatch("type", f"expected a dict with keys {keys}, got {_type_name(got)}")
+        return Mismatch("type", say("Expected a dict with keys %(keys)s, got %(type)s.", keys=", ".join(expected),
+                                    type=_type_name(got)))  # fmt: skip
     missing = [key for key in expected if key not in got]
     if missing:
-        return Mismatch("keys", f"missing keys: {', '.join(missing)}")
+        return Mismatch("keys", say("Missing keys: %(keys)s.", keys=", ".join(missing)))
     for key in expected:
         if not _is_number(got[key]):
-            return Mismatch("type", f"the value of {key!r} is {_type_name(got[key])}, not a number")
+            return Mismatch("type", say("The value of %(key)s is %(type)s, not a number.", key=repr(key),
+                                        type=_type_name(got[key])))  # fmt: skip
         if not np.isfinite(_float(got[key])) and np.isfinite(_float(expected[key])):
-            return Mismatch("nonfinite", f"the value of {key!r} is {got[key]}")
+            return Mismatch("nonfinite", say("The value of %(key)s is %(value)s.", key=repr(key), value=str(got[key])))
     pairs = {key: (_float(expected[key]), _float(got[key])) for key in expected}
     wrong = [k for k, (e, g) in pairs.items()
              if not np.isclose(g, e, rtol=rtol, atol=atol, equal_nan=True)]  # fmt: skip
     if not wrong:
         return None
     largest = max(abs(pairs[key][1] - pairs[key][0]) for key in wrong)
-    listed = "; ".join(f"{k}: expected {_number(pairs[k][0])}, got {_number(pairs[k][1])}"
-                       for k in wrong)  # fmt: skip
-    return Mismatch("values", f"largest absolute error {_number(largest)}: {listed}")
+    listed = joined([say("%(key)s: expected %(want)s, got %(got)s", key=k, want=_number(pairs[k][0]),
+                         got=_number(pairs[k][1])) for k in wrong], "; ")  # fmt: skip
+    return Mismatch("values", say("Largest absolute error %(error)s: %(listed)s.", error=_number(largest), listed=listed))

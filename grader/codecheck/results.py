@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from grader.texts import Text
+
 CaseStatus = Literal["passed", "failed", "error", "timeout"]
 CodeStatus = Literal["passed", "failed", "error", "timeout", "memory_limit", "invalid"]
 
@@ -15,8 +17,13 @@ class CaseVerdict:
 
     name: str
     status: CaseStatus
-    message: str
+    text: Text
     visible: bool = False
+
+    @property
+    def message(self) -> str:
+        """The verdict in English."""
+        return str(self.text)
 
     def to_json(self) -> dict[str, Any]:
         """The API shape of a case verdict."""
@@ -30,9 +37,18 @@ class CodeResult:
     status: CodeStatus
     score: float
     cases: tuple[CaseVerdict, ...] = ()
-    message: str = ""
+    text: Text = Text("")
     misconception: str | None = None
     duration_ms: float = 0.0
+
+    @property
+    def message(self) -> str:
+        """The verdict in English."""
+        return str(self.text)
+
+    def texts_json(self) -> dict[str, Any]:
+        """The message and each case's message as sentences, for showing them in another language."""
+        return {"message": self.text.to_json(), "cases": [case.text.to_json() for case in self.cases]}
 
     @property
     def counted(self) -> bool:

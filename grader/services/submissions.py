@@ -26,12 +26,13 @@ from grader.extensions import db
 from grader.models import Exercise, Submission, utcnow
 from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import progress
+from grader.texts import say
 from grader.services.attempts import UnknownExercise, attempts_left, progress_of
 from grader.services.exercises import code_spec_of, current_version, source_hash, version
 
 WAIT_SECONDS = 3.0
-NO_SANDBOX = "Not graded: code grading is not available on this server. This try was not counted."
-TOO_LATE = "Not graded: the grading service did not answer in time. This try was not counted."
+NO_SANDBOX = say("Not graded: code grading is not available on this server. This try was not counted.")
+TOO_LATE = say("Not graded: the grading service did not answer in time. This try was not counted.")
 MAX_UPLOAD_READ = 64 * 1024 + 1  # one byte more than allowed, to tell "too large" apart
 _executor: ThreadPoolExecutor | None = None
 
@@ -109,7 +110,8 @@ def record(submission_id: int, result: CodeResult, penalty: float) -> Submission
         row.number, row.score = progress.credit(mine, result.score, penalty)
     else:
         row.status = "failed"
-    row.result, row.grading_ms, row.graded_at = result.to_json(), result.duration_ms, utcnow()
+    row.result, row.feedback = result.to_json(), result.texts_json()
+    row.grading_ms, row.graded_at = result.duration_ms, utcnow()
     db.session.commit()
     return row
 
@@ -131,7 +133,7 @@ def grade_in_background(app: Flask, submission_id: int, runner_factory: Callable
             except SandboxUnavailable as error:  # an operator problem: say so, count nothing
                 app.logger.error("code grading is unavailable: %s", error)
                 db.session.rollback()
-                record(submission_id, CodeResult("invalid", 0.0, message=NO_SANDBOX), 0.0)
+                record(submission_id, CodeResult("invalid", 0.0, text=NO_SANDBOX), 0.0)
 
     return _pool().submit(job)
 
@@ -177,7 +179,7 @@ def reap(app: Flask, now: datetime | None = None) -> Reaped:
         if row is None or row.status != "pending":
             continue
         if row.created_at < now - tasks.DEADLINE:
-            record(submission_id, CodeResult("invalid", 0.0, message=TOO_LATE), 0.0)
+            record(submission_id, CodeResult("invalid", 0.0, text=TOO_LATE), 0.0)
             report.failed.append(submission_id)
             continue
         row.attempts_claimed += 1

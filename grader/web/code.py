@@ -13,6 +13,8 @@ from grader.codecheck.tasks import get_task
 from grader.services import exercises, submissions
 from grader.services.attempts import progress_of
 from grader.web.errors import NO_SUCH_EXERCISE
+from grader.models import Submission
+from grader.texts import Text
 from grader.web.forms import AnswerForm
 from grader.web.i18n import translated
 
@@ -40,11 +42,22 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
         pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),
         error=error,
         source=source if source is not None else (shown.source if shown else spec.stub),
-        mistake_title=get_task(spec.task).mutants[mistake].title if mistake else None,
+        mistake_title=get_task(spec.task).mutants[mistake].title if mistake else None, said=_said(shown),
         used=mine.attempts_used if mine else 0,
         left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts),
     )  # fmt: skip
     return html, status
+
+
+def _said(shown: Submission | None) -> tuple[str, list[str]]:
+    """The shown result's message and its cases' messages in the page's language."""
+    if shown is None or shown.result is None:
+        return "", []
+    texts = shown.feedback or {}  # submissions graded before it was kept have English only
+    if not texts:
+        cases = [translated(c["message"]) for c in shown.result.get("cases", [])]
+        return translated(shown.result.get("message", "")), cases
+    return translated(Text.from_json(texts["message"])), [translated(Text.from_json(t)) for t in texts["cases"]]
 
 
 def _uploaded_or_typed() -> bytes | str:

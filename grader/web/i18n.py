@@ -47,5 +47,5 @@ def translated(text: Text | str) -> str:
     """A sentence of the core or a service (or one of its fixed phrases) in the page's language."""
     translations = get_translations()
     if isinstance(text, str):
-        return translations.ugettext(text)
+        return translations.ugettext(text) if text else ""  # "" would look up the catalogue's header
     return text.render(translations.ugettext, translations.ungettext)

@@ -14,13 +14,11 @@ from babel.support import Translations
 from flask import Flask
 from flask.testing import FlaskClient
 from flask_babel import force_locale, ngettext
-from markupsafe import escape
 
 from grader.extensions import db
 from grader.models import User
 from grader.web.i18n import LANGUAGES
 from tests.web.conftest import PASSWORD, csrf_from, make_user
-from tests.web.test_learn import expected, fmt, post_answers
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUES = ROOT / "grader" / "web" / "translations"
@@ -172,27 +170,3 @@ def test_a_learners_exercise_page_is_translated_around_the_exercise(app: Flask, 
     assert tr("pt", "Check my answers") in html and tr("pt", "Your attempts") in html
     assert "Check my answers" not in html
 
-
-def test_format_feedback_is_shown_in_the_pages_language(app: Flask, learner: FlaskClient) -> None:
-    choose(learner, "ru", "/")
-    response = post_answers(learner, "block-layernorm", {"mu": "", "sigma": "1", "u": "[1; 2; 3]"})
-    html = response.get_data(as_text=True)
-    assert response.status_code == 422
-    assert escape(tr("ru", "Enter an answer.")) in html
-    counted = translations("ru").ungettext("expected %(num)d number, got %(got)d",
-                                           "expected %(num)d numbers, got %(got)d", 4)  # fmt: skip
-    assert counted != "expected %(num)d numbers, got %(got)d" and escape(counted % {"num": 4, "got": 3}) in html
-    assert "expected 4 numbers" not in html
-
-
-def test_a_stored_verdict_and_its_named_mistake_are_shown_translated(app: Flask, learner: FlaskClient) -> None:
-    right = expected(app, "block-gelu")
-    response = post_answers(learner, "block-gelu", {"neg": "0.000", "pos": fmt(right["pos"])})
-    choose(learner, "pt", "/")
-    html = learner.get(response.headers["Location"]).get_data(as_text=True)
-    frame = tr("pt", "Not quite: this is the answer you get with %(mistake)s.")
-    assert escape(frame % {"mistake": tr("pt", "ReLU in place of GELU")}) in html
-    hint = "GELU is not max(0, z): negative inputs give small negative outputs, and positive ones are slightly " \
-           "damped. Use ½z(1 + tanh(0.798(z + 0.0447z³)))."
-    assert escape(tr("pt", hint)) in html and escape(tr("pt", "Correct.")) in html
-    assert "ReLU in place of GELU" not in html
