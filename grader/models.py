@@ -65,6 +65,7 @@ class Exercise(db.Model):  # type: ignore[name-defined,misc]
     id: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
     lesson: Mapped[str] = mapped_column(sa.String(80), index=True)
     title: Mapped[str] = mapped_column(sa.String(200))
+    titles: Mapped[dict[str, str] | None] = mapped_column(sa.JSON, default=None)  # per language, when translated
     position: Mapped[int] = mapped_column(default=100)
     kind: Mapped[str] = mapped_column(sa.String(16), default="numeric")
     current_version: Mapped[int] = mapped_column(default=1)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from grader.texts import N_
+
 LESSONS: dict[str, str] = {
-    "gpt2-block": "The GPT-2 block, by hand",
-    "ffn-memory": "The FFN as key–value memory",
-    "modern-block": "The modern block: RMSNorm, GQA, SwiGLU",
-    "microgpt": "microGPT: one forward pass",
-    "code": "Write it yourself",
+    "gpt2-block": N_("The GPT-2 block, by hand"),
+    "ffn-memory": N_("The FFN as key–value memory"),
+    "modern-block": N_("The modern block: RMSNorm, GQA, SwiGLU"),
+    "microgpt": N_("microGPT: one forward pass"),
+    "code": N_("Write it yourself"),
 }
 
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Mapping, Union
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
@@ -24,6 +24,47 @@ class Strict(BaseModel):
     """Base: strict types, unknown keys rejected."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True, validate_default=True)
+
+
+Locale = Annotated[str, Field(pattern=r"^[a-z]{2}$")]
+
+
+class CodeTranslation(Strict):
+    """A code exercise's title and prompt in another language; what is left out stays as written."""
+
+    title: str | None = Field(default=None, min_length=1)
+    prompt: str | None = Field(default=None, min_length=1)
+
+    @field_validator("prompt")
+    @classmethod
+    def _renders(cls, value: str | None) -> str | None:
+        for problem in math_problems(value or ""):
+            raise ValueError(problem)
+        return value
+
+
+class Translation(CodeTranslation):
+    """A numeric exercise's title, prompt and worked solution in another language (same placeholders)."""
+
+    solution: list[str] | None = None
+
+
+class Localised:
+    """Title and prompt in the reader's language, for a spec with `translations`."""
+
+    title: str
+    prompt: str
+    translations: Mapping[str, CodeTranslation]
+
+    def title_in(self, locale: str) -> str:
+        """The title in `locale` if the exercise has one there, else as written."""
+        found = self.translations.get(locale)
+        return found.title if found is not None and found.title else self.title
+
+    def prompt_in(self, locale: str) -> str:
+        """The prompt (a template, for numeric exercises) in `locale` if there is one, else as written."""
+        found = self.translations.get(locale)
+        return found.prompt if found is not None and found.prompt else self.prompt
 
 
 class ToleranceSpec(Strict):
@@ -130,7 +171,7 @@ class ParamSpec(Strict):
         return self
 
 
-class ExerciseSpec(Strict):
+class ExerciseSpec(Localised, Strict):
     """A numeric exercise: prompt, parameters, parts and worked solution."""
 
     id: Annotated[str, Field(pattern=SLUG)]
@@ -145,6 +186,7 @@ class ExerciseSpec(Strict):
     solution: list[str] = []
     max_attempts: int | None = Field(default=None, ge=1)
     penalty: float = Field(default=0.0, ge=0, le=1)
+    translations: dict[Locale, Translation] = {}
 
     @model_validator(mode="after")
     def _consistent(self) -> ExerciseSpec:
@@ -171,7 +213,11 @@ class ExerciseSpec(Strict):
                     raise ValueError(f"part {part.id}: model {self.model} cannot compute {ref.name!r}")
 
     def _check_placeholders(self, known: set[str]) -> None:
-        for text in (self.prompt, *self.solution):
+        for locale, translation in self.translations.items():
+            if translation.solution is not None and len(translation.solution) != len(self.solution):
+                raise ValueError(f"translations.{locale}: the solution needs {len(self.solution)} steps, as in English")
+        translated = [t for tr in self.translations.values() for t in (tr.prompt or "", *(tr.solution or ()))]
+        for text in (self.prompt, *self.solution, *translated):
             for name in PLACEHOLDER.findall(text):
                 if name not in known:
                     raise ValueError(f"placeholder {{{{{name}}}}} names no parameter or quantity")

@@ -9,7 +9,7 @@ confused with the right one (nor with another mistake).
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import numpy as np
@@ -53,6 +53,16 @@ class Variant:
     parts: tuple[PartVariant, ...]
     prompt: str
     solution: tuple[str, ...]
+    # Per language the exercise is translated into: its prompt and worked solution, filled in.
+    translated: Mapping[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+
+    def prompt_in(self, locale: str) -> str:
+        """The prompt in `locale` if the exercise is translated into it, else as written."""
+        return self.translated[locale][0] if locale in self.translated else self.prompt
+
+    def solution_in(self, locale: str) -> tuple[str, ...]:
+        """The worked solution in `locale` if the exercise is translated into it, else as written."""
+        return self.translated[locale][1] if locale in self.translated else self.solution
 
     def part(self, part_id: str) -> PartVariant:
         """The part with this id (KeyError if none)."""
@@ -134,7 +144,14 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
         exercise_id=spec.id, seed=seed, params=params, quantities=quantities,
         parts=tuple(parts),  # type: ignore[arg-type]
         prompt=fill(spec.prompt, shown), solution=tuple(fill(s, shown) for s in spec.solution),
+        translated={locale: _filled(spec, locale, shown) for locale in spec.translations},
     )  # fmt: skip
+
+
+def _filled(spec: ExerciseSpec, locale: str, shown: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
+    """The prompt and solution of one translation with this variant's numbers in."""
+    steps = spec.translations[locale].solution
+    return fill(spec.prompt_in(locale), shown), tuple(fill(s, shown) for s in (steps or spec.solution))
 
 
 def _rng(spec: ExerciseSpec, seed: int, draw: int) -> np.random.Generator:

@@ -15,7 +15,9 @@ PARAM_ROWS = 6
 PART_ROWS = 8
 SELF_CHECK_SEEDS = 20
 TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution",
-            "max_attempts", "penalty")  # fmt: skip
+            "max_attempts", "penalty", "translations")  # fmt: skip
+TRANSLATION_KEYS = ("title", "prompt", "solution")
+_TRANSLATION_FIELD = re.compile(r"translation-([a-z]{2})-(title|prompt|solution)")
 PARAM_KEYS = {"shape", "random", "page", "show"}
 RANDOM_KEYS = {"low", "high", "decimals", "choices", "exclude_zero"}
 PART_KEYS = {"id", "label", "type", "quantity", "tolerance", "misconceptions", "partial_credit", "weight",
@@ -147,17 +149,34 @@ def _part(form: Any, j: int, draft: Draft) -> None:
     }))  # fmt: skip
 
 
+def _steps(text: str) -> list[str]:
+    """Solution steps: one per paragraph."""
+    return [s.strip() for s in re.split(r"\n\s*\n", text) if s.strip()]
+
+
+def _translations(form: Any) -> dict[str, dict[str, Any]]:
+    """Each language's title, prompt and solution from the form; blank fields are left out."""
+    found: dict[str, dict[str, Any]] = {}
+    for key in form:
+        match = _TRANSLATION_FIELD.fullmatch(key)
+        text = str(form.get(key, "")).replace("\r\n", "\n").strip() if match else ""
+        if match and text:
+            locale, name = match.groups()
+            value = _steps(text) if name == "solution" else text + "\n" if name == "prompt" else text
+            found.setdefault(locale, {})[name] = value
+    return {locale: {k: t[k] for k in TRANSLATION_KEYS if k in t} for locale, t in sorted(found.items())}
+
+
 def draft_from_form(form: Any) -> Draft:
     """Exercise data from the structured form (a MultiDict); blank rows are ignored."""
     def get(key: str) -> str:
         return str(form.get(key, "")).replace("\r\n", "\n").strip()
 
-    steps = [s.strip() for s in re.split(r"\n\s*\n", get("solution")) if s.strip()]
     draft = Draft(data=_dropped_none({
         "id": get("id"), "title": get("title"), "lesson": get("lesson"), "position": _scalar(get("position")),
         "model": get("model"), "params": {}, "prompt": get("prompt") + "\n" if get("prompt") else "",
-        "parts": [], "solution": steps, "max_attempts": _scalar(get("max_attempts")),
-        "penalty": _scalar(get("penalty")),
+        "parts": [], "solution": _steps(get("solution")), "max_attempts": _scalar(get("max_attempts")),
+        "penalty": _scalar(get("penalty")), "translations": _translations(form) or None,
     }))  # fmt: skip
     for i in range(PARAM_ROWS):
         _param(form, i, draft)
@@ -211,7 +230,19 @@ def _fits(data: Any) -> bool:
         return False
     ok_params = all(set(p) <= PARAM_KEYS and set(p.get("random", {})) <= RANDOM_KEYS for p in params.values())
     ok_parts = all(set(p) <= PART_KEYS for p in parts)
-    return ok_params and ok_parts and not any("\n\n" in str(s) for s in data.get("solution") or [])
+    return ok_params and ok_parts and _one_paragraph_steps(data) and _translations_fit(data.get("translations"))
+
+
+def _one_paragraph_steps(data: Mapping[str, Any]) -> bool:
+    return not any("\n\n" in str(s) for s in data.get("solution") or [])
+
+
+def _translations_fit(translations: Any) -> bool:
+    if translations is None:
+        return True
+    return isinstance(translations, dict) and all(
+        isinstance(t, dict) and set(t) <= set(TRANSLATION_KEYS) and _one_paragraph_steps(t)
+        for t in translations.values())  # fmt: skip
 
 
 def values_from_source(source: str) -> Values | None:
@@ -222,9 +253,13 @@ def values_from_source(source: str) -> Values | None:
             return None
     except (yaml.YAMLError, AttributeError, TypeError):  # not an exercise the form can read
         return None
-    values: Values = {k: _text(data.get(k)) for k in TOP_KEYS if k not in ("params", "parts", "solution")}
+    values: Values = {k: _text(data.get(k)) for k in TOP_KEYS if k not in ("params", "parts", "solution", "translations")}
     values["prompt"] = str(data.get("prompt", "")).rstrip("\n")
     values["solution"] = "\n\n".join(map(str, data.get("solution") or []))
+    for locale, translation in (data.get("translations") or {}).items():
+        values[f"translation-{locale}-title"] = str(translation.get("title", ""))
+        values[f"translation-{locale}-prompt"] = str(translation.get("prompt", "")).rstrip("\n")
+        values[f"translation-{locale}-solution"] = "\n\n".join(map(str, translation.get("solution") or []))
     for i, (name, spec) in enumerate((data.get("params") or {}).items()):
         values.update(_param_values(i, name, spec))
     for j, part in enumerate(data.get("parts") or []):

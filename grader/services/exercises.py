@@ -130,12 +130,17 @@ def all_exercises() -> list[Exercise]:
     return list(db.session.scalars(sa.select(Exercise).order_by(Exercise.lesson, Exercise.position, Exercise.id)))
 
 
+def _titles(spec: ExerciseSpec | CodeExerciseSpec) -> dict[str, str]:
+    """The title in each language the exercise is translated into (kept for listing pages)."""
+    return {locale: t.title for locale, t in spec.translations.items() if t.title}
+
+
 def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
     """Add a version when the source changed; returns created, updated or unchanged. No commit."""
     digest = source_hash(source)
     exercise = db.session.get(Exercise, spec.id)
     if exercise is None:
-        exercise = Exercise(id=spec.id, lesson=spec.lesson, title=spec.title, kind=spec.kind,
+        exercise = Exercise(id=spec.id, lesson=spec.lesson, title=spec.title, titles=_titles(spec), kind=spec.kind,
                             position=spec.position, current_version=1, origin=origin)  # fmt: skip
         db.session.add(exercise)
         db.session.add(ExerciseVersion(exercise_id=spec.id, version=1, source=source, source_hash=digest,
@@ -146,7 +151,7 @@ def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | No
         return "unchanged"
     exercise.current_version += 1
     exercise.origin = origin  # once edited on the web, syncing files leaves it alone
-    exercise.lesson, exercise.title, exercise.kind = spec.lesson, spec.title, spec.kind
+    exercise.lesson, exercise.title, exercise.titles, exercise.kind = spec.lesson, spec.title, _titles(spec), spec.kind
     exercise.position = spec.position
     exercise.updated_at = utcnow()
     db.session.add(ExerciseVersion(exercise_id=spec.id, version=exercise.current_version, source=source,

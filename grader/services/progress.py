@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Mapping
 
 import sqlalchemy as sa
 
@@ -23,6 +23,11 @@ class ExerciseSummary:
     best_score: float | None
     attempts: int
     solved: bool
+    titles: Mapping[str, str] = field(default_factory=dict)
+
+    def title_in(self, locale: str) -> str:
+        """The title in `locale` when the exercise is translated into it."""
+        return self.titles.get(locale, self.title)
 
 
 @dataclass
@@ -51,7 +56,7 @@ def dashboard(user_id: int) -> list[LessonSummary]:
         lesson = lessons.setdefault(exercise.lesson, LessonSummary(exercise.lesson, lesson_title(exercise.lesson)))
         lesson.exercises.append(ExerciseSummary(
             exercise.id, exercise.title, progress.best_score if progress and progress.attempts_used else None,
-            progress.attempts_used if progress else 0, bool(progress and progress.solved_at),
+            progress.attempts_used if progress else 0, bool(progress and progress.solved_at), exercise.titles or {},
         ))  # fmt: skip
     return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
 

@@ -24,7 +24,7 @@ from grader.services import authoring, exercise_form, insights
 from grader.services.exercises import all_exercises, current_version, part_labels
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import ExerciseSourceForm, ImportForm
-from grader.web.i18n import translated
+from grader.web.i18n import LANGUAGES, translated
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
 MULTI_FIELDS = ("-mistakes", "-optional")
@@ -110,7 +110,7 @@ def _render(editing: str | None, mode: str, values: dict[str, Any], *,
         "teach/editor.html", editing=editing, mode=mode, values=values, tabs=tabs, form=EditorForm(),
         source_form=source_form or ExerciseSourceForm(), checked=checked, variant=variant,
         placed=placed or {}, choices=_choices(str(values.get("model", ""))), rows=exercise_form, show=show,
-        preview_shown=previewing,
+        preview_shown=previewing, locales=_translation_locales(values),
     )  # fmt: skip
     return html, status
 
@@ -118,6 +118,12 @@ def _render(editing: str | None, mode: str, values: dict[str, Any], *,
 def _start_source(editing: str | None) -> str:
     stored = current_version(editing or request.args.get("from") or "")
     return stored.source if stored else ""
+
+
+def _translation_locales(values: dict[str, Any]) -> list[str]:
+    """The page languages other than English, and any other language the exercise is written in."""
+    written = {key.split("-")[1] for key in values if key.startswith("translation-")}
+    return sorted((set(LANGUAGES) - {"en"}) | written)
 
 
 def _start_values(editing: str | None) -> dict[str, Any] | None:
@@ -142,6 +148,8 @@ def _area(error: SpecError, draft: exercise_form.Draft) -> str:
     ids = [p.get("id") for p in draft.data.get("parts", [])]
     if named and named.group(1) in ids:
         return f"part-{draft.part_rows[ids.index(named.group(1))]}"
+    if error.message.startswith("Value error, translations.") or error.message.startswith("translations."):
+        return "translations"
     for key in ("params", "model", "placeholder"):
         if key in error.message:
             return "prompt" if key == "placeholder" else key

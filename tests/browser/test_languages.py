@@ -23,12 +23,13 @@ def test_a_russian_browser_gets_russian_and_can_switch_to_portuguese(
     assert page.locator("h1").inner_text() == tr("ru", "Lessons")
     assert page.locator("footer .language button").is_hidden()  # the menu applies a choice by itself
 
-    page.locator("ul.exercise-list a", has_text="LayerNorm of a row").click()
+    page.locator("ul.exercise-list a", has_text="LayerNorm строки").click()  # the exercise's own Russian title
     page.wait_for_url(re.compile(r"/exercises/block-layernorm$"))
     page.select_option("#language-choice", "pt")
     page.wait_for_function("document.documentElement.lang === 'pt'")
     assert re.search(r"/exercises/block-layernorm$", page.url), "the menu brings you back to the same page"
     assert page.locator("button.primary").inner_text() == tr("pt", "Check my answers")
+    assert page.locator("h1").inner_text() == "LayerNorm de uma linha"  # the exercise's Portuguese text
     assert page.locator("#language-choice").input_value() == "pt"
 
     page.fill("#part-mu", "0,1")

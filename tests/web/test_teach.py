@@ -360,3 +360,23 @@ def test_gradebook_csv_streams_filtered_rows(app: Flask, instructor: FlaskClient
     assert emails["ada@example.com"][3] == "1"
     lines = instructor.get("/teach/gradebook.csv?learner=cmd").get_data(as_text=True).splitlines()
     assert len(lines) == 2 and lines[1].startswith("'=cmd@example.com")
+
+
+def test_the_form_edits_translations_and_keeps_the_others(app: Flask, instructor: FlaskClient) -> None:
+    fields = editor_fields(instructor.get("/teach/exercises/block-residual/edit").get_data(as_text=True))
+    assert fields["translation-pt-title"] == "O primeiro residual" and fields["translation-ru-prompt"]
+    fields["action"], fields["translation-pt-title"] = "save", "O primeiro residual, revisto"
+    assert instructor.post("/teach/exercises/block-residual/edit", data=fields).status_code == 303
+    source = source_of(app, "block-residual")
+    assert "title: O primeiro residual, revisto" in source and "title: Первая остаточная связь" in source
+    with app.app_context():
+        assert (db.session.get(Exercise, "block-residual").titles or {})["pt"] == "O primeiro residual, revisto"
+
+
+def test_a_translation_with_a_missing_step_is_refused_in_the_form(app: Flask, instructor: FlaskClient) -> None:
+    form = residual_form(instructor, **{"translation-pt-title": "Meu residual",
+                                         "translation-pt-solution": "Só um passo."})  # fmt: skip
+    response = instructor.post("/teach/exercises/new", data=form)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422 and "the solution needs 2 steps, as in English" in html
+    assert exercise_row(app, "my-residual") is None

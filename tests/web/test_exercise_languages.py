@@ -1,0 +1,56 @@
+"""Exercises in the reader's language: titles on the dashboard, the prompt with the learner's own
+numbers, the worked solution; English where an exercise has no translation."""
+
+from __future__ import annotations
+
+import re
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+from markupsafe import escape
+
+from grader.extensions import db
+from grader.models import User
+from grader.services import attempts
+from grader.services.exercises import save_source
+from tests.web.test_i18n import choose, tr
+from tests.web.test_learn import expected, fmt, post_answers
+from tests.web.test_teach import source_of
+
+
+def test_the_dashboard_lists_lessons_and_exercises_in_the_pages_language(learner: FlaskClient) -> None:
+    choose(learner, "ru", "/")
+    html = learner.get("/").get_data(as_text=True)
+    assert escape(tr("ru", "The GPT-2 block, by hand")) in html and "Первая остаточная связь" in html
+    assert "The first residual" not in html
+
+
+def test_the_prompt_is_translated_and_filled_with_the_learners_own_numbers(app: Flask, learner: FlaskClient) -> None:
+    learner.get("/exercises/block-residual")  # makes the learner's variant
+    with app.app_context():
+        user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
+        variant = attempts.learner_variant(user_id, "block-residual")[1]
+    own_x = re.search(r"\$x_5\$ = (\[[^\]]*\])", variant.prompt).group(1)  # type: ignore[union-attr]
+    choose(learner, "pt", "/")
+    html = learner.get("/exercises/block-residual").get_data(as_text=True)
+    assert "<h1>O primeiro residual</h1>" in html and "fluxo residual" in html
+    assert own_x in html and "residual stream" not in html
+
+
+def test_the_worked_solution_is_shown_in_the_pages_language(app: Flask, learner: FlaskClient) -> None:
+    right = expected(app, "block-residual")
+    post_answers(learner, "block-residual", {"h": fmt(right["h"])})
+    choose(learner, "ru", "/")
+    html = learner.get("/exercises/block-residual").get_data(as_text=True)
+    assert escape(tr("ru", "Worked solution")) in html and "Сложите поэлементно" in html
+
+
+def test_an_exercise_without_a_translation_is_shown_as_written(app: Flask, learner: FlaskClient) -> None:
+    source = source_of(app, "block-residual")
+    untranslated = source[: source.index("translations:")].replace("id: block-residual", "id: plain-residual")
+    with app.app_context():
+        save_source(untranslated, None, "file")
+    choose(learner, "pt", "/")
+    html = learner.get("/exercises/plain-residual").get_data(as_text=True)
+    assert "<h1>The first residual</h1>" in html and escape(tr("pt", "Check my answers")) in html
