@@ -142,6 +142,6 @@ def test_past_the_deadline_the_reaper_fails_it_with_a_reason_and_it_does_not_cou
     assert reaper(GRADER_REAP_AFTER_SECONDS=0, GRADER_GRADING_DEADLINE_SECONDS=1) == "requeued 0, failed 1"
     body = poll(client, token, submission_id, timeout=5)
     assert body["status"] == "failed" and body["score"] is None
-    assert body["result"]["message"] == submissions.TOO_LATE and "not counted" in body["result"]["message"]
+    assert body["result"]["message"] == str(submissions.TOO_LATE) and "not counted" in body["result"]["message"]
     row, counted = stored(app, submission_id)
     assert (row.number, counted) == (None, 0)
