@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from datetime import timedelta
 from functools import wraps
 from typing import Any
@@ -12,14 +12,15 @@ import sqlalchemy as sa
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request, stream_with_context
 from flask.typing import ResponseReturnValue
 
-from grader.answers.results import Status
 from grader.answers.syntax import syntax_hint
 from grader.extensions import db, limiter
 from grader.models import ApiToken, Exercise, utcnow
 from grader.services import accounts, attempts, exercises, gradebook, progress
-from grader.services.attempts import Outcome
 from grader.web import openapi
+from grader.web.api_schema import (CODE_PART, AttemptIn, AttemptOut, ExerciseDetail, ExerciseItem, InLanguage,
+                                   PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
 from grader.web.errors import NO_SUCH_EXERCISE, error_response
+from grader.web.i18n import DEFAULT, LANGUAGES, supported
 from grader.web.openapi import ErrorBody, Reply, documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
@@ -27,89 +28,6 @@ TOUCH_EVERY = timedelta(minutes=1)
 STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
 View = Callable[..., ResponseReturnValue]
 CODE_HINT = "Python source (UTF-8, at most 64 KB) defining the function in the stub"
-
-
-@dataclass(frozen=True)
-class PartInfo:
-    """One answer field of an exercise."""
-
-    id: str
-    type: str
-    label: str
-
-
-@dataclass(frozen=True)
-class PartDetail(PartInfo):
-    """One answer field, with what may be typed into it."""
-
-    hint: str
-
-
-CODE_PART = PartInfo("source", "code", "Python source")
-
-
-@dataclass(frozen=True)
-class ExerciseItem:
-    """An exercise in the list."""
-
-    id: str
-    title: str
-    lesson: str
-    kind: str
-    parts: list[PartInfo]
-
-
-@dataclass(frozen=True)
-class ExerciseDetail:
-    """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers."""
-
-    id: str
-    title: str
-    lesson: str
-    prompt: str
-    params: dict[str, Any]
-    parts: list[PartDetail]
-
-
-@dataclass(frozen=True)
-class AttemptIn:
-    """An attempt: the answer to each part as the learner would type it."""
-
-    answers: dict[str, str]
-
-
-@dataclass(frozen=True)
-class PartVerdict:
-    """The verdict on one part, as the CLI's check prints it."""
-
-    status: Status
-    score: float
-    message: str
-    misconception: str | None
-    hint: str | None
-    wrong_entries: list[Any]
-
-
-@dataclass(frozen=True)
-class AttemptOut:
-    """What happened to an attempt; attempt_id is the stored one (on a repeat, the earlier one)."""
-
-    attempt_id: int | None
-    outcome: Outcome
-    counted: bool
-    score: float
-    attempts_left: int | None
-    parts: dict[str, PartVerdict]
-
-
-@dataclass(frozen=True)
-class ProgressItem:
-    """The caller's standing on one exercise; attempts counts graded attempts only."""
-
-    exercise: str
-    best_score: float
-    attempts: int
-    solved: bool
 
 
 def _bearer_token() -> str | None:
@@ -163,19 +81,29 @@ def caller_key() -> str:
     return f"api-user:{caller().user_id}"  # runs inside `bearer`, so the caller is known
 
 
+def _language() -> str:
+    asked = request.args.get("lang") or DEFAULT
+    if supported(asked) is None:
+        abort(400, f"lang must be one of {', '.join(LANGUAGES)}.")
+    return asked
+
+
 @bp.get("/exercises")
-@documented("List the exercises", {200: Reply("Every exercise, by lesson.", list[ExerciseItem])})
+@documented("List the exercises", {
+    200: Reply("Every exercise, by lesson.", list[ExerciseItem]), 400: Reply("An unknown lang.", ErrorBody),
+}, query=InLanguage)  # fmt: skip
 @bearer
 def list_exercises() -> ResponseReturnValue:
     """Every exercise with its answer fields."""
-    items = []
+    lang, items = _language(), []
     for exercise in exercises.all_exercises():
         stored = exercises.version(exercise.id, exercise.current_version)
         if stored is None:
             continue
         parts = [CODE_PART] if exercise.kind == "code" else \
             [PartInfo(p.id, p.type, p.label) for p in exercises.spec_of(stored).parts]  # fmt: skip
-        item = ExerciseItem(exercise.id, exercise.title, exercise.lesson, exercise.kind, parts)
+        title = (exercise.titles or {}).get(lang, exercise.title)
+        item = ExerciseItem(exercise.id, title, exercise.lesson, exercise.kind, parts)
         items.append(asdict(item))
     return jsonify(items)
 
@@ -183,13 +111,15 @@ def list_exercises() -> ResponseReturnValue:
 @bp.get("/exercises/<exercise_id>")
 @documented("Your variant of an exercise", {
     200: Reply("The prompt, shown parameters and answer fields of your own variant.", ExerciseDetail),
+    400: Reply("An unknown lang.", ErrorBody),
     404: Reply("No exercise with that id.", ErrorBody),
-}, description="Without the answers or the seed: the seed would let anyone compute the answers.")
+}, description="Without the answers or the seed: the seed would let anyone compute the answers.", query=InLanguage)
 @bearer
 def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
+    lang = _language()
     if (found := db.session.get(Exercise, exercise_id)) is not None and found.kind == "code":
-        return jsonify(asdict(_code_detail(found)))
+        return jsonify(asdict(_code_detail(found, lang)))
     try:
         stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
     except attempts.UnknownExercise:
@@ -198,7 +128,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     params = {name: _plain(variant.params[name]) for name, param in spec.params.items() if param.show}
     parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type))
              for p in variant.parts]  # fmt: skip
-    detail = ExerciseDetail(spec.id, spec.title, spec.lesson, variant.prompt, params, parts)
+    detail = ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts)
     return jsonify(asdict(detail))
 
 
@@ -287,10 +217,10 @@ def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut
     return AttemptOut(attempt_id, submission.outcome, result.counted, score, left, parts)
 
 
-def _code_detail(exercise: Exercise) -> ExerciseDetail:
+def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     stored = exercises.current_version(exercise.id)
     assert stored is not None
     spec = exercises.code_spec_of(stored)
-    prompt = f"{spec.prompt}\n\n```python\n{spec.stub}```\n"
+    prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
-    return ExerciseDetail(spec.id, spec.title, spec.lesson, prompt, {}, [part])
+    return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part])

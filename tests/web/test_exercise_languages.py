@@ -54,3 +54,22 @@ def test_an_exercise_without_a_translation_is_shown_as_written(app: Flask, learn
     choose(learner, "pt", "/")
     html = learner.get("/exercises/plain-residual").get_data(as_text=True)
     assert "<h1>The first residual</h1>" in html and escape(tr("pt", "Check my answers")) in html
+
+
+def test_the_api_gives_an_exercise_in_the_language_asked_for(client: FlaskClient, token: str) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    english = client.get("/api/v1/exercises/block-residual", headers=headers).get_json()
+    portuguese = client.get("/api/v1/exercises/block-residual?lang=pt", headers=headers).get_json()
+    assert english["title"] == "The first residual" and portuguese["title"] == "O primeiro residual"
+    assert "fluxo residual" in portuguese["prompt"] and portuguese["params"] == english["params"]
+    code = client.get("/api/v1/exercises/code-gelu?lang=ru", headers=headers).get_json()
+    assert code["title"] != "Write GELU" and "def gelu(z):" in code["prompt"]
+    listed = client.get("/api/v1/exercises?lang=ru", headers=headers).get_json()
+    assert {"id": "block-residual", "title": "Первая остаточная связь"}.items() <= next(
+        e for e in listed if e["id"] == "block-residual").items()
+
+
+def test_the_api_refuses_a_language_it_does_not_have(client: FlaskClient, token: str) -> None:
+    response = client.get("/api/v1/exercises/block-residual?lang=xx", headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code == 400 and response.get_json()["error"] == "bad_request"
+    assert "en, pt, ru" in response.get_json()["message"]

@@ -1,0 +1,98 @@
+"""The JSON API's request and reply shapes; the OpenAPI document is generated from them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from grader.answers.results import Status
+from grader.services.attempts import Outcome
+
+@dataclass(frozen=True)
+class PartInfo:
+    """One answer field of an exercise."""
+
+    id: str
+    type: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PartDetail(PartInfo):
+    """One answer field, with what may be typed into it."""
+
+    hint: str
+
+
+CODE_PART = PartInfo("source", "code", "Python source")
+
+
+@dataclass(frozen=True)
+class ExerciseItem:
+    """An exercise in the list."""
+
+    id: str
+    title: str
+    lesson: str
+    kind: str
+    parts: list[PartInfo]
+
+
+@dataclass(frozen=True)
+class ExerciseDetail:
+    """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers."""
+
+    id: str
+    title: str
+    lesson: str
+    prompt: str
+    params: dict[str, Any]
+    parts: list[PartDetail]
+
+
+@dataclass(frozen=True)
+class AttemptIn:
+    """An attempt: the answer to each part as the learner would type it."""
+
+    answers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class PartVerdict:
+    """The verdict on one part, as the CLI's check prints it."""
+
+    status: Status
+    score: float
+    message: str
+    misconception: str | None
+    hint: str | None
+    wrong_entries: list[Any]
+
+
+@dataclass(frozen=True)
+class AttemptOut:
+    """What happened to an attempt; attempt_id is the stored one (on a repeat, the earlier one)."""
+
+    attempt_id: int | None
+    outcome: Outcome
+    counted: bool
+    score: float
+    attempts_left: int | None
+    parts: dict[str, PartVerdict]
+
+
+@dataclass(frozen=True)
+class ProgressItem:
+    """The caller's standing on one exercise; attempts counts graded attempts only."""
+
+    exercise: str
+    best_score: float
+    attempts: int
+    solved: bool
+
+
+@dataclass(frozen=True)
+class InLanguage:
+    """?lang=pt: an exercise's title and prompt in that language when it is translated (else as written)."""
+
+    lang: str | None = None
