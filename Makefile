@@ -20,8 +20,8 @@ install: $(BIN)/python $(CATALOGUES:.po=.mo)
 
 # After changing page texts: extract them (babel.cfg) and merge them into each language's catalogue.
 messages: install
-	$(BIN)/pybabel extract -F babel.cfg --no-location --sort-output -o $(TRANSLATIONS)/messages.pot .
-	$(BIN)/pybabel update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) --no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel -q extract -F babel.cfg --no-location --sort-output -o $(TRANSLATIONS)/messages.pot .
+	$(BIN)/pybabel -q update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) --no-fuzzy-matching --ignore-obsolete
 
 # With GRADER_TEST_POSTGRES_URL set (CI sets it), the whole suite runs a second time on PostgreSQL.
 test: install

@@ -18,6 +18,9 @@ from grader.web.forms import ResetLinkForm
 from grader.web.teach import bp
 
 PAGE_SIZE = 100
+# The stored status codes, as the learner-work page names them.
+VERDICT_WORDS = {"correct": _l("correct"), "incorrect": _l("incorrect"), "invalid": _l("invalid")}
+SUBMISSION_WORDS = {"graded": _l("graded"), "failed": _l("not graded"), "pending": _l("queued")}
 
 
 def _filters() -> book.Filters:
@@ -51,7 +54,8 @@ def learner_work(user_id: int, exercise_id: str) -> str:
     if work is None:
         abort(404, _l("There is no such learner or exercise."))
     return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
-                           lesson=lesson_title(work.exercise.lesson))  # fmt: skip
+                           lesson=lesson_title(work.exercise.lesson), verdicts=VERDICT_WORDS,
+                           statuses=SUBMISSION_WORDS)  # fmt: skip
 
 
 @bp.get("/exercises/<exercise_id>/attempts.csv")

@@ -5,12 +5,14 @@ from __future__ import annotations
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
+from markupsafe import escape
 
 from grader.extensions import db
 from grader.models import User, Variant
 from grader.services import attempts
 from tests.layer_norm_sources import GOOD
 from tests.web.test_code import send
+from tests.web.test_i18n import choose, tr
 
 
 def user_id(app: Flask, email: str) -> int:
@@ -54,3 +56,14 @@ def test_an_unknown_learner_or_exercise_is_a_404(app: Flask, learner: FlaskClien
     assert instructor.get("/teach/gradebook/99999/block-gelu").status_code == 404
     assert instructor.get(f"/teach/gradebook/{ada}/no-such-exercise").status_code == 404
     assert learner.get(f"/teach/gradebook/{ada}/block-gelu").status_code == 403
+
+
+def test_an_instructor_reading_russian_sees_the_verdicts_in_russian(app: Flask, learner: FlaskClient,
+                                                                      instructor: FlaskClient) -> None:  # fmt: skip
+    ada = user_id(app, "ada@example.com")
+    with app.app_context():
+        assert attempts.submit(ada, "block-gelu", {"neg": "0.000", "pos": "0.000"}).outcome == "graded"
+    choose(instructor, "ru", "/teach/gradebook")
+    page = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
+    assert f'<span class="badge bad">{tr("ru", "incorrect")}</span>' in page
+    assert escape(tr("ru", "The GPT-2 block, by hand")) in page and ">incorrect<" not in page

@@ -380,3 +380,13 @@ def test_a_translation_with_a_missing_step_is_refused_in_the_form(app: Flask, in
     html = response.get_data(as_text=True)
     assert response.status_code == 422 and "the solution needs 2 steps, as in English" in html
     assert exercise_row(app, "my-residual") is None
+
+
+def test_the_preview_shows_each_translation_with_the_variants_numbers(instructor: FlaskClient) -> None:
+    form = residual_form(instructor, **{"translation-pt-prompt": "Some a correção {{a}} à linha {{x}}.",
+                                         "translation-pt-solution": "Some entrada por entrada.\n\n$h =$ {{h}}."})  # fmt: skip
+    html = instructor.post("/teach/exercises/preview", data=form).get_data(as_text=True)
+    assert "As learners reading Português see it" in html and "{{a}}" not in html
+    shown_a = html.split("Add the correction", 1)[1].split("to the row", 1)[0]  # the variant's a, in English
+    numbers = shown_a[shown_a.rindex("</math>") + len("</math>"):].strip()
+    assert f"Some a correção {numbers} à linha" in html and "Some entrada por entrada." in html
