@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import textwrap
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -31,6 +33,16 @@ def zygote_pids(uid: int) -> list[int]:
         if _cmdline(pid).startswith("/runtime/bin/python") and "bwrap" in _cmdline(_parent(pid)):
             found.append(int(pid))
     return found
+
+
+def kill_when_busy(zygote: int, wait: float = 10.0) -> None:
+    """SIGKILL the zygote once it has forked a job; a fixed delay would race a slow, loaded machine."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        if any(_parent(pid) == str(zygote) for pid in os.listdir("/proc") if pid.isdigit()):
+            break
+        time.sleep(0.01)
+    os.kill(zygote, signal.SIGKILL)
 
 
 def _owner(pid: str) -> int:

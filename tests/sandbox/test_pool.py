@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from grader.sandbox import Limits, SandboxPool, SandboxUnavailable
-from tests.sandbox.conftest import TEST_LIMITS, only_value, run_body, slot_processes, zygote_pids
+from tests.sandbox.conftest import TEST_LIMITS, kill_when_busy, only_value, run_body, slot_processes, zygote_pids
 
 LAYER_NORM = """
 import numpy as np
@@ -195,7 +195,7 @@ def test_a_killed_zygote_reports_crashed_and_the_slot_restarts() -> None:
         uid = single.uids[0]
         (zygote,) = zygote_pids(uid)
         # Learner code cannot kill the zygote (see above), so the host plays the crash.
-        killer = threading.Timer(0.5, os.kill, (zygote, signal.SIGKILL))
+        killer = threading.Thread(target=kill_when_busy, args=(zygote,))
         killer.start()
         sleeper = "import time\n\ndef f():\n    time.sleep(2)\n    return 1\n"
         crashed = single.run(sleeper, "f", [], [{}])
