@@ -14,7 +14,7 @@ import numpy as np
 
 from grader.answers import numbers, structures, syntax
 from grader.answers.numbers import AnswerFormatError, Number
-from grader.answers.results import Mutant, PartResult, Status, Target
+from grader.answers.results import Mutant, PartResult, Target
 from grader.answers.structures import entry
 from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, typed_too_coarse
 from grader.texts import N_, Text, say
@@ -71,16 +71,11 @@ def _positions(mask: np.ndarray) -> list[Any]:
     return [tuple(int(i) for i in idx) if mask.ndim > 1 else int(idx[0]) for idx in np.argwhere(mask)]
 
 
-def verdict(status: Status, score: float, text: Text, **more: Any) -> PartResult:
-    """A part result whose message is the given sentence (kept, so pages can translate it)."""
-    return PartResult(status=status, score=score, message=str(text), text=text, **more)
-
-
 def _incorrect(text: Text, mutant: Mutant | None, wrong: list[Any], score: float, value: Any) -> PartResult:
     if mutant is not None:
         # The title is one of the catalogue's fixed phrases, so it is looked up as a text of its own.
         text = say("Not quite: this is the answer you get with %(mistake)s.", mistake=Text(mutant.title))
-    return verdict(
+    return PartResult.said(
         "incorrect", score, text, misconception=mutant.name if mutant else None,
         hint=mutant.hint if mutant else None, wrong_entries=tuple(wrong), value=value,
     )  # fmt: skip
@@ -145,10 +140,11 @@ class NumericKind:
         if self.integral:
             coarse &= ~inside  # "41.94304M" is the exact count, however it was typed
         if coarse.any():
-            return verdict("invalid", 0.0, self._too_coarse(_positions(coarse), accepts, tolerance), value=parsed.json)
+            text = self._too_coarse(_positions(coarse), accepts, tolerance)
+            return PartResult.said("invalid", 0.0, text, value=parsed.json)
         ok = inside
         if ok.all():
-            return verdict("correct", 1.0, CORRECT, value=parsed.json)
+            return PartResult.said("correct", 1.0, CORRECT, value=parsed.json)
         mutant = _matching_mutant(parsed.values, accepts)
         wrong = _positions(~ok)
         width = tolerance.describe()
@@ -209,7 +205,7 @@ class DiscreteKind:
         """Exact match; otherwise say what is off and look for a known mistake."""
         got, want = parsed.values, self.canon(target.exact)
         if got == want:
-            return verdict("correct", 1.0, CORRECT, value=parsed.json)
+            return PartResult.said("correct", 1.0, CORRECT, value=parsed.json)
         mutant = next((m for m in target.mutants if got in {self.canon(r) for r in m.routes}), None)
         return self.explain(got, want, mutant, partial, parsed.json)
 
@@ -268,14 +264,14 @@ KINDS: dict[str, NumericKind | DiscreteKind] = {
 def grade_part(kind: str, text: str, target: Target, tolerance: Tolerance, partial: bool = False) -> PartResult:
     """Parse and grade one part; malformed text gives status 'invalid' and never raises."""
     if not text or not text.strip():
-        return verdict("invalid", 0.0, say("Enter an answer."))
+        return PartResult.said("invalid", 0.0, say("Enter an answer."))
     if len(text) > MAX_ANSWER_CHARS:
-        return verdict("invalid", 0.0, say("This answer is too long."))
+        return PartResult.said("invalid", 0.0, say("This answer is too long."))
     part_kind = KINDS[kind]
     try:
         parsed = part_kind.parse(text, target.exact)
     except AnswerFormatError as error:
-        return verdict("invalid", 0.0, error.text)
+        return PartResult.said("invalid", 0.0, error.text)
     return part_kind.grade(parsed, target, tolerance, partial)
 
 

@@ -51,6 +51,11 @@ class PartResult:
     text: Text | None = field(default=None, compare=False, repr=False)
 
     @classmethod
+    def said(cls, status: Status, score: float, text: Text, **more: Any) -> PartResult:
+        """A result whose message is the given sentence (kept, so pages can translate it)."""
+        return cls(status=status, score=score, message=str(text), text=text, **more)
+
+    @classmethod
     def from_json(cls, data: dict[str, Any]) -> PartResult:
         """Rebuild a stored part result (as to_record wrote it, or the older shape without text)."""
         text = Text.from_json(data["text"]) if data.get("text") else None
@@ -102,7 +107,7 @@ class ExerciseResult:
     def format_errors_only(self) -> ExerciseResult:
         """Keep only the format errors; hiding the other verdicts stops free checks of one field
         by deliberately breaking another."""
-        unchecked = PartResult(status="unchecked", score=0.0, message=str(UNCHECKED), text=UNCHECKED)
+        unchecked = PartResult.said("unchecked", 0.0, UNCHECKED)
         return ExerciseResult({pid: r if r.status == "invalid" else unchecked for pid, r in self.parts.items()},
                               self.weights)  # fmt: skip
 

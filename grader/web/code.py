@@ -11,10 +11,10 @@ from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.codecheck.tasks import get_task
 from grader.services import exercises, submissions
-from grader.services.attempts import progress_of
-from grader.web.errors import NO_SUCH_EXERCISE
 from grader.models import Submission
+from grader.services.attempts import progress_of
 from grader.texts import Text
+from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm
 from grader.web.i18n import translated
 

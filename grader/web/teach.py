@@ -148,7 +148,7 @@ def _area(error: SpecError, draft: exercise_form.Draft) -> str:
     ids = [p.get("id") for p in draft.data.get("parts", [])]
     if named and named.group(1) in ids:
         return f"part-{draft.part_rows[ids.index(named.group(1))]}"
-    if error.message.startswith("Value error, translations.") or error.message.startswith("translations."):
+    if error.message.removeprefix("Value error, ").startswith("translations."):
         return "translations"
     for key in ("params", "model", "placeholder"):
         if key in error.message:
