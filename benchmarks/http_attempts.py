@@ -6,7 +6,8 @@ well-formed answers so each one is graded and stored). Then the same load on bas
 same settings: benchmarks/bare_app.py (does nothing) and benchmarks/raw_app.py in its two modes,
 which do an attempt's work with raw sqlite3 and nothing else: storing only, then grading and
 storing. They split the cost of an attempt into storage, grading and the service's own layers.
-Prints throughput, p50, p99, the ratios to bare Flask, 5xx counts, and whether the attempts stored
+Prints throughput, p50, p99, the ratios to bare Flask, 5xx counts, the CPU time each request cost
+the server (master and workers, recycled ones included) and wrk, and whether the attempts stored
 equal the 201 responses.
 
     .venv/bin/python benchmarks/http_attempts.py [--seconds 30] [--connections 32]
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
 import socket
 import sqlite3
@@ -76,6 +78,25 @@ def serve(app: str, port: int, env: dict[str, str], cwd: Path, access_log: Path)
     raise SystemExit(f"gunicorn did not start for {app}")
 
 
+def server_cpu_seconds(pid: int) -> float:
+    """CPU time of a gunicorn master and its workers, live or already exited (cutime and cstime)."""
+    workers = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    total = 0
+    for process in [str(pid), *workers]:
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a worker recycled meanwhile: the master's cutime has it
+            continue
+        total += sum(int(f) for f in fields[11:13]) + (sum(int(f) for f in fields[13:15]) if process == str(pid) else 0)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def client_cpu_seconds() -> float:
+    """CPU time of this script's finished children (each wrk run)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def load(port: int, seconds: int, connections: int, tokens: str) -> dict[str, float]:
     """Run wrk with the attempts script; returns the RESULT line's figures."""
     out = subprocess.run(
@@ -98,7 +119,10 @@ def run(app: str, cwd: Path, env: dict[str, str], args: argparse.Namespace, toke
     server = serve(app, port, env, cwd, log)
     try:
         load(port, 2, args.connections, tokens)  # warm-up: imports, caches, connections
+        server_before, client_before = server_cpu_seconds(server.pid), client_cpu_seconds()
         measured = load(port, args.seconds, args.connections, tokens)
+        measured["server_us"] = 1e6 * (server_cpu_seconds(server.pid) - server_before) / measured["requests"]
+        measured["client_us"] = 1e6 * (client_cpu_seconds() - client_before) / measured["requests"]
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -141,8 +165,12 @@ def main() -> int:
           f"{args.seconds} s, SQLite")  # fmt: skip
     for name, r in (("grader attempts", grader), *raw_runs.items(), ("bare Flask", bare)):
         print(f"{name:<16} {r['rps']:8.1f} req/s   p50 {r['p50_ms']:7.2f} ms   p99 {r['p99_ms']:7.2f} ms   "
-              f"5xx {int(r['server_errors'])}   socket errors {int(r['errors'])}   / bare {r['rps'] / bare['rps']:.2f}")  # fmt: skip
+              f"5xx {int(r['server_errors'])}   socket errors {int(r['errors'])}   / bare {r['rps'] / bare['rps']:.2f}   "
+              f"CPU per request: server {r['server_us']:5.0f} µs, wrk {r['client_us']:3.0f} µs")  # fmt: skip
     print(f"ratio grader / bare: {grader['rps'] / bare['rps']:.2f}")
+    per_request = 2 * (bare["server_us"] + bare["client_us"]) - grader["client_us"]
+    print(f"at 0.5 of bare on the same cores an attempt could cost about {per_request:.0f} µs of server CPU; "
+          f"it costs {grader['server_us']:.0f} µs (raw grade+store {raw_runs['raw grade+store']['server_us']:.0f} µs)")
     for name, kept, sent in (("grader", stored, created), ("raw baselines", stored_attempts(db_path, False),
                                                            sum(raw_sent.values()))):  # fmt: skip
         verdict = "equal" if kept == sent else "DIFFERENT"
