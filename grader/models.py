@@ -66,6 +66,7 @@ class Exercise(db.Model):  # type: ignore[name-defined,misc]
     lesson: Mapped[str] = mapped_column(sa.String(80), index=True)
     title: Mapped[str] = mapped_column(sa.String(200))
     titles: Mapped[dict[str, str] | None] = mapped_column(sa.JSON, default=None)  # per language, when translated
+    due_at: Mapped[datetime | None] = mapped_column(default=None)  # the current version's due date (UTC), if any
     position: Mapped[int] = mapped_column(default=100)
     kind: Mapped[str] = mapped_column(sa.String(16), default="numeric")
     current_version: Mapped[int] = mapped_column(default=1)
@@ -127,7 +128,8 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
     parsed: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
     results: Mapped[dict[str, Any]] = mapped_column(sa.JSON)
     raw_score: Mapped[float]
-    score: Mapped[float]  # after the exercise's penalty
+    score: Mapped[float]  # after the exercise's penalty and, when late, its late credit
+    late: Mapped[bool] = mapped_column(default=False, server_default=sa.false())  # made after the due date
     answers_hash: Mapped[str] = mapped_column(sa.String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -164,6 +166,7 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     feedback: Mapped[dict[str, Any] | None] = mapped_column(sa.JSON, default=None)
     score: Mapped[float | None] = mapped_column(default=None)
     number: Mapped[int | None] = mapped_column(default=None)  # counted attempt number once graded
+    late: Mapped[bool] = mapped_column(default=False, server_default=sa.false())  # sent after the due date
     attempts_claimed: Mapped[int] = mapped_column(default=0)  # delivery attempts, for the reaper
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     graded_at: Mapped[datetime | None] = mapped_column(default=None)

@@ -10,7 +10,7 @@ import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources
-from grader.catalog.spec import SLUG, CodeTranslation, Locale, Localised, Strict
+from grader.catalog.spec import SLUG, AttemptPolicy, CodeTranslation, Locale, Localised, Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
 
@@ -32,7 +32,7 @@ class CodeToleranceSpec(Strict):
     atol: float = Field(ge=0)
 
 
-class CodeExerciseSpec(Localised, Strict):
+class CodeExerciseSpec(Localised, AttemptPolicy):
     """A code exercise: the learner writes one function, graded on generated cases."""
 
     id: Annotated[str, Field(pattern=SLUG)]
@@ -48,8 +48,6 @@ class CodeExerciseSpec(Localised, Strict):
     scoring: Literal["fraction", "all"] = "fraction"
     visible_cases: int = Field(default=0, ge=0)
     mutants: list[str] = []
-    max_attempts: int | None = Field(default=None, ge=1)
-    penalty: float = Field(default=0.0, ge=0, le=1)
     translations: dict[Locale, CodeTranslation] = {}
 
     # Fields are validated in order, so these validators see `task` only when it was valid.

@@ -54,7 +54,7 @@ _CURRENT = (
 _SEED = sa.select(_VARIANTS.c.seed).where(_VARIANTS.c.user_id == _USER, _VARIANTS.c.exercise_id == _EXERCISE)
 _NEW_SEED = sa.insert(_VARIANTS)
 _ANSWERS_KEY = [_ATTEMPTS.c.user_id, _ATTEMPTS.c.exercise_id, _ATTEMPTS.c.version, _ATTEMPTS.c.answers_hash]
-_PREVIOUS = sa.select(_ATTEMPTS.c.id, _ATTEMPTS.c.score).where(
+_PREVIOUS = sa.select(_ATTEMPTS.c.id, _ATTEMPTS.c.score, _ATTEMPTS.c.late).where(
     _ATTEMPTS.c.user_id == _USER, _ATTEMPTS.c.exercise_id == _EXERCISE,
     _ATTEMPTS.c.version == sa.bindparam("version"), _ATTEMPTS.c.answers_hash == sa.bindparam("digest"),
 )  # fmt: skip
@@ -75,10 +75,11 @@ class CurrentVersion:
 
 @dataclass(frozen=True)
 class StoredAttempt:
-    """A counted attempt as stored."""
+    """A counted attempt as stored; late when it came after the due date."""
 
     id: int
     score: float
+    late: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,19 +140,21 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
         db.session.rollback()
         previous = _previous(user_id, current, digest)  # a repeat still shows its verdict
         return Submitted("closed" if previous is None else "repeat", result, previous, 0)
-    number, score = progress.credit(mine, result.score, spec.penalty)
+    now = utcnow()
+    late = spec.is_late(now)
+    number, score = progress.credit(mine, result.score, spec, now)
     attempt_id = db.session.execute(for_session(_NEW_ATTEMPT), {
         "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
         "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
         "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
-        "answers_hash": digest, "created_at": utcnow(),
+        "answers_hash": digest, "created_at": now, "late": late,
     }).scalar()  # fmt: skip
     if attempt_id is None:  # a repeat: undo the credit, point at the attempt that counted
         db.session.rollback()
         previous = _previous(user_id, current, digest)
         return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
     db.session.commit()
-    return Submitted("graded", result, StoredAttempt(attempt_id, score), attempts_left(spec.max_attempts, number))
+    return Submitted("graded", result, StoredAttempt(attempt_id, score, late), attempts_left(spec.max_attempts, number))
 
 
 def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submitted:

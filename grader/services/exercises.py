@@ -135,13 +135,19 @@ def _titles(spec: ExerciseSpec | CodeExerciseSpec) -> dict[str, str]:
     return {locale: t.title for locale, t in spec.translations.items() if t.title}
 
 
+def _list(exercise: Exercise, spec: ExerciseSpec | CodeExerciseSpec) -> None:
+    """Copy what listing pages show without reading the source: lesson, titles, kind, order, due date."""
+    exercise.lesson, exercise.title, exercise.titles, exercise.kind = spec.lesson, spec.title, _titles(spec), spec.kind
+    exercise.position, exercise.due_at = spec.position, spec.due_utc
+
+
 def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
     """Add a version when the source changed; returns created, updated or unchanged. No commit."""
     digest = source_hash(source)
     exercise = db.session.get(Exercise, spec.id)
     if exercise is None:
-        exercise = Exercise(id=spec.id, lesson=spec.lesson, title=spec.title, titles=_titles(spec), kind=spec.kind,
-                            position=spec.position, current_version=1, origin=origin)  # fmt: skip
+        exercise = Exercise(id=spec.id, current_version=1, origin=origin)
+        _list(exercise, spec)
         db.session.add(exercise)
         db.session.add(ExerciseVersion(exercise_id=spec.id, version=1, source=source, source_hash=digest,
                                        created_by=user_id))  # fmt: skip
@@ -151,8 +157,7 @@ def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | No
         return "unchanged"
     exercise.current_version += 1
     exercise.origin = origin  # once edited on the web, syncing files leaves it alone
-    exercise.lesson, exercise.title, exercise.titles, exercise.kind = spec.lesson, spec.title, _titles(spec), spec.kind
-    exercise.position = spec.position
+    _list(exercise, spec)
     exercise.updated_at = utcnow()
     db.session.add(ExerciseVersion(exercise_id=spec.id, version=exercise.current_version, source=source,
                                    source_hash=digest, created_by=user_id))  # fmt: skip

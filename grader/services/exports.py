@@ -30,14 +30,20 @@ def spreadsheet_safe(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@") else text
 
 
+def _yes(flag: bool) -> str:
+    """A flag as a spreadsheet reads it at a glance: "yes" or an empty cell."""
+    return "yes" if flag else ""
+
+
 def _attempt_rows(exercise: Exercise, parts: list[str]) -> Iterator[list[object]]:
-    header: list[object] = ["email", "attempt", "time", "version", "score", "raw score"]
+    header: list[object] = ["email", "attempt", "time", "version", "score", "raw score", "late"]
     yield header + [f"{part} {column}" for part in parts for column in ("typed", "verdict", "mistake")]
     query = (sa.select(User.email, Attempt).join(User, User.id == Attempt.user_id)
              .where(Attempt.exercise_id == exercise.id).order_by(Attempt.id))  # fmt: skip
     for email, attempt in db.session.execute(query.execution_options(yield_per=BATCH)):
         row: list[object] = [spreadsheet_safe(email), attempt.number, attempt.created_at.isoformat(timespec="seconds"),
-                             attempt.version, f"{attempt.score:.3f}", f"{attempt.raw_score:.3f}"]  # fmt: skip
+                             attempt.version, f"{attempt.score:.3f}", f"{attempt.raw_score:.3f}",
+                             _yes(attempt.late)]  # fmt: skip
         for part in parts:
             verdict = attempt.results.get(part, {})
             row += [spreadsheet_safe(attempt.answers.get(part, "")), verdict.get("status", ""),
@@ -46,14 +52,14 @@ def _attempt_rows(exercise: Exercise, parts: list[str]) -> Iterator[list[object]
 
 
 def _submission_rows(exercise: Exercise) -> Iterator[list[object]]:
-    yield ["email", "submission", "attempt", "time", "status", "score", "message", "source sha256"]
+    yield ["email", "submission", "attempt", "time", "status", "score", "late", "message", "source sha256"]
     query = (sa.select(User.email, Submission).join(User, User.id == Submission.user_id)
              .where(Submission.exercise_id == exercise.id).order_by(Submission.id))  # fmt: skip
     for email, sent in db.session.execute(query.execution_options(yield_per=BATCH)):
         message = (sent.result or {}).get("message", "")
         score = "" if sent.score is None else f"{sent.score:.3f}"
         yield [spreadsheet_safe(email), sent.id, sent.number or "", sent.created_at.isoformat(timespec="seconds"),
-               sent.status, score, spreadsheet_safe(message), sent.source_hash]  # fmt: skip
+               sent.status, score, _yes(sent.late), spreadsheet_safe(message), sent.source_hash]  # fmt: skip
 
 
 def exercise_attempts_csv(exercise: Exercise, parts: list[str]) -> Iterator[str]:

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order, lesson_title
+from grader.catalog.spec import AttemptPolicy
 from grader.extensions import db
 from grader.services.dialect import for_session, per_dialect
 from grader.models import Exercise, Progress, utcnow
@@ -24,6 +25,7 @@ class ExerciseSummary:
     attempts: int
     solved: bool
     titles: Mapping[str, str] = field(default_factory=dict)
+    due: datetime | None = None  # UTC
 
     def title_in(self, locale: str) -> str:
         """The title in `locale` when the exercise is translated into it."""
@@ -57,6 +59,7 @@ def dashboard(user_id: int) -> list[LessonSummary]:
         lesson.exercises.append(ExerciseSummary(
             exercise.id, exercise.title, progress.best_score if progress and progress.attempts_used else None,
             progress.attempts_used if progress else 0, bool(progress and progress.solved_at), exercise.titles or {},
+            exercise.due_at,
         ))  # fmt: skip
     return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
 
@@ -112,10 +115,10 @@ def lock(user_id: int, exercise_id: str) -> Standing:
     return Standing(user_id, exercise_id, *row)
 
 
-def credit(mine: Standing, raw_score: float, penalty: float) -> tuple[int, float]:
-    """Count one more attempt on a locked row and write it; returns its number and its score after the penalty."""
+def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime) -> tuple[int, float]:
+    """Count one more attempt, made at `at`, on a locked row and write it; returns its number and kept score."""
     number = mine.attempts_used + 1
-    score = round(raw_score * max(0.0, 1.0 - penalty * (number - 1)), 6)
+    score = policy.kept_score(raw_score, number, at)
     solved = mine.solved_at if mine.solved_at is not None or raw_score < 1.0 else utcnow()
     db.session.execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
                                  "best": max(mine.best_score, score), "solved": solved})  # fmt: skip

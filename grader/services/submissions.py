@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from flask import Flask
 
 from grader.code_grading import Runner, grade_code, read_source
+from grader.catalog.spec import AttemptPolicy
 from grader.codecheck.results import CodeResult
 from grader import tasks
 from grader.extensions import db
@@ -92,11 +93,14 @@ def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
     assert stored is not None
     spec, source, seed = code_spec_of(stored), row.source, row.seed
     db.session.rollback()  # hold no transaction open while the sandbox runs
-    return record(submission_id, grade_code(spec, source, seed, runner), spec.penalty)
+    return record(submission_id, grade_code(spec, source, seed, runner), spec)
 
 
-def record(submission_id: int, result: CodeResult, penalty: float) -> Submission | None:
-    """Store a verdict exactly once, with the learner's progress, in one transaction."""
+def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = AttemptPolicy()) -> Submission | None:
+    """Store a verdict exactly once, with the learner's progress, in one transaction.
+
+    A submission is late by when it was sent, however long it waited for grading.
+    """
     row = db.session.get(Submission, submission_id)
     if row is None or row.status != "pending":
         return row
@@ -107,7 +111,8 @@ def record(submission_id: int, result: CodeResult, penalty: float) -> Submission
         db.session.rollback()
         return db.session.get(Submission, submission_id)
     if result.counted:
-        row.number, row.score = progress.credit(mine, result.score, penalty)
+        row.number, row.score = progress.credit(mine, result.score, policy, row.created_at)
+        row.late = policy.is_late(row.created_at)
     else:
         row.status = "failed"
     row.result, row.feedback = result.to_json(), result.texts_json()
@@ -133,7 +138,7 @@ def grade_in_background(app: Flask, submission_id: int, runner_factory: Callable
             except SandboxUnavailable as error:  # an operator problem: say so, count nothing
                 app.logger.error("code grading is unavailable: %s", error)
                 db.session.rollback()
-                record(submission_id, CodeResult("invalid", 0.0, text=NO_SANDBOX), 0.0)
+                record(submission_id, CodeResult("invalid", 0.0, text=NO_SANDBOX))
 
     return _pool().submit(job)
 
@@ -179,7 +184,7 @@ def reap(app: Flask, now: datetime | None = None) -> Reaped:
         if row is None or row.status != "pending":
             continue
         if row.created_at < now - tasks.DEADLINE:
-            record(submission_id, CodeResult("invalid", 0.0, text=TOO_LATE), 0.0)
+            record(submission_id, CodeResult("invalid", 0.0, text=TOO_LATE))
             report.failed.append(submission_id)
             continue
         row.attempts_claimed += 1

@@ -13,6 +13,7 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, request, 
 from flask.typing import ResponseReturnValue
 
 from grader.answers.syntax import syntax_hint
+from grader.catalog.spec import AttemptPolicy
 from grader.extensions import db, limiter
 from grader.models import ApiToken, Exercise, utcnow
 from grader.services import accounts, attempts, exercises, gradebook, progress
@@ -128,7 +129,8 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     params = {name: _plain(variant.params[name]) for name, param in spec.params.items() if param.show}
     parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type))
              for p in variant.parts]  # fmt: skip
-    detail = ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts)
+    detail = ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts,
+                            *_due(spec))  # fmt: skip
     return jsonify(asdict(detail))
 
 
@@ -214,7 +216,8 @@ def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut
     parts = {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
     score = stored.score if stored is not None else result.score  # after the penalty, once stored
     attempt_id = stored.id if stored is not None else None
-    return AttemptOut(attempt_id, submission.outcome, result.counted, score, left, parts)
+    late = stored is not None and stored.late
+    return AttemptOut(attempt_id, submission.outcome, result.counted, score, late, left, parts)
 
 
 def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
@@ -223,4 +226,9 @@ def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     spec = exercises.code_spec_of(stored)
     prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
-    return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part])
+    return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec))
+
+
+def _due(spec: AttemptPolicy) -> tuple[str | None, float]:
+    due = spec.due_utc
+    return (None if due is None else due.isoformat() + "Z"), spec.late_credit

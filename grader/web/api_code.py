@@ -27,17 +27,21 @@ class SourceIn:
 
 @dataclass(frozen=True)
 class SubmissionOut:
-    """A submission: pending until graded; result as `python -m grader grade-code` prints it."""
+    """A submission: pending until graded; result as `python -m grader grade-code` prints it.
+
+    late: graded and sent after the exercise's due date, so its score is scaled by the late credit.
+    """
 
     submission_id: int
     exercise: str
     status: str
     score: float | None
+    late: bool
     result: dict[str, Any] | None
 
 
 def _out(row: Submission) -> SubmissionOut:
-    return SubmissionOut(row.id, row.exercise_id, row.status, row.score, row.result)
+    return SubmissionOut(row.id, row.exercise_id, row.status, row.score, row.late, row.result)
 
 
 def _source() -> bytes | str:

@@ -40,7 +40,10 @@ class ExerciseItem:
 
 @dataclass(frozen=True)
 class ExerciseDetail:
-    """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers."""
+    """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers.
+
+    due: when set, the due date (ISO 8601, UTC); an attempt after it keeps late_credit of its score.
+    """
 
     id: str
     title: str
@@ -48,6 +51,8 @@ class ExerciseDetail:
     prompt: str
     params: dict[str, Any]
     parts: list[PartDetail]
+    due: str | None
+    late_credit: float
 
 
 @dataclass(frozen=True)
@@ -71,12 +76,16 @@ class PartVerdict:
 
 @dataclass(frozen=True)
 class AttemptOut:
-    """What happened to an attempt; attempt_id is the stored one (on a repeat, the earlier one)."""
+    """What happened to an attempt; attempt_id is the stored one (on a repeat, the earlier one).
+
+    late: the stored attempt came after the due date, so its score is scaled by the late credit.
+    """
 
     attempt_id: int | None
     outcome: Outcome
     counted: bool
     score: float
+    late: bool
     attempts_left: int | None
     parts: dict[str, PartVerdict]
 

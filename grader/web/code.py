@@ -11,7 +11,7 @@ from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.codecheck.tasks import get_task
 from grader.services import exercises, submissions
-from grader.models import Submission
+from grader.models import Submission, utcnow
 from grader.services.attempts import progress_of
 from grader.texts import Text
 from grader.web.errors import NO_SUCH_EXERCISE
@@ -38,7 +38,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     mine = progress_of(current_user.id, exercise_id)
     mistake = (shown.result or {}).get("misconception") if shown else None
     html = render_template(
-        "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown,
+        "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown, now=utcnow(),
         pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),
         error=error,
         source=source if source is not None else (shown.source if shown else spec.stub),

@@ -9,7 +9,7 @@ from werkzeug.wrappers import Response
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
 from grader.extensions import db, limiter
-from grader.models import Exercise
+from grader.models import Exercise, utcnow
 from grader.services import attempts, exercises, progress
 from grader.web import code
 from grader.web.errors import NO_SUCH_EXERCISE
@@ -27,11 +27,11 @@ def _user_key() -> str:
 @login_required
 def dashboard() -> str:
     """Lessons with the learner's progress."""
-    return render_template("learn/dashboard.html", lessons=progress.dashboard(current_user.id))
+    return render_template("learn/dashboard.html", lessons=progress.dashboard(current_user.id), now=utcnow())
 
 
 def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,
-          status: int = 200, score: float | None = None) -> tuple[str, int]:  # fmt: skip
+          status: int = 200, score: float | None = None, late: bool = False) -> tuple[str, int]:  # fmt: skip
     try:
         stored, variant = attempts.learner_variant(current_user.id, exercise_id)
     except attempts.UnknownExercise:
@@ -40,10 +40,11 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     mine = attempts.progress_of(current_user.id, exercise_id)
     used = mine.attempts_used if mine else 0
     left = attempts.attempts_left(spec.max_attempts, used)
-    finished = bool(mine and mine.solved_at) or left == 0
+    now = utcnow()
+    finished = bool(mine and mine.solved_at) or left == 0 or spec.solution_open(now)
     html = render_template(
-        "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson),
-        result=result, typed=typed, outcome=outcome, score=score, used=used, left=left, finished=finished,
+        "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
+        result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
     )  # fmt: skip
     return html, status
@@ -66,7 +67,7 @@ def exercise(exercise_id: str) -> tuple[str, int]:
         return _page(exercise_id, None, {}, None)
     result = ExerciseResult.from_json(chosen.results)
     outcome = "repeat" if request.args.get("outcome") == "repeat" else "graded"
-    return _page(exercise_id, result, chosen.answers, outcome, score=chosen.score)
+    return _page(exercise_id, result, chosen.answers, outcome, score=chosen.score, late=chosen.late)
 
 
 @bp.post("/exercises/<exercise_id>")

@@ -34,22 +34,22 @@ def test_every_attempt_on_an_exercise_as_typed_with_verdicts(app: Flask, instruc
     assert response.is_streamed and response.mimetype == "text/csv"
     assert response.headers["Content-Disposition"] == 'attachment; filename="block-gelu-attempts.csv"'
     header, first, second, third = table(response)
-    assert header == ["email", "attempt", "time", "version", "score", "raw score", "neg typed", "neg verdict",
+    assert header == ["email", "attempt", "time", "version", "score", "raw score", "late", "neg typed", "neg verdict",
                       "neg mistake", "pos typed", "pos verdict", "pos mistake"]  # fmt: skip
     assert first[:2] == ["ada@example.com", "1"] and first[4] == "0.500"
-    assert first[6:] == ["0.000", "incorrect", "relu", "0.952", "correct", ""]
-    assert second[6:8] == ["'-0,150", "incorrect"]  # typed text, kept from running as a spreadsheet formula
+    assert first[6] == "" and first[7:] == ["0.000", "incorrect", "relu", "0.952", "correct", ""]
+    assert second[7:9] == ["'-0,150", "incorrect"]  # typed text, kept from running as a spreadsheet formula
     assert third[0] == "'=bob@example.com" and third[1] == "1"
 
 
 def test_a_code_exercise_exports_its_submissions(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
     assert send(learner, GOOD).status_code == 303
     header, row = table(instructor.get("/teach/exercises/code-layer-norm/attempts.csv"))
-    assert header == ["email", "submission", "attempt", "time", "status", "score", "message", "source sha256"]
+    assert header == ["email", "submission", "attempt", "time", "status", "score", "late", "message", "source sha256"]
     with app.app_context():
         [sent] = db.session.scalars(db.select(Submission)).all()
         assert row == ["ada@example.com", str(sent.id), "1", sent.created_at.isoformat(timespec="seconds"),
-                       "graded", "1.000", sent.result["message"], sent.source_hash]  # fmt: skip
+                       "graded", "1.000", "", sent.result["message"], sent.source_hash]  # fmt: skip
 
 
 def test_an_unknown_exercise_has_no_export(instructor: FlaskClient) -> None:
