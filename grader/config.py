@@ -9,6 +9,12 @@ GRADER_BROKER_URL        Redis URL for Celery code grading, e.g. redis://localho
                          (default: none, grading runs on a local pool in each web process)
 GRADER_EXERCISES_DIR     exercise files to sync (default: exercises/ beside the package)
 GRADER_MAX_UPLOAD_BYTES  largest request body accepted (default: 1 MiB)
+GRADER_SMTP_URL          mail server for password reset links, smtp://[user:password@]host[:port]
+                         (add ?starttls=true to upgrade the connection) or smtps://... for TLS from
+                         the start (default: none; instructors hand out reset links instead)
+GRADER_MAIL_FROM         the sender of that mail (default: grader@localhost)
+GRADER_BASE_URL          the site's public address for links in mail, e.g. https://grader.example.org
+                         (needed with GRADER_SMTP_URL: a link is never built from the request's Host)
 """
 
 from __future__ import annotations
@@ -19,6 +25,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from sqlalchemy.engine import make_url
+
+from grader.services.mail import SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_INSTANCE = PROJECT_ROOT / "instance"
@@ -53,6 +61,16 @@ def engine_options(database_url: str) -> dict[str, Any]:
     return {"pool_pre_ping": True} if server else {}
 
 
+def _mail_server(env: Mapping[str, str]) -> SmtpServer | None:
+    """The SMTP server for reset links, if configured; a broken setting stops the app at start."""
+    url = env.get("GRADER_SMTP_URL")
+    if not url:
+        return None
+    if not env.get("GRADER_BASE_URL"):
+        raise ValueError("GRADER_SMTP_URL needs GRADER_BASE_URL: links in mail are never built from a request's Host")
+    return SmtpServer.from_url(url)
+
+
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Flask configuration from the environment."""
     env = os.environ if env is None else env
@@ -70,4 +88,7 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,
         "RATELIMIT_HEADERS_ENABLED": True,
+        "MAIL_SERVER": _mail_server(env),
+        "MAIL_FROM": env.get("GRADER_MAIL_FROM") or "grader@localhost",
+        "BASE_URL": (env.get("GRADER_BASE_URL") or "").rstrip("/") or None,
     }

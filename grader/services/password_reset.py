@@ -1,4 +1,4 @@
-"""Password reset without email: an instructor or an operator hands the learner a signed link.
+"""Password reset links: mailed to the account, or handed over by an instructor or an operator.
 
 The link carries the user's id and a fingerprint of their current password hash, signed with the
 app's secret key and dated. Nothing is stored: it stops working after RESET_SECONDS, and as soon

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from email.message import EmailMessage
+
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
-from flask_babel import get_locale, gettext
+from flask_babel import force_locale, get_locale, gettext
 from flask_login import current_user, login_required, login_user, logout_user
 from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
 
 from grader.extensions import csrf, limiter
-from grader.services import accounts, password_reset
+from grader.models import User
+from grader.services import accounts, mail, password_reset
 from grader.web.errors import CSRF_MESSAGE, error_response
-from grader.web.forms import (IdForm, LanguageForm, LoginForm, NewPasswordForm, PasswordForm, RegisterForm,
-                              TokenForm)  # fmt: skip
+from grader.web.forms import (ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm, PasswordForm,
+                              RegisterForm, TokenForm)  # fmt: skip
 from grader.web.i18n import remember, supported, translated
 
 bp = Blueprint("auth", __name__)
@@ -133,10 +136,50 @@ def revoke(token_id: int) -> Response:
     return redirect(url_for("auth.profile"))
 
 
+def reset_url(user: User) -> str:
+    """A one-time reset link for the user, on the configured public address (else this request's host)."""
+    token = password_reset.reset_token(user, current_app.config["SECRET_KEY"])
+    base = current_app.config.get("BASE_URL")
+    return base + url_for("auth.reset", token=token) if base else url_for("auth.reset", token=token, _external=True)
+
+
+def _reset_mail(user: User) -> EmailMessage:
+    """The reset link by mail, in the account's language."""
+    hours = password_reset.RESET_SECONDS // 3600
+    with force_locale(supported(user.locale) or "en"):
+        body = render_template("auth/reset_mail.txt", email=user.email, link=reset_url(user), hours=hours)
+        subject = gettext("Choose a new password for grader")
+    return mail.message(current_app.config["MAIL_FROM"], user.email, subject, body)
+
+
+# The reply is the same whether or not the address has an account, the same mail is written either
+# way, and it goes out on another thread: neither the page nor its timing tells who is registered.
+@bp.route("/forgot", methods=["GET", "POST"])
+@limiter.limit("5 per hour", methods=["POST"], key_func=_login_email)
+@limiter.limit("20 per hour", methods=["POST"])
+def forgot() -> ResponseReturnValue:
+    """Ask for a reset link by mail (when the site can send mail; else, whom to ask)."""
+    server: mail.SmtpServer | None = current_app.config.get("MAIL_SERVER")
+    if server is None:
+        return render_template("auth/forgot.html", form=None), 200 if request.method == "GET" else 404
+    form = ForgotForm()
+    if form.validate_on_submit():
+        email = accounts.normalise_email(form.email.data or "")
+        user = accounts.user_by_email(email)
+        letter = _reset_mail(user or User(id=0, email=email, password_hash=""))  # the same work either way
+        if user is not None:
+            mail.send_later(server, letter)
+        hours = password_reset.RESET_SECONDS // 3600
+        flash(gettext("If an account uses %(email)s, a link to choose a new password is on its way to it. "
+                      "The link works once, within %(hours)d hours.", email=email, hours=hours))  # fmt: skip
+        return redirect(url_for("auth.login"))
+    return render_template("auth/forgot.html", form=form), 200 if request.method == "GET" else 422
+
+
 @bp.route("/reset/<token>", methods=["GET", "POST"])
 @limiter.limit("20 per hour", methods=["POST"])
 def reset(token: str) -> ResponseReturnValue:
-    """Choose a new password through a link from an instructor; the link works once."""
+    """Choose a new password through a link from mail or an instructor; the link works once."""
     user = password_reset.user_for_reset(token, current_app.config["SECRET_KEY"])
     if user is None:
         return render_template("auth/reset.html", form=None), 400

@@ -26,6 +26,12 @@ class LoginForm(FlaskForm):
     password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
+class ForgotForm(FlaskForm):
+    """The email of an account whose password is forgotten."""
+
+    email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
+
+
 class RegisterForm(FlaskForm):
     """A new learner account."""
 
