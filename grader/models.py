@@ -109,6 +109,18 @@ class Variant(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class Extension(db.Model):  # type: ignore[name-defined,misc]
+    """One learner's own due date for one exercise, set by an instructor (it replaces the exercise's)."""
+
+    __tablename__ = "extensions"
+
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), primary_key=True)
+    due_at: Mapped[datetime]  # UTC
+    granted_by: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class Attempt(db.Model):  # type: ignore[name-defined,misc]
     """A graded attempt: what was typed, what it parsed to, the per-part verdicts and the score."""
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 PURE = ["grader.texts", "grader.reference", "grader.answers.kinds", "grader.answers.syntax", "grader.catalog.catalog",
-        "grader.catalog.selfcheck", "grader.catalog.misconceptions", "grader.codecheck.verdict"]  # fmt: skip
+        "grader.catalog.selfcheck", "grader.catalog.misconceptions", "grader.catalog.policy", "grader.codecheck.verdict"]  # fmt: skip
 WEB_ONLY = ["flask", "sqlalchemy", "flask_babel", "babel", "werkzeug"]
 
 

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, timezone
 from typing import Annotated, Any, Literal, Mapping, Union
 
 import numpy as np
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
 from grader.catalog.misconceptions import MISCONCEPTIONS
+from grader.catalog.policy import AttemptPolicy
 from grader.catalog.scenarios import SCENARIOS
+from grader.catalog.strict import Strict
 from grader.markup import math_problems
 
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
@@ -21,57 +22,7 @@ PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 Number = Union[int, float]
 
 
-class Strict(BaseModel):
-    """Base: strict types, unknown keys rejected."""
-
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True, validate_default=True)
-
-
 Locale = Annotated[str, Field(pattern=r"^[a-z]{2}$")]
-DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
-
-
-class AttemptPolicy(Strict):
-    """When an attempt counts and for how much: the attempt limit, the cost of a retry, the due date."""
-
-    max_attempts: int | None = Field(default=None, ge=1)
-    penalty: float = Field(default=0.0, ge=0, le=1)
-    due: AwareDatetime | None = None
-    late_credit: float = Field(default=0.0, ge=0, le=1)  # the share of its score a late attempt keeps
-
-    @field_validator("due", mode="before")
-    @classmethod
-    def _instant(cls, value: Any) -> Any:
-        # YAML reads a timestamp with a zone as a datetime; the web form and quoted YAML give text.
-        if isinstance(value, str):
-            try:
-                value = datetime.fromisoformat(value.strip())
-            except ValueError:
-                raise ValueError(f"write the due date as a date, time and zone, such as {DUE_EXAMPLE}") from None
-        if isinstance(value, date) and not isinstance(value, datetime):
-            raise ValueError(f"give the due date a time and a zone too, such as {DUE_EXAMPLE}")
-        if isinstance(value, datetime) and value.tzinfo is None:
-            raise ValueError(f"give the due date a time zone, such as {DUE_EXAMPLE} (or Z for UTC)")
-        return value
-
-    @property
-    def due_utc(self) -> datetime | None:
-        """The due date as naive UTC, the way the database keeps times."""
-        return None if self.due is None else self.due.astimezone(timezone.utc).replace(tzinfo=None)
-
-    def is_late(self, at: datetime) -> bool:
-        """Whether a moment (naive UTC) is after the due date."""
-        due = self.due_utc
-        return due is not None and at > due
-
-    def kept_score(self, raw_score: float, number: int, at: datetime) -> float:
-        """The score attempt `number`, made at `at`, keeps: less the penalty per retry, times the late credit."""
-        kept = raw_score * max(0.0, 1.0 - self.penalty * (number - 1))
-        return round(kept * (self.late_credit if self.is_late(at) else 1.0), 6)
-
-    def solution_open(self, now: datetime) -> bool:
-        """Whether the due date has passed with nothing left to earn, so the worked solution can be shown."""
-        return self.late_credit == 0 and self.is_late(now)
 
 
 class CodeTranslation(Strict):

@@ -10,7 +10,9 @@ import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources
-from grader.catalog.spec import SLUG, AttemptPolicy, CodeTranslation, Locale, Localised, Strict
+from grader.catalog.policy import AttemptPolicy
+from grader.catalog.spec import SLUG, CodeTranslation, Locale, Localised
+from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
 

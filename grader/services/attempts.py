@@ -12,6 +12,7 @@ import hashlib
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal, Mapping
 
 import sqlalchemy as sa
@@ -21,7 +22,8 @@ from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.variants import Variant
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Progress, Variant as VariantRow, utcnow
+from grader.catalog.spec import ExerciseSpec
+from grader.models import Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
 from grader.services.dialect import for_session, per_dialect
 from grader.services.exercises import spec_of, variant_of
@@ -37,17 +39,19 @@ class CodeExercise(LookupError):
     """The exercise takes code, not typed answers."""
 
 
-_EXERCISES, _VERSIONS, _VARIANTS, _ATTEMPTS = (m.__table__ for m in (Exercise, ExerciseVersion, VariantRow, Attempt))
+_EXERCISES, _VERSIONS, _VARIANTS, _ATTEMPTS, _EXTENSIONS = (
+    m.__table__ for m in (Exercise, ExerciseVersion, VariantRow, Attempt, Extension))
 _USER: sa.BindParameter[int] = sa.bindparam("user_id", type_=sa.Integer)
 _EXERCISE: sa.BindParameter[str] = sa.bindparam("exercise_id", type_=sa.String)
 # Built once: these run on every attempt, and building a statement costs more than running it.
 _CURRENT = (
     sa.select(_EXERCISES.c.kind, _VERSIONS.c.version, _VERSIONS.c.source_hash, _VERSIONS.c.source,
-              _VARIANTS.c.seed)
+              _EXTENSIONS.c.due_at, _VARIANTS.c.seed)
     .select_from(
         _EXERCISES.join(_VERSIONS, (_VERSIONS.c.exercise_id == _EXERCISES.c.id)
                         & (_VERSIONS.c.version == _EXERCISES.c.current_version))
         .outerjoin(_VARIANTS, (_VARIANTS.c.exercise_id == _EXERCISES.c.id) & (_VARIANTS.c.user_id == _USER))
+        .outerjoin(_EXTENSIONS, (_EXTENSIONS.c.exercise_id == _EXERCISES.c.id) & (_EXTENSIONS.c.user_id == _USER))
     )
     .where(_EXERCISES.c.id == _EXERCISE)
 )  # fmt: skip
@@ -65,12 +69,17 @@ _NEW_ATTEMPT = per_dialect(  # no row back when the same answers to this version
 
 @dataclass(frozen=True)
 class CurrentVersion:
-    """The current version of an exercise, as grading needs it."""
+    """The current version of an exercise, as grading needs it, and the learner's own due date if any."""
 
     exercise_id: str
     version: int
     source_hash: str
     source: str
+    own_due: datetime | None = None
+
+    def policy(self) -> ExerciseSpec:
+        """The exercise as it applies to this learner: its own due date in place of the exercise's."""
+        return spec_of(self).with_due(self.own_due)
 
 
 @dataclass(frozen=True)
@@ -107,10 +116,10 @@ def learner_variant(user_id: int, exercise_id: str) -> tuple[CurrentVersion, Var
     row = db.session.execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
     if row is None:
         raise UnknownExercise(exercise_id)
-    kind, number, digest, source, seed = row
+    kind, number, digest, source, own_due, seed = row
     if kind == "code":
         raise CodeExercise(exercise_id)
-    current = CurrentVersion(exercise_id, number, digest, source)
+    current = CurrentVersion(exercise_id, number, digest, source, own_due)
     return current, variant_of(current, seed if seed is not None else _new_seed(user_id, exercise_id))
 
 
@@ -133,7 +142,7 @@ def _previous(user_id: int, current: CurrentVersion, digest: str) -> StoredAttem
 
 def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Mapping[str, str],
             result: ExerciseResult) -> Submitted:  # fmt: skip
-    spec = spec_of(current)
+    spec = current.policy()
     mine = progress.lock(user_id, current.exercise_id)
     digest = answers_digest(answers)
     if spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts:

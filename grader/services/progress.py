@@ -9,10 +9,10 @@ from typing import Any, Mapping
 import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order, lesson_title
-from grader.catalog.spec import AttemptPolicy
+from grader.catalog.policy import AttemptPolicy, applying_due
 from grader.extensions import db
 from grader.services.dialect import for_session, per_dialect
-from grader.models import Exercise, Progress, utcnow
+from grader.models import Exercise, Extension, Progress, utcnow
 
 
 @dataclass(frozen=True)
@@ -49,17 +49,18 @@ class LessonSummary:
 def dashboard(user_id: int) -> list[LessonSummary]:
     """Every lesson with the learner's progress on each exercise."""
     rows = db.session.execute(
-        sa.select(Exercise, Progress)
+        sa.select(Exercise, Progress, Extension.due_at)
         .outerjoin(Progress, (Progress.exercise_id == Exercise.id) & (Progress.user_id == user_id))
+        .outerjoin(Extension, (Extension.exercise_id == Exercise.id) & (Extension.user_id == user_id))
         .order_by(Exercise.position, Exercise.id)
     ).all()
     lessons: dict[str, LessonSummary] = {}
-    for exercise, progress in rows:
+    for exercise, progress, own_due in rows:
         lesson = lessons.setdefault(exercise.lesson, LessonSummary(exercise.lesson, lesson_title(exercise.lesson)))
         lesson.exercises.append(ExerciseSummary(
             exercise.id, exercise.title, progress.best_score if progress and progress.attempts_used else None,
             progress.attempts_used if progress else 0, bool(progress and progress.solved_at), exercise.titles or {},
-            exercise.due_at,
+            applying_due(exercise.due_at, own_due),
         ))  # fmt: skip
     return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
 

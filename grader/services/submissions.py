@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from flask import Flask
 
 from grader.code_grading import Runner, grade_code, read_source
-from grader.catalog.spec import AttemptPolicy
+from grader.catalog.policy import AttemptPolicy
 from grader.codecheck.results import CodeResult
 from grader import tasks
 from grader.extensions import db
@@ -29,6 +29,7 @@ from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import progress
 from grader.texts import say
 from grader.services.attempts import UnknownExercise, attempts_left, progress_of
+from grader.services.extensions import own_due
 from grader.services.exercises import code_spec_of, current_version, source_hash, version
 
 WAIT_SECONDS = 3.0
@@ -91,7 +92,8 @@ def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
         return row
     stored = version(row.exercise_id, row.version)
     assert stored is not None
-    spec, source, seed = code_spec_of(stored), row.source, row.seed
+    spec = code_spec_of(stored).with_due(own_due(row.user_id, row.exercise_id))
+    source, seed = row.source, row.seed
     db.session.rollback()  # hold no transaction open while the sandbox runs
     return record(submission_id, grade_code(spec, source, seed, runner), spec)
 

@@ -13,10 +13,10 @@ from flask import Blueprint, Response, abort, current_app, g, jsonify, request, 
 from flask.typing import ResponseReturnValue
 
 from grader.answers.syntax import syntax_hint
-from grader.catalog.spec import AttemptPolicy
+from grader.catalog.policy import AttemptPolicy
 from grader.extensions import db, limiter
 from grader.models import ApiToken, Exercise, utcnow
-from grader.services import accounts, attempts, exercises, gradebook, progress
+from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
 from grader.web import openapi
 from grader.web.api_schema import (CODE_PART, AttemptIn, AttemptOut, ExerciseDetail, ExerciseItem, InLanguage,
                                    PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
@@ -125,7 +125,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
         stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
     except attempts.UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
-    spec = exercises.spec_of(stored)
+    spec = stored.policy()
     params = {name: _plain(variant.params[name]) for name, param in spec.params.items() if param.show}
     parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type))
              for p in variant.parts]  # fmt: skip
@@ -223,7 +223,7 @@ def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut
 def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     stored = exercises.current_version(exercise.id)
     assert stored is not None
-    spec = exercises.code_spec_of(stored)
+    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(caller().user_id, exercise.id))
     prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
     return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec))

@@ -10,7 +10,7 @@ from werkzeug.wrappers import Response
 from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.codecheck.tasks import get_task
-from grader.services import exercises, submissions
+from grader.services import exercises, extensions, submissions
 from grader.models import Submission, utcnow
 from grader.services.attempts import progress_of
 from grader.texts import Text
@@ -31,7 +31,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     stored = exercises.current_version(exercise_id)
     if stored is None:
         abort(404, NO_SUCH_EXERCISE)
-    spec = exercises.code_spec_of(stored)
+    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(current_user.id, exercise_id))
     history = submissions.history(current_user.id, exercise_id)
     wanted = request.args.get("submission", type=int)
     shown = next((s for s in history if s.id == wanted), history[0] if history else None)

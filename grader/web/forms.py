@@ -81,6 +81,12 @@ class PasswordForm(NewPasswordForm):
     current = PasswordField(_l("Current password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
+class DueForm(FlaskForm):
+    """One learner's own due date on one exercise."""
+
+    due = StringField(_l("Due for this learner (date, time and zone)"), validators=[Length(max=64)])
+
+
 class ResetLinkForm(FlaskForm):
     """Whose password reset link to make."""
 

@@ -5,17 +5,21 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 
 from __future__ import annotations
 
-from flask import Response, abort, current_app, render_template, request, stream_with_context, url_for
+from flask import Response, abort, current_app, flash, redirect, render_template, request, stream_with_context, url_for
 from flask_babel import gettext, lazy_gettext as _l
+from flask.typing import ResponseReturnValue
+from flask_login import current_user
 
 from grader.catalog.lessons import lesson_title
-from grader.services import accounts, exports, gradebook as book, insights, password_reset
+from grader.catalog.policy import due_from_text
+from grader.services import accounts, exports, extensions, gradebook as book, insights, password_reset
 from grader.extensions import db
 from grader.models import Exercise
 from grader.services.exercises import all_exercises, part_labels
 from grader.web.auth import reset_url
 from grader.web.errors import NO_SUCH_EXERCISE
-from grader.web.forms import ResetLinkForm
+from grader.web.filters import when
+from grader.web.forms import DueForm, ResetLinkForm
 from grader.web.teach import bp
 
 PAGE_SIZE = 100
@@ -48,15 +52,49 @@ def gradebook() -> str:
     )  # fmt: skip
 
 
-@bp.get("/gradebook/<int:user_id>/<exercise_id>")
-def learner_work(user_id: int, exercise_id: str) -> str:
-    """One learner's attempts or code submissions on one exercise: what they typed and how it was graded."""
+def _work_of(user_id: int, exercise_id: str) -> book.LearnerWork:
     work = book.learner_work(user_id, exercise_id)
     if work is None:
         abort(404, _l("There is no such learner or exercise."))
+    return work
+
+
+def _work_page(user_id: int, work: book.LearnerWork, due_form: DueForm) -> str:
     return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
                            lesson=lesson_title(work.exercise.lesson), verdicts=VERDICT_WORDS,
-                           statuses=SUBMISSION_WORDS)  # fmt: skip
+                           statuses=SUBMISSION_WORDS, user_id=user_id, due_form=due_form,
+                           own_due=extensions.own_due(user_id, work.exercise.id))  # fmt: skip
+
+
+@bp.get("/gradebook/<int:user_id>/<exercise_id>")
+def learner_work(user_id: int, exercise_id: str) -> str:
+    """One learner's attempts or code submissions on one exercise: what they typed and how it was graded."""
+    work = _work_of(user_id, exercise_id)
+    due = extensions.own_due(user_id, exercise_id) or work.exercise.due_at
+    return _work_page(user_id, work, DueForm(due=f"{due.isoformat()}+00:00" if due else ""))
+
+
+@bp.post("/gradebook/<int:user_id>/<exercise_id>/due")
+def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
+    """Give one learner their own due date on an exercise that has one, or take it back."""
+    work, form = _work_of(user_id, exercise_id), DueForm()
+    if work.exercise.due_at is None:
+        abort(409, _l("This exercise has no due date to extend."))
+    if not form.validate_on_submit():
+        abort(400)
+    back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
+    if request.form.get("action") == "remove":
+        if extensions.withdraw(user_id, exercise_id):
+            flash(gettext("The extension was removed: the exercise's due date applies again."))
+        return back
+    try:
+        due = due_from_text(form.due.data or "")
+    except ValueError as error:
+        form.due.errors = [str(error)]
+        return _work_page(user_id, work, form), 422
+    extensions.grant(user_id, exercise_id, due, current_user.id)
+    flash(gettext("%(email)s now has until %(when)s UTC.", email=work.email, when=when(due)))
+    return back
 
 
 @bp.get("/exercises/<exercise_id>/attempts.csv")

@@ -36,7 +36,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
         stored, variant = attempts.learner_variant(current_user.id, exercise_id)
     except attempts.UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
-    spec = exercises.spec_of(stored)
+    spec = stored.policy()
     mine = attempts.progress_of(current_user.id, exercise_id)
     used = mine.attempts_used if mine else 0
     left = attempts.attempts_left(spec.max_attempts, used)

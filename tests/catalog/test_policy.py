@@ -93,3 +93,14 @@ def test_code_exercises_take_the_same_policy() -> None:
     assert spec.kept_score(1.0, 1, DUE + timedelta(hours=1)) == 0.5
     spec, errors = code_spec_from_text(source + "due: 2026-12-15\n", "code-gelu.yaml")
     assert spec is None and [e.field for e in errors] == ["due"]
+
+
+def test_a_learners_own_due_date_replaces_the_exercises_only_when_there_is_one() -> None:
+    spec = spec_with("due: 2026-12-15T23:59:00Z\nlate_credit: 0.5\n")
+    later = datetime(2027, 1, 10, 12, 0)
+    extended = spec.with_due(later)
+    assert extended.due_utc == later and extended.late_credit == 0.5 and extended.prompt == spec.prompt
+    assert not extended.is_late(DUE + timedelta(days=20)) and extended.is_late(later + timedelta(seconds=1))
+    assert spec.with_due(None) is spec and spec.due_utc == DUE  # the cached spec is never changed
+    undated = spec_with("")
+    assert undated.with_due(later) is undated and undated.due is None  # nothing to extend

@@ -1,0 +1,80 @@
+"""When an attempt counts, and for how much: the attempt limit, the cost of a retry, the due date."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from typing import Any, Self
+
+from pydantic import AwareDatetime, Field, ValidationError, field_validator
+
+from grader.catalog.strict import Strict
+
+DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
+
+
+def applying_due(exercise_due: datetime | None, own_due: datetime | None) -> datetime | None:
+    """The due date that applies to a learner: their own when an instructor set one and the exercise has one."""
+    return own_due if own_due is not None and exercise_due is not None else exercise_due
+
+
+def due_from_text(text: str) -> datetime:
+    """A due date typed as text, as naive UTC; raises ValueError with the message an exercise file would get."""
+    try:
+        due = AttemptPolicy.model_validate({"due": text}).due_utc
+    except ValidationError as error:
+        raise ValueError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+    assert due is not None  # a text that parsed is a date
+    return due
+
+
+class AttemptPolicy(Strict):
+    """When an attempt counts and for how much: the attempt limit, the cost of a retry, the due date."""
+
+    max_attempts: int | None = Field(default=None, ge=1)
+    penalty: float = Field(default=0.0, ge=0, le=1)
+    due: AwareDatetime | None = None
+    late_credit: float = Field(default=0.0, ge=0, le=1)  # the share of its score a late attempt keeps
+
+    @field_validator("due", mode="before")
+    @classmethod
+    def _instant(cls, value: Any) -> Any:
+        # YAML reads a timestamp with a zone as a datetime; the web form and quoted YAML give text.
+        if isinstance(value, str):
+            try:
+                value = datetime.fromisoformat(value.strip())
+            except ValueError:
+                raise ValueError(f"write the due date as a date, time and zone, such as {DUE_EXAMPLE}") from None
+        if isinstance(value, date) and not isinstance(value, datetime):
+            raise ValueError(f"give the due date a time and a zone too, such as {DUE_EXAMPLE}")
+        if isinstance(value, datetime) and value.tzinfo is None:
+            raise ValueError(f"give the due date a time zone, such as {DUE_EXAMPLE} (or Z for UTC)")
+        return value
+
+    @property
+    def due_utc(self) -> datetime | None:
+        """The due date as naive UTC, the way the database keeps times."""
+        return None if self.due is None else self.due.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def with_due(self, own_due: datetime | None) -> Self:
+        """This policy with one learner's own due date (naive UTC) instead of the exercise's.
+
+        Unchanged without one, and when the exercise has no due date (an extension extends one).
+        """
+        due = applying_due(self.due_utc, own_due)
+        if due is None or due == self.due_utc:
+            return self
+        return self.model_copy(update={"due": due.replace(tzinfo=timezone.utc)})
+
+    def is_late(self, at: datetime) -> bool:
+        """Whether a moment (naive UTC) is after the due date."""
+        due = self.due_utc
+        return due is not None and at > due
+
+    def kept_score(self, raw_score: float, number: int, at: datetime) -> float:
+        """The score attempt `number`, made at `at`, keeps: less the penalty per retry, times the late credit."""
+        kept = raw_score * max(0.0, 1.0 - self.penalty * (number - 1))
+        return round(kept * (self.late_credit if self.is_late(at) else 1.0), 6)
+
+    def solution_open(self, now: datetime) -> bool:
+        """Whether the due date has passed with nothing left to earn, so the worked solution can be shown."""
+        return self.late_credit == 0 and self.is_late(now)

@@ -1,0 +1,110 @@
+"""Extensions: an instructor gives one learner their own due date on one exercise."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Attempt, Extension, Submission, User
+from grader.services import extensions
+from tests.layer_norm_sources import GOOD
+from tests.web.api_support import API, auth, token_for
+from tests.web.conftest import csrf_from, login, make_user
+from tests.web.test_code import send
+from tests.web.test_due_dates import PAST, only, with_due
+from tests.web.test_learn import expected, fmt, post_answers
+
+LATER = "2999-06-01T12:00:00+02:00"  # 10:00 UTC
+
+
+def user_id(app: Flask, email: str) -> int:
+    with app.app_context():
+        found = db.session.scalar(sa.select(User.id).where(User.email == email))
+        assert found is not None
+        return found
+
+
+def set_due(instructor: FlaskClient, learner_id: int, exercise: str, due: str = LATER, action: str = "set"):  # type: ignore[no-untyped-def]
+    page = instructor.get(f"/teach/gradebook/{learner_id}/{exercise}").get_data(as_text=True)
+    data = {"csrf_token": csrf_from(page), "due": due, "action": action}
+    return instructor.post(f"/teach/gradebook/{learner_id}/{exercise}/due", data=data)
+
+
+def test_an_extended_learner_is_on_time_and_the_others_are_not(app: Flask, learner: FlaskClient,
+                                                               instructor: FlaskClient) -> None:  # fmt: skip
+    exercise = with_due(app, PAST, 0.5)
+    ada = user_id(app, "ada@example.com")
+    answer = set_due(instructor, ada, exercise)
+    assert answer.status_code == 303
+    page = instructor.get(answer.headers["Location"]).get_data(as_text=True)
+    assert "ada@example.com now has until 01 Jun 2999, 10:00 UTC." in page
+    assert "This learner has their own due date, 01 Jun 2999, 10:00 UTC; the exercise's is 01 Jan 2000" in page
+    assert "Due 01 Jun 2999, 10:00 UTC." in learner.get(f"/exercises/{exercise}").get_data(as_text=True)
+    assert "due 01 Jun 2999, 10:00 UTC" in learner.get("/").get_data(as_text=True)
+    right = fmt(expected(app, exercise)["h"])
+    shown = learner.get(post_answers(learner, exercise, {"h": right}).headers["Location"]).get_data(as_text=True)
+    assert "Score for this attempt: 100 %" in shown and "sent after the due date" not in shown
+    make_user(app, "bob@example.com")
+    bob = app.test_client()
+    login(bob, "bob@example.com")
+    assert "past due" in bob.get("/").get_data(as_text=True)
+    post_answers(bob, exercise, {"h": fmt(expected(app, exercise, "bob@example.com")["h"])})
+    with app.app_context():
+        scores = dict(db.session.execute(sa.select(User.email, Attempt.score).join(User, User.id == Attempt.user_id)).all())
+    assert scores == {"ada@example.com": 1.0, "bob@example.com": 0.5}
+
+
+def test_the_api_gives_the_learner_their_own_due_date(app: Flask, client: FlaskClient,
+                                                      instructor: FlaskClient) -> None:  # fmt: skip
+    exercise = with_due(app, PAST, 0.5)
+    token = token_for(app)
+    set_due(instructor, user_id(app, "ada@example.com"), exercise)
+    detail = client.get(f"{API}/exercises/{exercise}", headers=auth(token)).get_json()
+    assert detail["due"] == "2999-06-01T10:00:00Z"
+    right = {"answers": {"h": fmt(expected(app, exercise)["h"])}}
+    stored = client.post(f"{API}/exercises/{exercise}/attempts", json=right, headers=auth(token)).get_json()
+    assert (stored["late"], stored["score"]) == (False, 1.0)
+
+
+def test_removing_the_extension_brings_the_exercises_date_back(app: Flask, learner: FlaskClient,
+                                                               instructor: FlaskClient) -> None:  # fmt: skip
+    exercise = with_due(app, PAST, 0.5)
+    ada = user_id(app, "ada@example.com")
+    set_due(instructor, ada, exercise)
+    removed = set_due(instructor, ada, exercise, action="remove")
+    assert "the exercise&#39;s due date applies again" in instructor.get(removed.headers["Location"]).get_data(as_text=True)
+    with app.app_context():
+        assert extensions.own_due(ada, exercise) is None
+    assert "has passed" in learner.get(f"/exercises/{exercise}").get_data(as_text=True)
+
+
+def test_a_malformed_date_is_refused_at_its_field(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
+    exercise = with_due(app, PAST, 0.5)
+    answer = set_due(instructor, user_id(app, "ada@example.com"), exercise, due="2999-06-01 12:00")
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 422 and '<span class="error">give the due date a time zone' in html
+    assert 'value="2999-06-01 12:00"' in html  # what was typed stays in the field
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Extension)) == 0
+
+
+def test_the_form_shows_the_date_that_applies_and_only_where_there_is_one(app: Flask, learner: FlaskClient,
+                                                                         instructor: FlaskClient) -> None:  # fmt: skip
+    exercise, ada = with_due(app, PAST), user_id(app, "ada@example.com")
+    page = instructor.get(f"/teach/gradebook/{ada}/{exercise}").get_data(as_text=True)
+    assert 'name="due" type="text" value="2000-01-01T00:00:00+00:00"' in page
+    assert "Remove the extension" not in page
+    undated = instructor.get(f"/teach/gradebook/{ada}/block-residual").get_data(as_text=True)
+    assert 'name="due"' not in undated
+    assert set_due(instructor, ada, "block-residual").status_code == 409
+
+
+def test_an_extension_counts_for_code_too(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
+    with_due(app, PAST, 0.5, exercise="code/code-layer-norm", new_id="code-layer-norm")
+    set_due(instructor, user_id(app, "ada@example.com"), "code-layer-norm")
+    page = learner.get(send(learner, GOOD).headers["Location"]).get_data(as_text=True)
+    assert "Due 01 Jun 2999, 10:00 UTC." in page and "sent after the due date" not in page
+    row = only(app, Submission)
+    assert (row.score, row.late) == (1.0, False)
