@@ -172,3 +172,11 @@ def test_instructors_see_which_attempts_were_late(app: Flask, learner: FlaskClie
     csv_rows = instructor.get(f"/teach/exercises/{exercise}/attempts.csv").get_data(as_text=True).splitlines()
     assert csv_rows[0].split(",")[4:7] == ["score", "raw score", "late"]
     assert csv_rows[1].split(",")[4:7] == ["0.500", "1.000", "yes"]
+
+
+def test_the_instructors_list_shows_each_due_date(app: Flask, instructor: FlaskClient) -> None:
+    with_due(app, FUTURE)
+    listing = instructor.get("/teach/exercises").get_data(as_text=True)
+    row = listing[listing.index('<div class="muted">residual-due'):]
+    assert row.startswith('<div class="muted">residual-due · due 15 Dec 2999, 23:59 UTC</div>')
+    assert listing.count("· due ") == 1  # the shipped exercises have none
