@@ -48,14 +48,15 @@ def make_token(email: str, name: str) -> None:
 
 @users.command("reset-link")
 @click.option("--email", required=True)
-@click.option("--base-url", default="http://127.0.0.1:8000", show_default=True, help="The site's address.")
-def reset_link(email: str, base_url: str) -> None:
+@click.option("--base-url", default=None, help="The site's address (default: GRADER_BASE_URL, else http://127.0.0.1:8000).")
+def reset_link(email: str, base_url: str | None) -> None:
     """Print a one-time password reset link for any user (instructors included)."""
     user = accounts.user_by_email(email)
     if user is None:
         raise click.ClickException(f"no user with email {email}")
     token = password_reset.reset_token(user, current_app.config["SECRET_KEY"])
-    click.echo(f"{base_url.rstrip('/')}/reset/{token}")
+    site = base_url or current_app.config.get("BASE_URL") or "http://127.0.0.1:8000"
+    click.echo(f"{site.rstrip('/')}/reset/{token}")
 
 
 @users.command("bootstrap")

@@ -106,6 +106,9 @@ def test_the_cli_prints_a_working_link_for_any_user(tmp_path: Path) -> None:
         assert can_log_in(app, "boss@example.com", NEW)
         with app.app_context():
             db.engine.dispose()
+        configured = flask_cli("users", "reset-link", "--email", "boss@example.com",
+                               env={**env, "GRADER_BASE_URL": "https://grader.example.org/"})  # fmt: skip
+        assert configured.stdout.startswith("https://grader.example.org/reset/"), configured.stderr
         missing = flask_cli("users", "reset-link", "--email", "nobody@example.com", env=env)
         assert missing.returncode != 0 and "no user with email" in missing.stderr
 
