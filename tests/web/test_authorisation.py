@@ -18,7 +18,7 @@ from tests.web.conftest import csrf_from, login, make_user
 
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
 CLASSES = {
-    r"^/static/": PUBLIC, r"^/(login|register|language|forgot)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1/openapi\.json$": PUBLIC,
+    r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1/openapi\.json$": PUBLIC,
     r"^/api/v1/gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/": API,
     r"^/teach/": INSTRUCTOR,
     r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
