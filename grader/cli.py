@@ -84,6 +84,21 @@ def sync() -> None:
         raise SystemExit(1)
 
 
+@exercises.command("regrade")
+@click.argument("exercise_id")
+def regrade_command(exercise_id: str) -> None:
+    """Grade every attempt on a numeric exercise again against its current version."""
+    from grader.services.attempts import CodeExercise, UnknownExercise
+    from grader.services.regrade import regrade
+
+    try:
+        done = regrade(exercise_id)
+    except (UnknownExercise, CodeExercise):
+        raise click.ClickException(f"no numeric exercise {exercise_id}") from None
+    click.echo(f"regraded {done.attempts - len(done.kept)} of {done.attempts} attempts by {len(done.learners)} "
+               f"learners against version {done.version}: {done.changed} scores changed, {len(done.kept)} kept")  # fmt: skip
+
+
 @submissions_group.command("reap")
 def reap() -> None:
     """Send again code submissions left pending; fail those past the grading deadline."""

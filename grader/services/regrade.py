@@ -1,0 +1,100 @@
+"""Regrading: the stored attempts on a numeric exercise graded again against its current version.
+
+For an exercise fixed after learners used it (a tolerance too tight, a part that asked the wrong
+thing). Each attempt keeps what was typed, its seed, number and time; its verdicts, score and late
+mark are recomputed under the current version's rules and the learner's own due date, and it then
+counts as graded on that version (earlier scores are not kept: the gradebook shows the new ones). An attempt the current version cannot read (a part it no longer
+has, or more digits than were typed) keeps its verdict and version, and so does one whose answers
+the learner already sent to the current version. Best scores and solved times are recomputed from
+the attempts. It is one transaction that locks the progress rows first, as an attempt does, so a
+learner submitting meanwhile waits for it or goes first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+import sqlalchemy as sa
+
+from grader.catalog.catalog import check_answers
+from grader.catalog.spec import ExerciseSpec
+from grader.extensions import db
+from grader.models import Attempt, Exercise, ExerciseVersion, Extension, Progress
+from grader.services.attempts import CodeExercise, UnknownExercise
+from grader.services.exercises import current_version, spec_of, variant_of
+
+
+@dataclass
+class Regraded:
+    """What a regrade did."""
+
+    version: int
+    attempts: int = 0
+    changed: int = 0  # attempts whose score changed
+    kept: list[int] = field(default_factory=list)  # ids of attempts left as they were
+    learners: set[int] = field(default_factory=set)
+
+
+def regrade(exercise_id: str) -> Regraded:
+    """Grade every attempt on the exercise again against its current version; commits."""
+    current = _numeric_version(exercise_id)
+    spec = spec_of(current)
+    # A write that changes nothing: SQLite takes its write lock before any read here, PostgreSQL locks the rows.
+    db.session.execute(sa.update(Progress).where(Progress.exercise_id == exercise_id)
+                       .values(best_score=Progress.best_score))  # fmt: skip
+    own_dues = {user_id: due for user_id, due in db.session.execute(
+        sa.select(Extension.user_id, Extension.due_at).where(Extension.exercise_id == exercise_id))}
+    attempts = list(db.session.scalars(sa.select(Attempt).where(Attempt.exercise_id == exercise_id)
+                                       .order_by(Attempt.id)))  # fmt: skip
+    taken = {(a.user_id, a.answers_hash) for a in attempts if a.version == current.version}
+    report = Regraded(current.version, attempts=len(attempts))
+    for attempt in attempts:
+        report.learners.add(attempt.user_id)
+        moved = attempt.version != current.version
+        if moved and (attempt.user_id, attempt.answers_hash) in taken:
+            report.kept.append(attempt.id)
+        elif _grade_again(attempt, current, spec.with_due(own_dues.get(attempt.user_id)), report):
+            taken.add((attempt.user_id, attempt.answers_hash))
+    for user_id in report.learners:
+        _recount(user_id, exercise_id, [a for a in attempts if a.user_id == user_id])
+    db.session.commit()
+    return report
+
+
+def _numeric_version(exercise_id: str) -> ExerciseVersion:
+    exercise = db.session.get(Exercise, exercise_id)
+    if exercise is None:
+        raise UnknownExercise(exercise_id)
+    if exercise.kind == "code":
+        raise CodeExercise(exercise_id)
+    found = current_version(exercise_id)
+    assert found is not None  # an exercise always has its current version
+    return found
+
+
+def _grade_again(attempt: Attempt, current: ExerciseVersion, policy: ExerciseSpec, report: Regraded) -> bool:
+    """Regrade one attempt in place; False (and left as it was) when the current version cannot read it."""
+    variant = variant_of(current, attempt.seed)
+    known = {p.spec.id for p in variant.parts}
+    result = check_answers(variant, {k: v for k, v in attempt.answers.items() if k in known})
+    if set(attempt.answers) - known or not result.counted:
+        report.kept.append(attempt.id)
+        return False
+    score = policy.kept_score(result.score, attempt.number, attempt.created_at)
+    report.changed += score != attempt.score
+    attempt.results = {k: r.to_record() for k, r in result.parts.items()}
+    attempt.parsed = {k: r.value for k, r in result.parts.items()}
+    attempt.raw_score, attempt.score, attempt.late = result.score, score, policy.is_late(attempt.created_at)
+    attempt.version = current.version
+    return True
+
+
+def _recount(user_id: int, exercise_id: str, attempts: list[Attempt]) -> None:
+    """Best score and solved time from the learner's attempts, as if they had been graded this way."""
+    progress = db.session.get(Progress, (user_id, exercise_id))
+    if progress is None:
+        return
+    solved: list[datetime] = [a.created_at for a in attempts if a.raw_score >= 1.0]
+    progress.best_score = max((a.score for a in attempts), default=0.0)
+    progress.solved_at = min(solved, default=None)

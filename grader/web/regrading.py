@@ -1,0 +1,29 @@
+"""Regrading an exercise from its instructor page (the route is on the teach blueprint, behind its guard)."""
+
+from __future__ import annotations
+
+from flask import abort, flash, redirect, url_for
+from flask_babel import lazy_gettext as _l, ngettext
+from werkzeug.wrappers import Response
+
+from grader.services import regrade
+from grader.services.attempts import CodeExercise, UnknownExercise
+from grader.web.errors import NO_SUCH_EXERCISE
+from grader.web.teach import bp
+
+
+@bp.post("/exercises/<exercise_id>/regrade")
+def regrade_exercise(exercise_id: str) -> Response:
+    """Grade every stored attempt again against the current version (CSRF-checked like every form)."""
+    try:
+        done = regrade.regrade(exercise_id)
+    except UnknownExercise:
+        abort(404, NO_SUCH_EXERCISE)
+    except CodeExercise:
+        abort(409, _l("Code exercises are not regraded: that would run every submission again."))
+    flash(ngettext("Regraded %(num)d attempt against version %(version)d. Scores changed: %(changed)d. "
+                   "Kept as they were: %(kept)d.",
+                   "Regraded %(num)d attempts against version %(version)d. Scores changed: %(changed)d. "
+                   "Kept as they were: %(kept)d.",
+                   done.attempts - len(done.kept), version=done.version, changed=done.changed, kept=len(done.kept)))  # fmt: skip
+    return redirect(url_for("teach.exercise", exercise_id=exercise_id), code=303)

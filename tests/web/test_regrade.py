@@ -1,0 +1,141 @@
+"""Regrading: an exercise fixed after learners used it, its attempts graded again against the fix."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Attempt, Progress, User
+from grader.services import attempts
+from grader.services.exercises import save_source
+from grader.services.regrade import regrade
+from tests.web.conftest import csrf_from, empty_database, make_user
+from tests.web.test_app import flask_cli
+from tests.web.test_due_dates import PAST
+from tests.web.test_learn import EXERCISES, expected
+
+TIGHT, LOOSE, STRICTER = "{abs: 0.0005}", "{abs: 0.005}", "{abs: 0.00005}"
+
+
+def save(app: Flask, tolerance: str, extra: str = "") -> None:
+    """block-residual as `quiz`, with its tolerance (and policy lines) changed: a new version each time."""
+    source = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
+    source = source.replace("id: block-residual", "id: quiz").replace("tolerance: {abs: 0.0005}", f"tolerance: {tolerance}")
+    with app.app_context():
+        save_source(source + extra, None, "web")
+
+
+def off_by(app: Flask, email: str, delta: float) -> str:
+    """The learner's h with every entry moved by delta, to 3 decimals."""
+    right = np.array(expected(app, "quiz", email)["h"], dtype=float)
+    return "[" + "; ".join(f"{v:.3f}" for v in right + delta) + "]"
+
+
+def submit(app: Flask, learner_id: int, typed: str) -> attempts.Submitted:
+    with app.app_context():
+        return attempts.submit(learner_id, "quiz", {"h": typed})
+
+
+def rows(app: Flask, learner_id: int) -> list[tuple[int, int, float, float]]:
+    with app.app_context():
+        found = db.session.execute(sa.select(Attempt.number, Attempt.version, Attempt.raw_score, Attempt.score)
+                                   .where(Attempt.user_id == learner_id).order_by(Attempt.id))  # fmt: skip
+        return [tuple(r) for r in found]  # type: ignore[misc]
+
+
+def standing(app: Flask, learner_id: int) -> tuple[float, bool]:
+    with app.app_context():
+        progress = db.session.get(Progress, (learner_id, "quiz"))
+        assert progress is not None
+        return progress.best_score, progress.solved_at is not None
+
+
+def test_a_loosened_tolerance_turns_near_misses_right_with_the_penalty(app: Flask) -> None:
+    save(app, TIGHT, "penalty: 0.25\n")
+    ada = make_user(app, "ada@example.com")
+    first, second = submit(app, ada, off_by(app, "ada@example.com", 0.004)), submit(app, ada, off_by(app, "ada@example.com", 0.003))
+    assert first.result.score == 0.0 and second.result.score == 0.0 and standing(app, ada) == (0.0, False)
+    save(app, LOOSE, "penalty: 0.25\n")
+    with app.app_context():
+        done = regrade("quiz")
+    assert (done.version, done.attempts, done.changed, done.kept, done.learners) == (2, 2, 2, [], {ada})
+    assert rows(app, ada) == [(1, 2, 1.0, 1.0), (2, 2, 1.0, 0.75)]
+    assert standing(app, ada) == (1.0, True)
+    with app.app_context():
+        stored = db.session.scalars(sa.select(Attempt).where(Attempt.user_id == ada)).first()
+        assert stored is not None and stored.results["h"]["status"] == "correct"
+
+
+def test_an_attempt_the_fix_cannot_read_keeps_its_verdict(app: Flask) -> None:
+    save(app, LOOSE)
+    ada = make_user(app, "ada@example.com")
+    submit(app, ada, off_by(app, "ada@example.com", 0.004))  # right under LOOSE, 3 decimals typed
+    save(app, STRICTER)  # asks for 4 decimals: the typed answer is now unreadable
+    with app.app_context():
+        done = regrade("quiz")
+    assert done.changed == 0 and len(done.kept) == 1
+    assert rows(app, ada) == [(1, 1, 1.0, 1.0)] and standing(app, ada) == (1.0, True)
+
+
+def test_answers_already_sent_to_the_current_version_are_not_counted_twice(app: Flask) -> None:
+    save(app, TIGHT)
+    ada = make_user(app, "ada@example.com")
+    typed = off_by(app, "ada@example.com", 0.004)
+    submit(app, ada, typed)
+    save(app, LOOSE)
+    assert submit(app, ada, typed).outcome == "graded"  # the same answers, but to version 2
+    with app.app_context():
+        done = regrade("quiz")
+    assert len(done.kept) == 1 and rows(app, ada) == [(1, 1, 0.0, 0.0), (2, 2, 1.0, 1.0)]
+
+
+def test_a_regrade_can_lower_scores_and_applies_the_due_date(app: Flask) -> None:
+    save(app, LOOSE)
+    ada = make_user(app, "ada@example.com")
+    submit(app, ada, off_by(app, "ada@example.com", 0.004))
+    save(app, TIGHT, f"due: {PAST}\nlate_credit: 0.5\n")  # the fix is stricter, and the attempt was late
+    with app.app_context():
+        regrade("quiz")
+    assert rows(app, ada) == [(1, 2, 0.0, 0.0)] and standing(app, ada) == (0.0, False)
+    right = "[" + "; ".join(f"{v:.3f}" for v in expected(app, "quiz")["h"]) + "]"  # type: ignore[union-attr]
+    submit(app, ada, right)
+    with app.app_context():
+        regrade("quiz")
+        late = db.session.scalars(sa.select(Attempt.late).where(Attempt.user_id == ada)).all()
+    assert late == [True, True] and standing(app, ada) == (0.5, True)
+
+
+def test_instructors_regrade_from_the_exercise_page(app: Flask, instructor: FlaskClient) -> None:
+    save(app, TIGHT)
+    ada = make_user(app, "ada@example.com")
+    submit(app, ada, off_by(app, "ada@example.com", 0.004))
+    save(app, LOOSE)
+    page = instructor.get("/teach/exercises/quiz").get_data(as_text=True)
+    assert "Regrade every attempt" in page
+    answer = instructor.post("/teach/exercises/quiz/regrade", data={"csrf_token": csrf_from(page)})
+    assert answer.status_code == 303
+    shown = instructor.get(answer.headers["Location"]).get_data(as_text=True)
+    assert "Regraded 1 attempt against version 2. Scores changed: 1. Kept as they were: 0." in shown
+    assert standing(app, ada) == (1.0, True)
+    assert instructor.post("/teach/exercises/quiz/regrade").status_code == 400  # no CSRF token
+    token = csrf_from(page)
+    assert instructor.post("/teach/exercises/code-gelu/regrade", data={"csrf_token": token}).status_code == 409
+    assert "Regrade every attempt" not in instructor.get("/teach/exercises/code-gelu").get_data(as_text=True)
+
+
+def test_the_command_line_regrades_too(tmp_path: Path) -> None:
+    with empty_database(tmp_path) as url:
+        env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
+        assert flask_cli("db", "upgrade", env=env).returncode == 0
+        assert flask_cli("exercises", "sync", env=env).returncode == 0
+        done = flask_cli("exercises", "regrade", "block-gelu", env=env)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "regraded 0 of 0 attempts by 0 learners against version 1: 0 scores changed, 0 kept"
+        missing = flask_cli("exercises", "regrade", "code-gelu", env=env)
+        assert missing.returncode != 0 and "no numeric exercise code-gelu" in missing.stderr
