@@ -24,6 +24,14 @@ def when(moment: datetime | None) -> str:
     return format_datetime(moment, "dd MMM y, HH:mm") if moment else ""
 
 
+def utc_time(moment: datetime | None) -> Markup:
+    """A UTC moment, labelled UTC for pages without JavaScript; app.js shows it in the reader's own zone."""
+    if moment is None:
+        return Markup("")
+    iso = moment.isoformat(timespec="seconds")
+    return Markup('<time class="local-time" datetime="{}Z">{} UTC</time>').format(iso, when(moment))
+
+
 def percent(score: float | None) -> str:
     """A score as a whole percentage."""
     return "" if score is None else f"{round(score * 100)} %"
@@ -42,4 +50,4 @@ def feedback(result: PartResult) -> str:
 def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
     app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
-                                 when=when, percent=percent)  # fmt: skip
+                                 when=when, utc_time=utc_time, percent=percent)  # fmt: skip

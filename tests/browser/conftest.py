@@ -126,12 +126,12 @@ def browser(chromium_path: Path) -> Iterator[Browser]:
 def new_page(
     browser: Browser, request: pytest.FixtureRequest, artifacts: Path
 ) -> Iterator[NewPage]:
-    """Make pages, each in its own fresh context (its own cookies, the browser language given);
-    all closed after the test."""
+    """Make pages, each in its own fresh context (its own cookies, the browser language and time
+    zone given); all closed after the test."""
     contexts: list[BrowserContext] = []
 
-    def make(locale: str = "en-US") -> Page:
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale)
+    def make(locale: str = "en-US", timezone: str = "UTC") -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, locale=locale, timezone_id=timezone)
         context.set_default_timeout(TIMEOUT_MS)
         context.set_default_navigation_timeout(TIMEOUT_MS)
         contexts.append(context)

@@ -11,6 +11,17 @@ document.addEventListener("DOMContentLoaded", () => {
     if (button) button.hidden = true;
     select.addEventListener("change", () => select.form.requestSubmit());
   }
+  // Due dates come in UTC; show them in the reader's own time zone, in the page's language.
+  const local = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
+    year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short",
+  });
+  for (const el of document.querySelectorAll("time.local-time")) {
+    const moment = new Date(el.getAttribute("datetime"));
+    if (!Number.isNaN(moment.getTime())) {
+      el.title = el.textContent;
+      el.textContent = local.format(moment);
+    }
+  }
   // Ctrl/Cmd+Enter submits the answer form from any field.
   for (const form of document.querySelectorAll("form.answers")) {
     form.addEventListener("keydown", (event) => {
