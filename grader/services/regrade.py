@@ -3,11 +3,14 @@
 For an exercise fixed after learners used it (a tolerance too tight, a part that asked the wrong
 thing). Each attempt keeps what was typed, its seed, number and time; its verdicts, score and late
 mark are recomputed under the current version's rules and the learner's own due date, and it then
-counts as graded on that version (earlier scores are not kept: the gradebook shows the new ones). An attempt the current version cannot read (a part it no longer
-has, or more digits than were typed) keeps its verdict and version, and so does one whose answers
-the learner already sent to the current version. Best scores and solved times are recomputed from
-the attempts. It is one transaction that locks the progress rows first, as an attempt does, so a
-learner submitting meanwhile waits for it or goes first.
+counts as graded on that version (earlier scores are not kept: the gradebook shows the new ones).
+An attempt the current version cannot read (a part it no longer has, or more digits than were
+typed) keeps its verdict and version, and so does one whose answers the learner already sent to
+the current version. Best scores and solved times are recomputed from
+the attempts. Each learner is one transaction that locks their progress row first, as an attempt
+does: a learner submitting meanwhile waits for it or goes first, and other learners' attempts go
+through between two learners (SQLite's write lock is held for one learner at a time). Interrupted,
+it can simply be run again: an attempt already regraded grades the same.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ import sqlalchemy as sa
 from grader.catalog.catalog import check_answers
 from grader.catalog.spec import ExerciseSpec
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Extension, Progress
+from grader.models import Attempt, Exercise, ExerciseVersion, Progress
 from grader.services.attempts import CodeExercise, UnknownExercise
 from grader.services.exercises import current_version, spec_of, variant_of
+from grader.services.extensions import own_due
 
 
 @dataclass
@@ -30,36 +34,43 @@ class Regraded:
     """What a regrade did."""
 
     version: int
-    attempts: int = 0
+    attempts: int = 0  # seen
     changed: int = 0  # attempts whose score changed
     kept: list[int] = field(default_factory=list)  # ids of attempts left as they were
     learners: set[int] = field(default_factory=set)
 
 
 def regrade(exercise_id: str) -> Regraded:
-    """Grade every attempt on the exercise again against its current version; commits."""
+    """Grade every attempt on the exercise again against its current version; commits per learner."""
     current = _numeric_version(exercise_id)
     spec = spec_of(current)
-    # A write that changes nothing: SQLite takes its write lock before any read here, PostgreSQL locks the rows.
-    db.session.execute(sa.update(Progress).where(Progress.exercise_id == exercise_id)
-                       .values(best_score=Progress.best_score))  # fmt: skip
-    own_dues = {user_id: due for user_id, due in db.session.execute(
-        sa.select(Extension.user_id, Extension.due_at).where(Extension.exercise_id == exercise_id))}
-    attempts = list(db.session.scalars(sa.select(Attempt).where(Attempt.exercise_id == exercise_id)
-                                       .order_by(Attempt.id)))  # fmt: skip
-    taken = {(a.user_id, a.answers_hash) for a in attempts if a.version == current.version}
-    report = Regraded(current.version, attempts=len(attempts))
-    for attempt in attempts:
-        report.learners.add(attempt.user_id)
-        moved = attempt.version != current.version
-        if moved and (attempt.user_id, attempt.answers_hash) in taken:
-            report.kept.append(attempt.id)
-        elif _grade_again(attempt, current, spec.with_due(own_dues.get(attempt.user_id)), report):
-            taken.add((attempt.user_id, attempt.answers_hash))
-    for user_id in report.learners:
-        _recount(user_id, exercise_id, [a for a in attempts if a.user_id == user_id])
-    db.session.commit()
+    learners = list(db.session.scalars(sa.select(Attempt.user_id).where(Attempt.exercise_id == exercise_id)
+                                       .distinct().order_by(Attempt.user_id)))  # fmt: skip
+    db.session.rollback()
+    report = Regraded(current.version)
+    for user_id in learners:
+        _regrade_learner(user_id, current, spec.with_due(own_due(user_id, exercise_id)), report)
     return report
+
+
+def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpec, report: Regraded) -> None:
+    """One learner's attempts and standing, in one transaction."""
+    exercise_id = current.exercise_id
+    # A write that changes nothing: SQLite takes its write lock before any read here, PostgreSQL locks the row.
+    db.session.execute(sa.update(Progress).where(Progress.user_id == user_id, Progress.exercise_id == exercise_id)
+                       .values(best_score=Progress.best_score))  # fmt: skip
+    mine = list(db.session.scalars(sa.select(Attempt).where(Attempt.user_id == user_id,
+                                                            Attempt.exercise_id == exercise_id).order_by(Attempt.id)))
+    taken = {a.answers_hash for a in mine if a.version == current.version}
+    report.learners.add(user_id)
+    report.attempts += len(mine)
+    for attempt in mine:
+        if attempt.version != current.version and attempt.answers_hash in taken:
+            report.kept.append(attempt.id)
+        elif _grade_again(attempt, current, policy, report):
+            taken.add(attempt.answers_hash)
+    _recount(user_id, exercise_id, mine)
+    db.session.commit()
 
 
 def _numeric_version(exercise_id: str) -> ExerciseVersion:
