@@ -20,9 +20,9 @@ from sqlalchemy.exc import IntegrityError
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
+from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
-from grader.catalog.spec import ExerciseSpec
 from grader.models import Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
 from grader.services.dialect import for_session, per_dialect
