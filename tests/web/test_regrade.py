@@ -11,12 +11,13 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Attempt, Progress, User
+from grader.models import Attempt, Progress
 from grader.services import attempts
 from grader.services.exercises import save_source
 from grader.services.regrade import regrade
 from tests.web.conftest import csrf_from, empty_database, make_user
 from tests.web.test_app import flask_cli
+from tests.web.test_concurrency import PER_THREAD, THREADS, in_parallel
 from tests.web.test_due_dates import PAST
 from tests.web.test_learn import EXERCISES, expected
 
@@ -139,3 +140,36 @@ def test_the_command_line_regrades_too(tmp_path: Path) -> None:
         assert done.stdout.strip() == "regraded 0 of 0 attempts by 0 learners against version 1: 0 scores changed, 0 kept"
         missing = flask_cli("exercises", "regrade", "code-gelu", env=env)
         assert missing.returncode != 0 and "no numeric exercise code-gelu" in missing.stderr
+
+
+def test_attempts_sent_during_a_regrade_are_all_kept_and_counted(app: Flask) -> None:
+    save(app, TIGHT)
+    learners = [make_user(app, f"l{i}@example.com") for i in range(4)]
+    targets = {u: np.array(expected(app, "quiz", f"l{i}@example.com")["h"], dtype=float) for i, u in enumerate(learners)}
+
+    def near_miss(user: int, k: int) -> str:  # distinct per k, within 0.004 of the answer
+        shifted = targets[user] + np.array([(k % 9 - 4) / 1000, (k // 9 % 9 - 4) / 1000, 0.002, -0.002])
+        return "[" + "; ".join(f"{v:.3f}" for v in shifted) + "]"
+
+    for k, user in enumerate(learners):
+        submit(app, user, near_miss(user, 72 + k))  # one wrong attempt each before the fix, unlike any below
+    save(app, LOOSE)
+
+    def work(thread: int, i: int) -> None:
+        if thread == 0:
+            regrade("quiz")
+        else:
+            user = learners[(thread - 1) % len(learners)]
+            attempts.submit(user, "quiz", {"h": near_miss(user, thread * 6 + i)})
+
+    in_parallel(app, work)
+    with app.app_context():
+        regrade("quiz")
+        for user in learners:
+            mine = db.session.scalars(sa.select(Attempt).where(Attempt.user_id == user)).all()
+            progress = db.session.get(Progress, (user, "quiz"))
+            assert sorted(a.number for a in mine) == list(range(1, len(mine) + 1))
+            assert {(a.version, a.raw_score) for a in mine} == {(2, 1.0)}
+            assert progress is not None and (progress.attempts_used, progress.best_score) == (len(mine), 1.0)
+        total = db.session.scalar(sa.select(sa.func.count()).select_from(Attempt))
+    assert total == len(learners) + (THREADS - 1) * PER_THREAD
