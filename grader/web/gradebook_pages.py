@@ -81,7 +81,9 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
     if work.exercise.due_at is None:
         abort(409, _l("This exercise has no due date to extend."))
     if not form.validate_on_submit():
-        abort(400)
+        if form.csrf_token.errors:
+            abort(400)
+        return _work_page(user_id, work, form), 422  # too long: said next to the field
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
     if request.form.get("action") == "remove":
         if extensions.withdraw(user_id, exercise_id):

@@ -87,6 +87,8 @@ def test_a_malformed_date_is_refused_at_its_field(app: Flask, learner: FlaskClie
     html = answer.get_data(as_text=True)
     assert answer.status_code == 422 and '<span class="error">give the due date a time zone' in html
     assert 'value="2999-06-01 12:00"' in html  # what was typed stays in the field
+    too_long = set_due(instructor, user_id(app, "ada@example.com"), exercise, due="2999-06-01T12:00:00+02:00" + " " * 60)
+    assert too_long.status_code == 422 and "longer than 64 characters" in too_long.get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Extension)) == 0
 
