@@ -65,6 +65,12 @@ def dashboard(user_id: int) -> list[LessonSummary]:
     return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
 
 
+def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> list[ExerciseSummary]:
+    """The unsolved exercises whose due date is still ahead, soonest first."""
+    ahead = [e for lesson in lessons for e in lesson.exercises if e.due is not None and e.due >= now and not e.solved]
+    return sorted(ahead, key=lambda e: (e.due, e.id))[:limit]
+
+
 def graded(user_id: int) -> list[Progress]:
     """The learner's progress rows with at least one graded attempt, in lesson order."""
     return list(db.session.scalars(

@@ -27,7 +27,8 @@ def _user_key() -> str:
 @login_required
 def dashboard() -> str:
     """Lessons with the learner's progress."""
-    return render_template("learn/dashboard.html", lessons=progress.dashboard(current_user.id), now=utcnow())
+    lessons, now = progress.dashboard(current_user.id), utcnow()
+    return render_template("learn/dashboard.html", lessons=lessons, now=now, soon=progress.due_soon(lessons, now))
 
 
 def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,

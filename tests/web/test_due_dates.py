@@ -102,7 +102,7 @@ def test_the_dashboard_shows_due_dates_until_solved(app: Flask, learner: FlaskCl
         html[html.index('href="/exercises/gelu-overdue"'):]  # fmt: skip
     assert f'<span class="badge quiet">due {utc("2999-12-15T23:59:00", "15 Dec 2999, 23:59")}</span>' in later[:500]
     assert '<span class="badge warn">past due</span>' in overdue[:400]
-    assert html.count("past due") == 1 and html.count("badge quiet\">due ") == 1
+    assert html.count("past due") == 1 and html.count("badge quiet\">due ") == 2  # its lesson, and upcoming
     post_answers(learner, "gelu-overdue", {k: fmt(v) for k, v in expected(app, "gelu-overdue").items()})
     assert "past due" not in learner.get("/").get_data(as_text=True)
 
@@ -185,3 +185,17 @@ def test_the_instructors_list_shows_each_due_date(app: Flask, instructor: FlaskC
     row = listing[listing.index('<div class="muted">residual-due'):]
     assert row.startswith('<div class="muted">residual-due · due 15 Dec 2999, 23:59 UTC</div>')
     assert listing.count("· due ") == 1  # the shipped exercises have none
+
+
+def test_the_dashboard_lists_upcoming_due_dates_soonest_first(app: Flask, learner: FlaskClient) -> None:
+    assert "Upcoming due dates" not in learner.get("/").get_data(as_text=True)  # nothing is due
+    with_due(app, "2999-03-01T00:00:00Z", new_id="later")
+    with_due(app, "2999-01-01T00:00:00Z", exercise="gpt2-block/block-gelu", new_id="sooner")
+    with_due(app, PAST, exercise="gpt2-block/block-gelu", new_id="overdue")
+    with_due(app, "2999-02-01T00:00:00Z", exercise="gpt2-block/block-gelu", new_id="solved-already")
+    post_answers(learner, "solved-already", {k: fmt(v) for k, v in expected(app, "solved-already").items()})
+    html = learner.get("/").get_data(as_text=True)
+    card = html[html.index("Upcoming due dates"): html.index("</section>", html.index("Upcoming due dates"))]
+    assert [m for m in ("later", "sooner", "overdue", "solved-already") if f'/exercises/{m}"' in card] == ["later", "sooner"]
+    assert card.index('/exercises/sooner"') < card.index('/exercises/later"')
+    assert utc("2999-01-01T00:00:00", "01 Jan 2999, 00:00") in card
