@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Iterator
 
 import sqlalchemy as sa
@@ -10,7 +11,7 @@ import sqlalchemy as sa
 from grader.catalog.lessons import lesson_order
 from grader.extensions import db
 from grader.models import Attempt, Exercise, Progress, Submission, User
-from grader.services import attempts, submissions
+from grader.services import attempts, extensions, submissions
 from grader.services.exports import BATCH, csv_text, spreadsheet_safe
 
 
@@ -111,6 +112,7 @@ class LearnerWork:
     progress: Progress | None
     attempts: list[Attempt]
     submissions: list[Submission]
+    own_due: datetime | None  # the learner's own due date (UTC), if an instructor set one
 
 
 def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
@@ -119,4 +121,5 @@ def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
     if user is None or exercise is None:
         return None
     return LearnerWork(user.email, exercise, db.session.get(Progress, (user_id, exercise_id)),
-                       attempts.history(user_id, exercise_id), submissions.history(user_id, exercise_id))  # fmt: skip
+                       attempts.history(user_id, exercise_id), submissions.history(user_id, exercise_id),
+                       extensions.own_due(user_id, exercise_id))  # fmt: skip

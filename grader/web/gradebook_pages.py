@@ -11,7 +11,7 @@ from flask.typing import ResponseReturnValue
 from flask_login import current_user
 
 from grader.catalog.lessons import lesson_title
-from grader.catalog.policy import due_from_text
+from grader.catalog.policy import applying_due, due_from_text
 from grader.services import accounts, exports, extensions, gradebook as book, insights, password_reset
 from grader.extensions import db
 from grader.models import Exercise
@@ -62,15 +62,14 @@ def _work_of(user_id: int, exercise_id: str) -> book.LearnerWork:
 def _work_page(user_id: int, work: book.LearnerWork, due_form: DueForm) -> str:
     return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
                            lesson=lesson_title(work.exercise.lesson), verdicts=VERDICT_WORDS,
-                           statuses=SUBMISSION_WORDS, user_id=user_id, due_form=due_form,
-                           own_due=extensions.own_due(user_id, work.exercise.id))  # fmt: skip
+                           statuses=SUBMISSION_WORDS, user_id=user_id, due_form=due_form)  # fmt: skip
 
 
 @bp.get("/gradebook/<int:user_id>/<exercise_id>")
 def learner_work(user_id: int, exercise_id: str) -> str:
     """One learner's attempts or code submissions on one exercise: what they typed and how it was graded."""
     work = _work_of(user_id, exercise_id)
-    due = extensions.own_due(user_id, exercise_id) or work.exercise.due_at
+    due = applying_due(work.exercise.due_at, work.own_due)
     return _work_page(user_id, work, DueForm(due=f"{due.isoformat()}+00:00" if due else ""))
 
 
