@@ -1,7 +1,9 @@
-"""Flask commands: users (create, token, reset-link, bootstrap), exercises (sync), submissions (reap)."""
+"""Flask commands: users (create, token, reset-link, bootstrap, export, delete), exercises (sync, regrade),
+submissions (reap)."""
 
 from __future__ import annotations
 
+import json
 import secrets
 import sys
 
@@ -12,7 +14,7 @@ from flask.cli import AppGroup
 
 from grader.extensions import db
 from grader.models import ROLES, User
-from grader.services import accounts, password_reset
+from grader.services import accounts, password_reset, privacy
 from grader.services.exercises import sync_directory
 
 users = AppGroup("users", help="Manage accounts.")
@@ -35,15 +37,19 @@ def create_user(email: str, role: str, password_stdin: bool) -> None:
     click.echo(f"created {user.role} {user.email}")
 
 
+def _user(email: str) -> User:
+    user = accounts.user_by_email(email)
+    if user is None:
+        raise click.ClickException(f"no user with email {email}")
+    return user
+
+
 @users.command("token")
 @click.option("--email", required=True)
 @click.option("--name", default="cli")
 def make_token(email: str, name: str) -> None:
     """Print a new API token for the user."""
-    user = accounts.user_by_email(email)
-    if user is None:
-        raise click.ClickException(f"no user with email {email}")
-    click.echo(accounts.create_token(user, name))
+    click.echo(accounts.create_token(_user(email), name))
 
 
 @users.command("reset-link")
@@ -51,10 +57,7 @@ def make_token(email: str, name: str) -> None:
 @click.option("--base-url", default=None, help="The site's address (default: GRADER_BASE_URL, else http://127.0.0.1:8000).")
 def reset_link(email: str, base_url: str | None) -> None:
     """Print a one-time password reset link for any user (instructors included)."""
-    user = accounts.user_by_email(email)
-    if user is None:
-        raise click.ClickException(f"no user with email {email}")
-    token = password_reset.reset_token(user, current_app.config["SECRET_KEY"])
+    token = password_reset.reset_token(_user(email), current_app.config["SECRET_KEY"])
     site = base_url or current_app.config.get("BASE_URL") or "http://127.0.0.1:8000"
     click.echo(f"{site.rstrip('/')}/reset/{token}")
 
@@ -68,6 +71,22 @@ def bootstrap(email: str) -> None:
     password = secrets.token_urlsafe(12)
     accounts.create_user(email, password, "instructor")
     click.echo(f"instructor login: {email} / {password}  (shown once)")
+
+
+@users.command("export")
+@click.option("--email", required=True)
+def export_user(email: str) -> None:
+    """Print everything kept about a user as JSON (what they get from their profile page)."""
+    click.echo(json.dumps(privacy.export(_user(email)), ensure_ascii=False, indent=2))
+
+
+@users.command("delete")
+@click.option("--email", required=True)
+@click.confirmation_option(prompt="Erase this account and all its attempts, code and progress?")
+def delete_user(email: str) -> None:
+    """Erase an account (learner or instructor) and everything that belongs to it."""
+    privacy.erase(_user(email))
+    click.echo(f"deleted {email}")
 
 
 @exercises.command("sync")

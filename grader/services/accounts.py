@@ -65,12 +65,18 @@ def authenticate(email: str, password: str) -> User | None:
     return user
 
 
+def password_matches(user: User, password: str) -> bool:
+    """True when the password is the user's."""
+    try:
+        return _hasher.verify(user.password_hash, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
 def change_password(user: User, current: str, new: str) -> None:
     """Set a new password after checking the current one; raises AccountError with the reason."""
-    try:
-        _hasher.verify(user.password_hash, current)
-    except (VerificationError, InvalidHashError):
-        raise AccountError("Your current password is not right.") from None
+    if not password_matches(user, current):
+        raise AccountError("Your current password is not right.")
     set_password(user, new)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from email.message import EmailMessage
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
@@ -12,10 +13,10 @@ from werkzeug.wrappers import Response
 
 from grader.extensions import csrf, limiter
 from grader.models import User
-from grader.services import accounts, mail, password_reset
+from grader.services import accounts, mail, password_reset, privacy
 from grader.web.errors import CSRF_MESSAGE, error_response
-from grader.web.forms import (ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm, PasswordForm,
-                              RegisterForm, TokenForm)  # fmt: skip
+from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm,
+                              PasswordForm, RegisterForm, TokenForm)  # fmt: skip
 from grader.web.i18n import remember, supported, translated
 
 bp = Blueprint("auth", __name__)
@@ -26,7 +27,7 @@ def _login_email() -> str:
 
 
 def _failed(response: Response) -> bool:
-    return response.status_code != 302  # a successful login redirects
+    return response.status_code >= 400  # success redirects
 
 
 def _safe_next(target: str | None) -> str:
@@ -93,22 +94,27 @@ def logout() -> Response:
     return redirect(url_for("auth.login"))
 
 
+def _profile_page(status: int = 200, **forms: object) -> tuple[str, int]:
+    """The profile page; a form given by name replaces its empty default (to show its errors)."""
+    page = {"form": TokenForm(), "new_token": None, "revoke": IdForm(), "password": PasswordForm(prefix="pw"),
+            "close": CloseAccountForm(prefix="close"), **forms}  # fmt: skip
+    return render_template("auth/profile.html", tokens=accounts.active_tokens(current_user), **page), status
+
+
 @bp.route("/profile", methods=["GET", "POST"])
 @login_required
-def profile() -> str | Response:
+def profile() -> tuple[str, int]:
     """The user's account and API tokens; POST makes a token and shows it once."""
     form, new_token = TokenForm(), None
     if form.validate_on_submit():
         new_token = accounts.create_token(current_user, form.name.data or "api")
-    tokens = accounts.active_tokens(current_user)
-    return render_template("auth/profile.html", form=form, new_token=new_token, tokens=tokens,
-                           revoke=IdForm(), password=PasswordForm(prefix="pw"))  # fmt: skip
+    return _profile_page(form=form, new_token=new_token)
 
 
 @bp.post("/profile/password")
 @login_required
 @limiter.limit("10 per hour", deduct_when=_failed)
-def change_password() -> str | Response | tuple[str, int]:
+def change_password() -> ResponseReturnValue:
     """Change your own password (the current one is asked for)."""
     form = PasswordForm(prefix="pw")
     if form.validate_on_submit():
@@ -119,10 +125,36 @@ def change_password() -> str | Response | tuple[str, int]:
         else:
             flash(gettext("Your password was changed."))
             return redirect(url_for("auth.profile"))
-    tokens = accounts.active_tokens(current_user)
-    html = render_template("auth/profile.html", form=TokenForm(), new_token=None, tokens=tokens,
-                           revoke=IdForm(), password=form)  # fmt: skip
-    return html, 422
+    return _profile_page(422, password=form)
+
+
+@bp.get("/profile/data")
+@login_required
+def my_data() -> Response:
+    """Download everything kept about you, as JSON."""
+    body = json.dumps(privacy.export(current_user), ensure_ascii=False, indent=2)
+    response = Response(body, mimetype="application/json")
+    response.headers["Content-Disposition"] = "attachment; filename=grader-my-data.json"
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@bp.post("/profile/close")
+@login_required
+@limiter.limit("10 per hour", deduct_when=_failed)
+def close_account() -> ResponseReturnValue:
+    """Erase your own learner account and all its work, confirmed with your password."""
+    form = CloseAccountForm(prefix="close")
+    if form.validate_on_submit():
+        try:
+            privacy.close_own_account(current_user, form.password.data or "")
+        except accounts.AccountError as error:
+            form.password.errors = [translated(error.text)]
+        else:
+            logout_user()
+            flash(gettext("Your account and everything kept with it were deleted."))
+            return redirect(url_for("auth.login"), code=303)
+    return _profile_page(422, close=form)
 
 
 @bp.post("/profile/tokens/<int:token_id>/revoke")

@@ -81,6 +81,12 @@ class PasswordForm(NewPasswordForm):
     current = PasswordField(_l("Current password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
+class CloseAccountForm(FlaskForm):
+    """Erase one's own account: the password confirms it."""
+
+    password = PasswordField(_l("Your password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
+
+
 class DueForm(FlaskForm):
     """One learner's own due date on one exercise."""
 

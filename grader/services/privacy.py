@@ -1,0 +1,71 @@
+"""A user's own data: everything kept about them, as JSON; and erasing an account with all of it.
+
+The export is what the learner has already been shown (answers as typed, verdicts, scores, code
+and its results), never secrets: no password hash, no token hash, no variant seed. Erasing relies
+on the schema: every row that belongs to a user references it ON DELETE CASCADE, and rows an
+instructor made for others (extensions granted, exercise versions authored) keep theirs with
+the author set to NULL.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+
+from grader.extensions import db
+from grader.models import ApiToken, Attempt, Extension, Progress, Submission, User, utcnow
+from grader.services.accounts import AccountError, password_matches
+
+FORMAT = "grader-personal-data/1"
+
+
+def _moment(value: datetime | None) -> str | None:
+    return None if value is None else value.isoformat(timespec="seconds") + "Z"
+
+
+def _rows(*columns: Any, where: Any, order: Any) -> list[dict[str, Any]]:
+    """The selected columns as dicts, times as ISO 8601 UTC."""
+    result = db.session.execute(sa.select(*columns).where(where).order_by(*order))
+    return [{k: _moment(v) if isinstance(v, datetime) else v for k, v in row._mapping.items()} for row in result]
+
+
+def export(user: User) -> dict[str, Any]:
+    """Everything kept about the user, JSON-ready."""
+    uid = user.id
+    return {
+        "format": FORMAT,
+        "exported_at": _moment(utcnow()),
+        "account": {"email": user.email, "role": user.role, "locale": user.locale, "created_at": _moment(user.created_at)},
+        "api_tokens": _rows(ApiToken.name, ApiToken.prefix, ApiToken.created_at, ApiToken.last_used_at,
+                            ApiToken.revoked_at, where=ApiToken.user_id == uid, order=[ApiToken.id]),
+        "progress": _rows(Progress.exercise_id.label("exercise"), Progress.best_score, Progress.attempts_used,
+                          Progress.solved_at, Progress.last_attempt_at, where=Progress.user_id == uid,
+                          order=[Progress.exercise_id]),
+        "attempts": _rows(Attempt.exercise_id.label("exercise"), Attempt.version, Attempt.number, Attempt.created_at,
+                          Attempt.late, Attempt.answers, Attempt.score, Attempt.raw_score, Attempt.results,
+                          where=Attempt.user_id == uid, order=[Attempt.id]),
+        "submissions": _rows(Submission.exercise_id.label("exercise"), Submission.version, Submission.number,
+                             Submission.created_at, Submission.status, Submission.late, Submission.score,
+                             Submission.source, Submission.result, Submission.graded_at,
+                             where=Submission.user_id == uid, order=[Submission.id]),
+        "extensions": _rows(Extension.exercise_id.label("exercise"), Extension.due_at, Extension.created_at,
+                            where=Extension.user_id == uid, order=[Extension.exercise_id]),
+    }  # fmt: skip
+
+
+def erase(user: User) -> None:
+    """Delete the account and everything that belongs to it, in one transaction; commits."""
+    db.session.execute(sa.delete(User).where(User.id == user.id))
+    db.session.commit()
+    db.session.expunge_all()  # loaded objects of the erased user must not be written back
+
+
+def close_own_account(user: User, password: str) -> None:
+    """A learner erases their own account, confirming with their password; raises AccountError why not."""
+    if user.is_instructor:
+        raise AccountError("Instructor accounts are closed by an operator, on the command line.")
+    if not password_matches(user, password):
+        raise AccountError("Your current password is not right.")
+    erase(user)
