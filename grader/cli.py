@@ -1,11 +1,12 @@
 """Flask commands: users (create, token, reset-link, bootstrap, export, delete), exercises (sync, regrade),
-submissions (reap)."""
+submissions (reap), and backup."""
 
 from __future__ import annotations
 
 import json
 import secrets
 import sys
+from pathlib import Path
 
 import click
 import sqlalchemy as sa
@@ -127,8 +128,23 @@ def reap() -> None:
     click.echo(f"requeued {len(report.requeued)}, failed {len(report.failed)}")
 
 
+@click.command("backup")
+@click.argument("target", required=False, type=click.Path(dir_okay=False, path_type=Path))
+def backup_command(target: Path | None) -> None:
+    """Copy the SQLite database, consistently, while the service runs (default: backups/ beside it)."""
+    from grader.services.backup import BackupError, backup, database_file, default_target
+
+    url = current_app.config["SQLALCHEMY_DATABASE_URI"]
+    try:
+        made = backup(url, target or default_target(database_file(url).parent / "backups"))
+    except BackupError as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(f"backed up to {made.path} ({made.bytes:,} bytes in {made.seconds:.2f} s)")
+
+
 def register_commands(app: Flask) -> None:
     """Attach the command groups to the app."""
+    app.cli.add_command(backup_command)
     app.cli.add_command(users)
     app.cli.add_command(exercises)
     app.cli.add_command(submissions_group)
