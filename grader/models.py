@@ -157,6 +157,21 @@ class Progress(db.Model):  # type: ignore[name-defined,misc]
     attempts_used: Mapped[int] = mapped_column(default=0)
     solved_at: Mapped[datetime | None] = mapped_column(default=None)
     last_attempt_at: Mapped[datetime | None] = mapped_column(default=None)
+    # An instructor's score, with its reason, shown and exported in place of best_score until removed.
+    override_score: Mapped[float | None] = mapped_column(default=None)
+    override_reason: Mapped[str | None] = mapped_column(sa.String(500), default=None)
+    override_by: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"), default=None)
+    override_at: Mapped[datetime | None] = mapped_column(default=None)
+
+    @property
+    def overridden(self) -> bool:
+        """True when an instructor set this score."""
+        return self.override_score is not None
+
+    @property
+    def score(self) -> float:
+        """The score that counts: the instructor's when set, else the best attempt's."""
+        return self.best_score if self.override_score is None else self.override_score
 
 
 class Submission(db.Model):  # type: ignore[name-defined,misc]

@@ -29,9 +29,10 @@ class Filters:
 class Cell:
     """One learner's standing on one exercise."""
 
-    best_score: float | None
+    best_score: float | None  # the score that counts: set by hand when overridden
     attempts: int
     solved: bool
+    overridden: bool = False
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,9 @@ def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: in
 
 
 def _cell(progress: Progress | None) -> Cell:
-    if progress is None or progress.attempts_used == 0:
+    if progress is None or not (progress.attempts_used or progress.overridden):
         return Cell(None, 0, False)
-    return Cell(progress.best_score, progress.attempts_used, progress.solved_at is not None)
+    return Cell(progress.score, progress.attempts_used, progress.solved_at is not None, progress.overridden)
 
 
 def csv_lines(filters: Filters) -> Iterator[str]:

@@ -26,6 +26,7 @@ class ExerciseSummary:
     solved: bool
     titles: Mapping[str, str] = field(default_factory=dict)
     due: datetime | None = None  # UTC
+    overridden: bool = False  # best_score was set by an instructor
 
     def title_in(self, locale: str) -> str:
         """The title in `locale` when the exercise is translated into it."""
@@ -57,10 +58,11 @@ def dashboard(user_id: int) -> list[LessonSummary]:
     lessons: dict[str, LessonSummary] = {}
     for exercise, progress, own_due in rows:
         lesson = lessons.setdefault(exercise.lesson, LessonSummary(exercise.lesson, lesson_title(exercise.lesson)))
+        shown = progress is not None and (progress.attempts_used > 0 or progress.overridden)
         lesson.exercises.append(ExerciseSummary(
-            exercise.id, exercise.title, progress.best_score if progress and progress.attempts_used else None,
-            progress.attempts_used if progress else 0, bool(progress and progress.solved_at), exercise.titles or {},
-            applying_due(exercise.due_at, own_due),
+            exercise.id, exercise.title, progress.score if shown else None, progress.attempts_used if progress else 0,
+            bool(progress and progress.solved_at), exercise.titles or {}, applying_due(exercise.due_at, own_due),
+            bool(progress and progress.overridden),
         ))  # fmt: skip
     return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
 
@@ -72,10 +74,10 @@ def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> lis
 
 
 def graded(user_id: int) -> list[Progress]:
-    """The learner's progress rows with at least one graded attempt, in lesson order."""
+    """The learner's progress rows with a graded attempt or a score set by hand, in lesson order."""
     return list(db.session.scalars(
         sa.select(Progress).join(Exercise, Exercise.id == Progress.exercise_id)
-        .where(Progress.user_id == user_id, Progress.attempts_used > 0)
+        .where(Progress.user_id == user_id, (Progress.attempts_used > 0) | Progress.override_score.is_not(None))
         .order_by(Exercise.lesson, Exercise.position, Exercise.id)
     ))  # fmt: skip
 

@@ -160,11 +160,11 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
 
 
 @bp.get("/progress")
-@documented("Your progress", {200: Reply("Per exercise with a graded attempt.", list[ProgressItem])})
+@documented("Your progress", {200: Reply("Per exercise with a graded attempt or a score set by an instructor.", list[ProgressItem])})
 @bearer
 def my_progress() -> ResponseReturnValue:
     """The caller's best score, graded attempts and solved flag per exercise."""
-    items = [ProgressItem(p.exercise_id, p.best_score, p.attempts_used, p.solved_at is not None)
+    items = [ProgressItem(p.exercise_id, p.score, p.attempts_used, p.solved_at is not None, p.overridden)
              for p in progress.graded(caller().user_id)]  # fmt: skip
     return jsonify([asdict(item) for item in items])
 

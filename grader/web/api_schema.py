@@ -95,9 +95,10 @@ class ProgressItem:
     """The caller's standing on one exercise; attempts counts graded attempts only."""
 
     exercise: str
-    best_score: float
+    best_score: float  # the score that counts: set by an instructor when overridden
     attempts: int
     solved: bool
+    overridden: bool
 
 
 @dataclass(frozen=True)

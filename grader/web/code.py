@@ -43,7 +43,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
         error=error,
         source=source if source is not None else (shown.source if shown else spec.stub),
         mistake_title=get_task(spec.task).mutants[mistake].title if mistake else None, said=_said(shown),
-        used=mine.attempts_used if mine else 0,
+        used=mine.attempts_used if mine else 0, mine=mine,
         left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts),
     )  # fmt: skip
     return html, status

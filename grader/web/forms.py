@@ -93,6 +93,13 @@ class DueForm(FlaskForm):
     due = StringField(_l("Due for this learner (date, time and zone)"), validators=[Length(max=64)])
 
 
+class ScoreForm(FlaskForm):
+    """An instructor's score for one learner on one exercise, with the reason the learner sees."""
+
+    score = StringField(_l("Score (%)"), validators=[Length(max=16)])
+    reason = TextAreaField(_l("Reason (the learner sees it)"), validators=[Length(max=500)])
+
+
 class ResetLinkForm(FlaskForm):
     """Whose password reset link to make."""
 

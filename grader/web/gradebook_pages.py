@@ -9,17 +9,19 @@ from flask import Response, abort, current_app, flash, redirect, render_template
 from flask_babel import gettext, lazy_gettext as _l
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
+from flask_wtf import FlaskForm
 
 from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import applying_due, due_from_text
-from grader.services import accounts, exports, extensions, gradebook as book, insights, password_reset
+from grader.services import accounts, exports, extensions, gradebook as book, insights, overrides, password_reset
 from grader.extensions import db
 from grader.models import Exercise
 from grader.services.exercises import all_exercises, part_labels
 from grader.web.auth import reset_url
 from grader.web.errors import NO_SUCH_EXERCISE
-from grader.web.filters import when
-from grader.web.forms import DueForm, ResetLinkForm
+from grader.web.i18n import translated
+from grader.web.filters import percent, when
+from grader.web.forms import DueForm, ResetLinkForm, ScoreForm
 from grader.web.teach import bp
 
 PAGE_SIZE = 100
@@ -59,18 +61,23 @@ def _work_of(user_id: int, exercise_id: str) -> book.LearnerWork:
     return work
 
 
-def _work_page(user_id: int, work: book.LearnerWork, due_form: DueForm) -> str:
+def _work_page(user_id: int, work: book.LearnerWork, **forms: FlaskForm) -> str:
+    """The learner's work; a form given by name (due_form, score_form) replaces its prefilled default."""
+    due = applying_due(work.exercise.due_at, work.own_due)
+    mine = work.progress
+    set_by_hand = mine.override_score if mine else None
+    defaults = {"due_form": DueForm(formdata=None, due=f"{due.isoformat()}+00:00" if due else ""),
+                "score_form": ScoreForm(formdata=None, reason=mine.override_reason if mine else None,
+                                        score="" if set_by_hand is None else f"{100 * set_by_hand:g}")}  # fmt: skip
     return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
                            lesson=lesson_title(work.exercise.lesson), verdicts=VERDICT_WORDS,
-                           statuses=SUBMISSION_WORDS, user_id=user_id, due_form=due_form)  # fmt: skip
+                           statuses=SUBMISSION_WORDS, user_id=user_id, **{**defaults, **forms})  # fmt: skip
 
 
 @bp.get("/gradebook/<int:user_id>/<exercise_id>")
 def learner_work(user_id: int, exercise_id: str) -> str:
     """One learner's attempts or code submissions on one exercise: what they typed and how it was graded."""
-    work = _work_of(user_id, exercise_id)
-    due = applying_due(work.exercise.due_at, work.own_due)
-    return _work_page(user_id, work, DueForm(due=f"{due.isoformat()}+00:00" if due else ""))
+    return _work_page(user_id, _work_of(user_id, exercise_id))
 
 
 @bp.post("/gradebook/<int:user_id>/<exercise_id>/due")
@@ -82,7 +89,7 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
     if not form.validate_on_submit():
         if form.csrf_token.errors:
             abort(400)
-        return _work_page(user_id, work, form), 422  # too long: said next to the field
+        return _work_page(user_id, work, due_form=form), 422  # too long: said next to the field
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
     if request.form.get("action") == "remove":
         if extensions.withdraw(user_id, exercise_id):
@@ -92,9 +99,32 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
         due = due_from_text(form.due.data or "")
     except ValueError as error:
         form.due.errors = [str(error)]
-        return _work_page(user_id, work, form), 422
+        return _work_page(user_id, work, due_form=form), 422
     extensions.grant(user_id, exercise_id, due, current_user.id)
     flash(gettext("%(email)s now has until %(when)s UTC.", email=work.email, when=when(due)))
+    return back
+
+
+@bp.post("/gradebook/<int:user_id>/<exercise_id>/score")
+def learner_score(user_id: int, exercise_id: str) -> ResponseReturnValue:
+    """Set one learner's score on an exercise, with a reason they see, or remove it."""
+    work, form = _work_of(user_id, exercise_id), ScoreForm()
+    if not form.validate_on_submit():
+        if form.csrf_token.errors:
+            abort(400)
+        return _work_page(user_id, work, score_form=form), 422
+    back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
+    if request.form.get("action") == "remove":
+        if overrides.remove(user_id, exercise_id):
+            flash(gettext("The score set by hand was removed: the best attempt counts again."))
+        return back
+    try:
+        score = overrides.set_score(user_id, exercise_id, form.score.data or "", form.reason.data or "",
+                                    current_user.id)  # fmt: skip
+    except overrides.OverrideError as error:
+        form[error.field].errors = [translated(error.text)]
+        return _work_page(user_id, work, score_form=form), 422
+    flash(gettext("%(email)s now has %(score)s on this exercise.", email=work.email, score=percent(score)))
     return back
 
 

@@ -46,7 +46,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     html = render_template(
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
-        history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
+        mine=mine, history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
     )  # fmt: skip
     return html, status
 

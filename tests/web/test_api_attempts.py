@@ -117,7 +117,7 @@ def test_progress_counts_graded_attempts_only(app: Flask, client: FlaskClient, t
     assert (entry["exercise"], entry["attempts"], entry["solved"]) == (EXERCISE, 1, False)
     assert entry["best_score"] < 1
     post(client, token, typed(answers_of(app)))
-    assert progress() == [{"exercise": EXERCISE, "best_score": 1.0, "attempts": 2, "solved": True}]
+    assert progress() == [{"exercise": EXERCISE, "best_score": 1.0, "attempts": 2, "solved": True, "overridden": False}]
 
 
 def test_gradebook_is_for_instructors_only(app: Flask, client: FlaskClient, token: str) -> None:
