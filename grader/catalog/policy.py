@@ -1,20 +1,26 @@
-"""When an attempt counts, and for how much: the attempt limit, the cost of a retry, the due date."""
+"""When an attempt counts, and for how much: the opening date, the attempt limit, the cost of a retry, the due date."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
 from typing import Any, Self
 
-from pydantic import AwareDatetime, Field, ValidationError, field_validator
+from pydantic import AwareDatetime, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from grader.catalog.strict import Strict
 
 DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
+_DATE_NAMES = {"due": "the due date", "opens": "the opening date"}
 
 
 def applying_due(exercise_due: datetime | None, own_due: datetime | None) -> datetime | None:
     """The due date that applies to a learner: their own when an instructor set one and the exercise has one."""
     return own_due if own_due is not None and exercise_due is not None else exercise_due
+
+
+def is_open(opens: datetime | None, now: datetime) -> bool:
+    """Whether an exercise opening at `opens` (naive UTC, None for always) is open at `now`."""
+    return opens is None or now >= opens
 
 
 def due_from_text(text: str) -> datetime:
@@ -28,32 +34,50 @@ def due_from_text(text: str) -> datetime:
 
 
 class AttemptPolicy(Strict):
-    """When an attempt counts and for how much: the attempt limit, the cost of a retry, the due date."""
+    """When an attempt counts and for how much: the opening date, the attempt limit, the cost of a retry,
+    the due date."""
 
+    opens: AwareDatetime | None = None  # learners neither see nor answer the exercise before it
     max_attempts: int | None = Field(default=None, ge=1)
     penalty: float = Field(default=0.0, ge=0, le=1)
     due: AwareDatetime | None = None
     late_credit: float = Field(default=0.0, ge=0, le=1)  # the share of its score a late attempt keeps
 
-    @field_validator("due", mode="before")
+    @field_validator("due", "opens", mode="before")
     @classmethod
-    def _instant(cls, value: Any) -> Any:
+    def _instant(cls, value: Any, info: ValidationInfo) -> Any:
         # YAML reads a timestamp with a zone as a datetime; the web form and quoted YAML give text.
+        name = _DATE_NAMES[info.field_name or "due"]
         if isinstance(value, str):
             try:
                 value = datetime.fromisoformat(value.strip())
             except ValueError:
-                raise ValueError(f"write the due date as a date, time and zone, such as {DUE_EXAMPLE}") from None
+                raise ValueError(f"write {name} as a date, time and zone, such as {DUE_EXAMPLE}") from None
         if isinstance(value, date) and not isinstance(value, datetime):
-            raise ValueError(f"give the due date a time and a zone too, such as {DUE_EXAMPLE}")
+            raise ValueError(f"give {name} a time and a zone too, such as {DUE_EXAMPLE}")
         if isinstance(value, datetime) and value.tzinfo is None:
-            raise ValueError(f"give the due date a time zone, such as {DUE_EXAMPLE} (or Z for UTC)")
+            raise ValueError(f"give {name} a time zone, such as {DUE_EXAMPLE} (or Z for UTC)")
         return value
+
+    @model_validator(mode="after")
+    def _opens_before_due(self) -> Self:
+        if self.opens is not None and self.due is not None and self.opens >= self.due:
+            raise ValueError("the exercise must open before its due date")
+        return self
 
     @property
     def due_utc(self) -> datetime | None:
         """The due date as naive UTC, the way the database keeps times."""
         return None if self.due is None else self.due.astimezone(timezone.utc).replace(tzinfo=None)
+
+    @property
+    def opens_utc(self) -> datetime | None:
+        """The opening date as naive UTC."""
+        return None if self.opens is None else self.opens.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def is_open(self, now: datetime) -> bool:
+        """Whether learners may see and answer the exercise at `now` (naive UTC)."""
+        return is_open(self.opens_utc, now)
 
     def with_due(self, own_due: datetime | None) -> Self:
         """This policy with one learner's own due date (naive UTC) instead of the exercise's.

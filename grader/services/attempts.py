@@ -20,6 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
+from grader.catalog.policy import is_open
 from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
@@ -39,6 +40,20 @@ class CodeExercise(LookupError):
     """The exercise takes code, not typed answers."""
 
 
+class NotOpen(LookupError):
+    """The exercise opens later; learners can neither see nor answer it before `opens` (naive UTC)."""
+
+    def __init__(self, opens: datetime) -> None:
+        super().__init__(opens.isoformat())
+        self.opens = opens
+
+
+def ensure_open(opens: datetime | None, early: bool = False) -> None:
+    """Raise NotOpen before the opening date, unless `early` (instructors try exercises before learners)."""
+    if not early and opens is not None and not is_open(opens, utcnow()):
+        raise NotOpen(opens)
+
+
 _EXERCISES, _VERSIONS, _VARIANTS, _ATTEMPTS, _EXTENSIONS = (
     m.__table__ for m in (Exercise, ExerciseVersion, VariantRow, Attempt, Extension))
 _USER: sa.BindParameter[int] = sa.bindparam("user_id", type_=sa.Integer)
@@ -46,7 +61,7 @@ _EXERCISE: sa.BindParameter[str] = sa.bindparam("exercise_id", type_=sa.String)
 # Built once: these run on every attempt, and building a statement costs more than running it.
 _CURRENT = (
     sa.select(_EXERCISES.c.kind, _VERSIONS.c.version, _VERSIONS.c.source_hash, _VERSIONS.c.source,
-              _EXTENSIONS.c.due_at, _VARIANTS.c.seed)
+              _EXTENSIONS.c.due_at, _EXERCISES.c.opens_at, _VARIANTS.c.seed)
     .select_from(
         _EXERCISES.join(_VERSIONS, (_VERSIONS.c.exercise_id == _EXERCISES.c.id)
                         & (_VERSIONS.c.version == _EXERCISES.c.current_version))
@@ -69,13 +84,15 @@ _NEW_ATTEMPT = per_dialect(  # no row back when the same answers to this version
 
 @dataclass(frozen=True)
 class CurrentVersion:
-    """The current version of an exercise, as grading needs it, and the learner's own due date if any."""
+    """The current version of an exercise, as grading needs it, the learner's own due date if any, and
+    the exercise's opening date."""
 
     exercise_id: str
     version: int
     source_hash: str
     source: str
     own_due: datetime | None = None
+    opens_at: datetime | None = None
 
     def policy(self) -> ExerciseSpec:
         """The exercise as it applies to this learner: its own due date in place of the exercise's."""
@@ -116,10 +133,10 @@ def learner_variant(user_id: int, exercise_id: str) -> tuple[CurrentVersion, Var
     row = db.session.execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
     if row is None:
         raise UnknownExercise(exercise_id)
-    kind, number, digest, source, own_due, seed = row
+    kind, number, digest, source, own_due, opens_at, seed = row
     if kind == "code":
         raise CodeExercise(exercise_id)
-    current = CurrentVersion(exercise_id, number, digest, source, own_due)
+    current = CurrentVersion(exercise_id, number, digest, source, own_due, opens_at)
     return current, variant_of(current, seed if seed is not None else _new_seed(user_id, exercise_id))
 
 
@@ -166,9 +183,13 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
     return Submitted("graded", result, StoredAttempt(attempt_id, score, late), attempts_left(spec.max_attempts, number))
 
 
-def submit(user_id: int, exercise_id: str, answers: Mapping[str, str]) -> Submitted:
-    """Grade answers against the learner's variant; store counted attempts durably before returning."""
+def submit(user_id: int, exercise_id: str, answers: Mapping[str, str], early: bool = False) -> Submitted:
+    """Grade answers against the learner's variant; store counted attempts durably before returning.
+
+    Raises NotOpen before the exercise's opening date unless `early`.
+    """
     current, variant = learner_variant(user_id, exercise_id)
+    ensure_open(current.opens_at, early)
     known = {p.spec.id for p in variant.parts}
     answers = {k: v for k, v in answers.items() if k in known and isinstance(v, str)}
     result = check_answers(variant, answers)

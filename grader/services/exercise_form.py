@@ -14,7 +14,7 @@ from grader.catalog.loader import SpecError, parse_yaml
 PARAM_ROWS = 6
 PART_ROWS = 8
 SELF_CHECK_SEEDS = 20
-TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution",
+TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution", "opens",
             "max_attempts", "penalty", "due", "late_credit", "translations")  # fmt: skip
 TRANSLATION_KEYS = ("title", "prompt", "solution")
 _TRANSLATION_FIELD = re.compile(r"translation-([a-z]{2})-(title|prompt|solution)")
@@ -175,7 +175,8 @@ def draft_from_form(form: Any) -> Draft:
     draft = Draft(data=_dropped_none({
         "id": get("id"), "title": get("title"), "lesson": get("lesson"), "position": _scalar(get("position")),
         "model": get("model"), "params": {}, "prompt": get("prompt") + "\n" if get("prompt") else "",
-        "parts": [], "solution": _steps(get("solution")), "max_attempts": _scalar(get("max_attempts")),
+        "parts": [], "solution": _steps(get("solution")), "opens": _scalar(get("opens")),
+        "max_attempts": _scalar(get("max_attempts")),
         "penalty": _scalar(get("penalty")), "due": _scalar(get("due")), "late_credit": _scalar(get("late_credit")),
         "translations": _translations(form) or None,
     }))  # fmt: skip

@@ -136,9 +136,9 @@ def _titles(spec: ExerciseSpec | CodeExerciseSpec) -> dict[str, str]:
 
 
 def _list(exercise: Exercise, spec: ExerciseSpec | CodeExerciseSpec) -> None:
-    """Copy what listing pages show without reading the source: lesson, titles, kind, order, due date."""
+    """Copy what listing pages show without reading the source: lesson, titles, kind, order, dates."""
     exercise.lesson, exercise.title, exercise.titles, exercise.kind = spec.lesson, spec.title, _titles(spec), spec.kind
-    exercise.position, exercise.due_at = spec.position, spec.due_utc
+    exercise.position, exercise.due_at, exercise.opens_at = spec.position, spec.due_utc, spec.opens_utc
 
 
 def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order, lesson_title
-from grader.catalog.policy import AttemptPolicy, applying_due
+from grader.catalog.policy import AttemptPolicy, applying_due, is_open
 from grader.extensions import db
 from grader.services.dialect import for_session, per_dialect
 from grader.models import Exercise, Extension, Progress, utcnow
@@ -27,6 +27,7 @@ class ExerciseSummary:
     titles: Mapping[str, str] = field(default_factory=dict)
     due: datetime | None = None  # UTC
     overridden: bool = False  # best_score was set by an instructor
+    opens: datetime | None = None  # UTC; only instructors see an exercise before it opens
 
     def title_in(self, locale: str) -> str:
         """The title in `locale` when the exercise is translated into it."""
@@ -47,8 +48,8 @@ class LessonSummary:
         return sum(e.solved for e in self.exercises)
 
 
-def dashboard(user_id: int) -> list[LessonSummary]:
-    """Every lesson with the learner's progress on each exercise."""
+def dashboard(user_id: int, now: datetime, everything: bool = False) -> list[LessonSummary]:
+    """Every lesson with the learner's progress on each exercise open at `now` (every exercise with `everything`)."""
     rows = db.session.execute(
         sa.select(Exercise, Progress, Extension.due_at)
         .outerjoin(Progress, (Progress.exercise_id == Exercise.id) & (Progress.user_id == user_id))
@@ -57,12 +58,14 @@ def dashboard(user_id: int) -> list[LessonSummary]:
     ).all()
     lessons: dict[str, LessonSummary] = {}
     for exercise, progress, own_due in rows:
+        if not (everything or is_open(exercise.opens_at, now)):
+            continue
         lesson = lessons.setdefault(exercise.lesson, LessonSummary(exercise.lesson, lesson_title(exercise.lesson)))
         shown = progress is not None and (progress.attempts_used > 0 or progress.overridden)
         lesson.exercises.append(ExerciseSummary(
             exercise.id, exercise.title, progress.score if shown else None, progress.attempts_used if progress else 0,
             bool(progress and progress.solved_at), exercise.titles or {}, applying_due(exercise.due_at, own_due),
-            bool(progress and progress.overridden),
+            bool(progress and progress.overridden), exercise.opens_at,
         ))  # fmt: skip
     return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
 

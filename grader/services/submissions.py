@@ -28,7 +28,7 @@ from grader.models import Exercise, Submission, utcnow
 from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import progress
 from grader.texts import say
-from grader.services.attempts import UnknownExercise, attempts_left, progress_of
+from grader.services.attempts import UnknownExercise, attempts_left, ensure_open, progress_of
 from grader.services.extensions import own_due
 from grader.services.exercises import code_spec_of, current_version, source_hash, version
 
@@ -64,9 +64,12 @@ class AttemptsUsed(RuntimeError):
     """The learner has no attempts left on this exercise."""
 
 
-def create(user_id: int, exercise_id: str, raw: bytes | str) -> Submitted:
-    """Check and store a submission as pending (the same source twice is stored once)."""
-    _code_exercise(exercise_id)
+def create(user_id: int, exercise_id: str, raw: bytes | str, early: bool = False) -> Submitted:
+    """Check and store a submission as pending (the same source twice is stored once).
+
+    Raises NotOpen before the exercise's opening date unless `early`.
+    """
+    ensure_open(_code_exercise(exercise_id).opens_at, early)
     source = read_source(raw)
     stored = current_version(exercise_id)
     assert stored is not None

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, fields
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import wraps
-from typing import Any
+from typing import Any, NoReturn
 
 import sqlalchemy as sa
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request, stream_with_context
 from flask.typing import ResponseReturnValue
 
 from grader.answers.syntax import syntax_hint
-from grader.catalog.policy import AttemptPolicy
+from grader.catalog.policy import AttemptPolicy, is_open
 from grader.extensions import db, limiter
 from grader.models import ApiToken, Exercise, utcnow
 from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
@@ -91,13 +91,15 @@ def _language() -> str:
 
 @bp.get("/exercises")
 @documented("List the exercises", {
-    200: Reply("Every exercise, by lesson.", list[ExerciseItem]), 400: Reply("An unknown lang.", ErrorBody),
+    200: Reply("Every exercise open to you, by lesson.", list[ExerciseItem]), 400: Reply("An unknown lang.", ErrorBody),
 }, query=InLanguage)  # fmt: skip
 @bearer
 def list_exercises() -> ResponseReturnValue:
-    """Every exercise with its answer fields."""
-    lang, items = _language(), []
+    """Every exercise open to the caller (instructors: all), with its answer fields."""
+    lang, items, now = _language(), [], utcnow()
     for exercise in exercises.all_exercises():
+        if not (caller().is_instructor or is_open(exercise.opens_at, now)):
+            continue
         stored = exercises.version(exercise.id, exercise.current_version)
         if stored is None:
             continue
@@ -113,14 +115,17 @@ def list_exercises() -> ResponseReturnValue:
 @documented("Your variant of an exercise", {
     200: Reply("The prompt, shown parameters and answer fields of your own variant.", ExerciseDetail),
     400: Reply("An unknown lang.", ErrorBody),
+    403: Reply("The exercise has not opened yet; the message says when.", ErrorBody),
     404: Reply("No exercise with that id.", ErrorBody),
 }, description="Without the answers or the seed: the seed would let anyone compute the answers.", query=InLanguage)
 @bearer
 def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
     lang = _language()
-    if (found := db.session.get(Exercise, exercise_id)) is not None and found.kind == "code":
-        return jsonify(asdict(_code_detail(found, lang)))
+    if (found := db.session.get(Exercise, exercise_id)) is not None:
+        _ensure_open(found.opens_at)
+        if found.kind == "code":
+            return jsonify(asdict(_code_detail(found, lang)))
     try:
         stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
     except attempts.UnknownExercise:
@@ -138,6 +143,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
 @documented("Submit an attempt", {
     201: Reply("Graded and stored as a new attempt.", AttemptOut),
     200: Reply("The same answers as an earlier attempt: not stored again, no attempt used.", AttemptOut),
+    403: Reply("The exercise has not opened yet; the message says when.", ErrorBody),
     404: Reply("No exercise with that id.", ErrorBody),
     409: Reply("No attempts are left on this exercise.", ErrorBody),
     422: Reply("An answer is malformed: per-part messages; nothing stored.", AttemptOut),
@@ -149,9 +155,11 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     """Grade an attempt and store it when it counts."""
     answers = _answers_from_body()
     try:
-        submission = attempts.submit(caller().user_id, exercise_id, answers)
+        submission = attempts.submit(caller().user_id, exercise_id, answers, early=caller().is_instructor)
     except attempts.UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
+    except attempts.NotOpen as closed:
+        refuse_unopened(closed)
     except attempts.CodeExercise:
         abort(409, "This exercise takes code: POST it to /api/v1/exercises/<id>/submissions.")
     if submission.outcome == "closed":
@@ -227,6 +235,18 @@ def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
     return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec))
+
+
+def refuse_unopened(closed: attempts.NotOpen) -> NoReturn:
+    """403: the exercise opens later (the message says when)."""
+    abort(403, f"This exercise opens {closed.opens.isoformat()}Z.")
+
+
+def _ensure_open(opens: datetime | None) -> None:
+    try:
+        attempts.ensure_open(opens, early=caller().is_instructor)
+    except attempts.NotOpen as closed:
+        refuse_unopened(closed)
 
 
 def _due(spec: AttemptPolicy) -> tuple[str | None, float]:

@@ -12,8 +12,8 @@ from grader.code_grading import SourceRejected
 from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
-from grader.services.attempts import UnknownExercise
-from grader.web.api import bearer, bp, caller, caller_key
+from grader.services.attempts import NotOpen, UnknownExercise
+from grader.web.api import bearer, bp, caller, caller_key, refuse_unopened
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.openapi import ErrorBody, Reply, documented
 
@@ -58,6 +58,7 @@ def _source() -> bytes | str:
 @documented("Submit code", {
     201: Reply("Stored; graded if grading finished within a few seconds, else pending.", SubmissionOut),
     200: Reply("The same source as an earlier submission: that one is returned.", SubmissionOut),
+    403: Reply("The exercise has not opened yet; the message says when.", ErrorBody),
     404: Reply("No exercise with that id.", ErrorBody),
     409: Reply("Not a code exercise, or no attempts left.", ErrorBody),
     422: Reply("Not acceptable source: not UTF-8, over 64 KB, or empty.", ErrorBody),
@@ -67,9 +68,11 @@ def _source() -> bytes | str:
 def submit_code(exercise_id: str) -> ResponseReturnValue:
     """Store a code submission and grade it in the sandbox."""
     try:
-        made = submissions.create(caller().user_id, exercise_id, _source())
+        made = submissions.create(caller().user_id, exercise_id, _source(), early=caller().is_instructor)
     except UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
+    except NotOpen as closed:
+        refuse_unopened(closed)
     except submissions.NotCodeExercise:
         abort(409, "This exercise takes typed answers: POST them to /api/v1/exercises/<id>/attempts.")
     except submissions.AttemptsUsed:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask_babel import gettext
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
@@ -13,6 +16,7 @@ from grader.models import Exercise, utcnow
 from grader.services import attempts, exercises, progress
 from grader.web import code
 from grader.web.errors import NO_SUCH_EXERCISE
+from grader.web.filters import when
 from grader.web.forms import AnswerForm
 
 bp = Blueprint("learn", __name__)
@@ -27,7 +31,8 @@ def _user_key() -> str:
 @login_required
 def dashboard() -> str:
     """Lessons with the learner's progress."""
-    lessons, now = progress.dashboard(current_user.id), utcnow()
+    now = utcnow()
+    lessons = progress.dashboard(current_user.id, now, everything=current_user.is_instructor)
     return render_template("learn/dashboard.html", lessons=lessons, now=now, soon=progress.due_soon(lessons, now))
 
 
@@ -51,9 +56,21 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     return html, status
 
 
+def refuse_unopened(closed: attempts.NotOpen) -> NoReturn:
+    """A 403 page that says when the exercise opens."""
+    abort(403, gettext("This exercise opens %(when)s UTC.", when=when(closed.opens)))
+
+
 def _is_code(exercise_id: str) -> bool:
+    """Whether the exercise takes code; a 403 for a learner before it opens."""
     found = db.session.get(Exercise, exercise_id)
-    return found is not None and found.kind == "code"
+    if found is None:
+        return False
+    try:
+        attempts.ensure_open(found.opens_at, early=current_user.is_instructor)
+    except attempts.NotOpen as closed:
+        refuse_unopened(closed)
+    return found.kind == "code"
 
 
 @bp.get("/exercises/<exercise_id>")
@@ -83,9 +100,11 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
         abort(400)
     typed = {k[len(FIELD_PREFIX):]: v for k, v in request.form.items() if k.startswith(FIELD_PREFIX)}
     try:
-        submission = attempts.submit(current_user.id, exercise_id, typed)
+        submission = attempts.submit(current_user.id, exercise_id, typed, early=current_user.is_instructor)
     except attempts.UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
+    except attempts.NotOpen as closed:  # _is_code refused already; the service checks on its own too
+        refuse_unopened(closed)
     if submission.outcome == "invalid":
         return _page(exercise_id, submission.result, typed, "invalid", 422)
     if submission.outcome == "closed":

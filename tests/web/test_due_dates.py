@@ -35,10 +35,14 @@ def utc(iso: str, shown: str) -> str:
 def with_due(app: Flask, due: str, late_credit: float | None = None, exercise: str = "gpt2-block/block-residual",
              new_id: str = "residual-due") -> str:  # fmt: skip
     """Store a shipped exercise under new_id with a due date (and a late credit), as the web or a file sync would."""
+    credit = "" if late_credit is None else f"late_credit: {late_credit}\n"
+    return with_lines(app, f"due: {due}\n{credit}", exercise, new_id)
+
+
+def with_lines(app: Flask, lines: str, exercise: str, new_id: str) -> str:
+    """Store a shipped exercise under new_id with YAML lines added, as the web (or, for code, a file sync) would."""
     source = (EXERCISES / f"{exercise}.yaml").read_text(encoding="utf-8")
-    old_id = exercise.split("/")[1]
-    source = source.replace(f"id: {old_id}", f"id: {new_id}") + f"due: {due}\n"
-    source += "" if late_credit is None else f"late_credit: {late_credit}\n"
+    source = source.replace(f"id: {exercise.split('/')[1]}", f"id: {new_id}") + lines
     with app.app_context(), tempfile.TemporaryDirectory() as folder:
         if exercise.startswith("code/"):  # code exercises come from files only
             (Path(folder) / f"{new_id}.yaml").write_text(source, encoding="utf-8")
