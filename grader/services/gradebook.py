@@ -48,6 +48,11 @@ class Row:
         """How many of the shown exercises are solved."""
         return sum(c.solved for c in self.cells)
 
+    @property
+    def average(self) -> float:
+        """The mean score over the shown exercises, an exercise not attempted counting 0."""
+        return sum(c.best_score or 0.0 for c in self.cells) / len(self.cells) if self.cells else 0.0
+
 
 def columns(filters: Filters) -> list[Exercise]:
     """The exercises shown, in the dashboard's lesson order."""
@@ -93,12 +98,12 @@ def csv_lines(filters: Filters) -> Iterator[str]:
 
 def _csv_rows(filters: Filters) -> Iterator[list[object]]:
     exercises = columns(filters)
-    header: list[object] = ["email", "solved"]
+    header: list[object] = ["email", "solved", "average"]
     for exercise in exercises:
         header += [f"{exercise.id} best", f"{exercise.id} attempts"]
     yield header
     for row in rows(filters, exercises):
-        values: list[object] = [spreadsheet_safe(row.email), row.solved]
+        values: list[object] = [spreadsheet_safe(row.email), row.solved, f"{row.average:.3f}"]
         for cell in row.cells:
             values += ["" if cell.best_score is None else f"{cell.best_score:.3f}", cell.attempts]
         yield values

@@ -131,11 +131,11 @@ def test_gradebook_csv_for_instructor(app: Flask, client: FlaskClient, token: st
     assert response.status_code == 200 and response.mimetype == "text/csv"
     assert response.headers["Content-Disposition"].startswith("attachment")
     lines = response.get_data(as_text=True).splitlines()
-    assert lines[0].startswith("email,solved,") and f"{EXERCISE} best" in lines[0]
+    assert lines[0].startswith("email,solved,average,") and f"{EXERCISE} best" in lines[0]
     assert any(line.startswith(f"{ADA},1,") for line in lines[1:])
     filtered = client.get(f"{API}/gradebook.csv?exercise={EXERCISE}&learner=ada", headers=teacher)
     assert filtered.get_data(as_text=True).splitlines() == [
-        f"email,solved,{EXERCISE} best,{EXERCISE} attempts", f"{ADA},1,1.000,1"]
+        f"email,solved,average,{EXERCISE} best,{EXERCISE} attempts", f"{ADA},1,1.000,1.000,1"]
 
 
 # --- OpenAPI ---

@@ -52,6 +52,9 @@ def test_a_score_set_by_hand_shows_everywhere_a_score_does(app: Flask, learner: 
     header, ada_line = csv.splitlines()[:2]
     column = header.split(",").index(f"{EXERCISE} best")
     assert ada_line.split(",")[column:column + 2] == ["0.725", "1"]
+    shown = instructor.get(f"/teach/gradebook.csv?lesson=gpt2-block").get_data(as_text=True).splitlines()
+    assert shown[0].split(",")[:3] == ["email", "solved", "average"]
+    assert shown[1].split(",")[:3] == ["ada@example.com", "0", f"{0.725 / 5:.3f}"]  # five exercises in the lesson
     dashboard = learner.get("/").get_data(as_text=True)
     assert "72 % · set by your instructor" in dashboard
     exercise_page = learner.get(f"/exercises/{EXERCISE}").get_data(as_text=True)

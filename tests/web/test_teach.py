@@ -353,11 +353,11 @@ def test_gradebook_csv_streams_filtered_rows(app: Flask, instructor: FlaskClient
     assert response.is_streamed and response.mimetype == "text/csv"
     assert response.headers["Content-Disposition"] == 'attachment; filename="gradebook.csv"'
     table = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
-    assert table[0][:4] == ["email", "solved", "block-residual best", "block-residual attempts"]
-    assert len(table[0]) == 2 + 2 * 5
+    assert table[0][:5] == ["email", "solved", "average", "block-residual best", "block-residual attempts"]
+    assert len(table[0]) == 3 + 2 * 5
     emails = {row[0]: row for row in table[1:]}
     assert set(emails) == {"ada@example.com", "'=cmd@example.com"}
-    assert emails["ada@example.com"][3] == "1"
+    assert emails["ada@example.com"][4] == "1"
     lines = instructor.get("/teach/gradebook.csv?learner=cmd").get_data(as_text=True).splitlines()
     assert len(lines) == 2 and lines[1].startswith("'=cmd@example.com")
 
