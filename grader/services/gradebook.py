@@ -10,8 +10,9 @@ import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Progress, Submission, User
-from grader.services import attempts, extensions, submissions
+from grader.catalog.variants import Variant
+from grader.models import Attempt, Exercise, Progress, Submission, User, Variant as VariantRow
+from grader.services import attempts, exercises, extensions, submissions
 from grader.services.exports import BATCH, csv_text, spreadsheet_safe
 
 
@@ -119,6 +120,7 @@ class LearnerWork:
     attempts: list[Attempt]
     submissions: list[Submission]
     own_due: datetime | None  # the learner's own due date (UTC), if an instructor set one
+    variant: Variant | None = None  # numeric: the learner's variant of the current version, once they opened it
 
 
 def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
@@ -128,4 +130,12 @@ def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
         return None
     return LearnerWork(user.email, exercise, db.session.get(Progress, (user_id, exercise_id)),
                        attempts.history(user_id, exercise_id), submissions.history(user_id, exercise_id),
-                       extensions.own_due(user_id, exercise_id))  # fmt: skip
+                       extensions.own_due(user_id, exercise_id), _their_variant(user_id, exercise))  # fmt: skip
+
+
+def _their_variant(user_id: int, exercise: Exercise) -> Variant | None:
+    """The learner's variant of the current version (their stable seed), with its reference answers."""
+    seed = db.session.scalar(sa.select(VariantRow.seed).where(VariantRow.user_id == user_id,
+                                                              VariantRow.exercise_id == exercise.id))  # fmt: skip
+    current = exercises.current_version(exercise.id) if exercise.kind == "numeric" and seed is not None else None
+    return None if current is None or seed is None else exercises.variant_of(current, seed)

@@ -67,3 +67,23 @@ def test_an_instructor_reading_russian_sees_the_verdicts_in_russian(app: Flask, 
     page = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
     assert f'<span class="badge bad">{tr("ru", "incorrect")}</span>' in page
     assert escape(tr("ru", "The GPT-2 block, by hand")) in page and ">incorrect<" not in page
+
+
+def test_the_instructor_sees_the_learners_own_numbers_and_the_answers_they_expect(app: Flask, learner: FlaskClient,
+                                                                                  instructor: FlaskClient) -> None:  # fmt: skip
+    from grader.catalog.display import show
+
+    ada = user_id(app, "ada@example.com")
+    assert "Their variant" not in instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
+    with app.app_context():
+        db.session.add(Variant(user_id=ada, exercise_id="block-gelu", seed=0))  # the lesson page's numbers
+        db.session.commit()
+        parts = attempts.learner_variant(ada, "block-gelu")[1].parts
+    page = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
+    card = page[page.index("Their variant"):page.index("<h2>Attempts")]
+    assert "variant 0" in card and "= 1.102." in card  # z: the normalised row of the lesson page, −1.102
+    for part in parts:
+        assert f"<code>{show(part.target.exact)}</code>" in card
+    assert "Worked solution" in card
+    code = instructor.get(f"/teach/gradebook/{ada}/code-layer-norm").get_data(as_text=True)
+    assert "Their variant" not in code  # code exercises draw fresh inputs per submission
