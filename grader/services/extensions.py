@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import sqlalchemy as sa
+
 from grader.extensions import db
-from grader.models import Extension
+from grader.models import Exercise, Extension
 
 
 def own_due(user_id: int, exercise_id: str) -> datetime | None:
@@ -18,21 +20,27 @@ def own_due(user_id: int, exercise_id: str) -> datetime | None:
     return None if found is None else found.due_at
 
 
-def grant(user_id: int, exercise_id: str, due_utc: datetime, granted_by: int) -> None:
-    """Set (or move) the learner's own due date; commits."""
-    found = db.session.get(Extension, (user_id, exercise_id))
-    if found is None:
-        db.session.add(Extension(user_id=user_id, exercise_id=exercise_id, due_at=due_utc, granted_by=granted_by))
-    else:
-        found.due_at, found.granted_by = due_utc, granted_by
+def with_due_dates(exercise_id: str) -> list[str]:
+    """The exercises of the given exercise's lesson that have a due date, in the dashboard's order."""
+    lesson = sa.select(Exercise.lesson).where(Exercise.id == exercise_id).scalar_subquery()
+    return list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == lesson, Exercise.due_at.is_not(None))
+                                   .order_by(Exercise.position, Exercise.id)))  # fmt: skip
+
+
+def grant(user_id: int, exercise_ids: list[str], due_utc: datetime, granted_by: int) -> None:
+    """Set (or move) the learner's own due date on each exercise; commits once."""
+    for exercise_id in exercise_ids:
+        found = db.session.get(Extension, (user_id, exercise_id))
+        if found is None:
+            db.session.add(Extension(user_id=user_id, exercise_id=exercise_id, due_at=due_utc, granted_by=granted_by))
+        else:
+            found.due_at, found.granted_by = due_utc, granted_by
     db.session.commit()
 
 
-def withdraw(user_id: int, exercise_id: str) -> bool:
-    """Remove the learner's own due date; False when there was none. Commits."""
-    found = db.session.get(Extension, (user_id, exercise_id))
-    if found is None:
-        return False
-    db.session.delete(found)
+def withdraw(user_id: int, exercise_ids: list[str]) -> int:
+    """Remove the learner's own due dates on these exercises; returns how many there were. Commits."""
+    removed = db.session.execute(sa.delete(Extension).where(Extension.user_id == user_id,
+                                                            Extension.exercise_id.in_(exercise_ids)))  # fmt: skip
     db.session.commit()
-    return True
+    return int(removed.rowcount)  # type: ignore[attr-defined]

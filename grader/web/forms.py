@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
-from wtforms import HiddenField, PasswordField, SelectField, StringField, TextAreaField
+from wtforms import BooleanField, HiddenField, PasswordField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length
 
@@ -91,6 +91,7 @@ class DueForm(FlaskForm):
     """One learner's own due date on one exercise."""
 
     due = StringField(_l("Due for this learner (date, time and zone)"), validators=[Length(max=64)])
+    whole_lesson = BooleanField(_l("Every exercise of this lesson that has a due date"))
 
 
 class ScoreForm(FlaskForm):

@@ -6,7 +6,7 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 from __future__ import annotations
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, stream_with_context, url_for
-from flask_babel import gettext, lazy_gettext as _l
+from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
 from flask_wtf import FlaskForm
@@ -92,17 +92,27 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
             abort(400)
         return _work_page(user_id, work, due_form=form), 422  # too long: said next to the field
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
+    chosen = extensions.with_due_dates(exercise_id) if form.whole_lesson.data else [exercise_id]
     if request.form.get("action") == "remove":
-        if extensions.withdraw(user_id, exercise_id):
+        removed = extensions.withdraw(user_id, chosen)
+        if removed == 1:
             flash(gettext("The extension was removed: the exercise's due date applies again."))
+        elif removed:
+            flash(ngettext("%(num)d extension was removed: the exercises' due dates apply again.",
+                           "%(num)d extensions were removed: the exercises' due dates apply again.", removed))  # fmt: skip
         return back
     try:
         due = due_from_text(form.due.data or "")
     except ValueError as error:
         form.due.errors = [str(error)]
         return _work_page(user_id, work, due_form=form), 422
-    extensions.grant(user_id, exercise_id, due, current_user.id)
-    flash(gettext("%(email)s now has until %(when)s UTC.", email=work.email, when=when(due)))
+    extensions.grant(user_id, chosen, due, current_user.id)
+    if len(chosen) == 1:
+        flash(gettext("%(email)s now has until %(when)s UTC.", email=work.email, when=when(due)))
+    else:
+        flash(ngettext("%(email)s now has until %(when)s UTC on %(num)d exercise.",
+                       "%(email)s now has until %(when)s UTC on %(num)d exercises.", len(chosen), email=work.email,
+                       when=when(due)))  # fmt: skip
     return back
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
+from markupsafe import escape
 
 from grader.extensions import db
 from grader.models import Attempt, Extension, Submission, User
@@ -27,9 +28,10 @@ def user_id(app: Flask, email: str) -> int:
         return found
 
 
-def set_due(instructor: FlaskClient, learner_id: int, exercise: str, due: str = LATER, action: str = "set"):  # type: ignore[no-untyped-def]
+def set_due(instructor: FlaskClient, learner_id: int, exercise: str, due: str = LATER, action: str = "set",
+            whole_lesson: bool = False):  # type: ignore[no-untyped-def]  # fmt: skip
     page = instructor.get(f"/teach/gradebook/{learner_id}/{exercise}").get_data(as_text=True)
-    data = {"csrf_token": csrf_from(page), "due": due, "action": action}
+    data = {"csrf_token": csrf_from(page), "due": due, "action": action, **({"whole_lesson": "y"} if whole_lesson else {})}
     return instructor.post(f"/teach/gradebook/{learner_id}/{exercise}/due", data=data)
 
 
@@ -111,3 +113,29 @@ def test_an_extension_counts_for_code_too(app: Flask, learner: FlaskClient, inst
     assert f"Due {SHOWN}." in page and "sent after the due date" not in page
     row = only(app, Submission)
     assert (row.score, row.late) == (1.0, False)
+
+
+def test_one_form_extends_every_dated_exercise_of_the_lesson(app: Flask, learner: FlaskClient,
+                                                             instructor: FlaskClient) -> None:  # fmt: skip
+    first = with_due(app, PAST)
+    second = with_due(app, PAST, exercise="gpt2-block/block-gelu", new_id="gelu-due")
+    other_lesson = with_due(app, PAST, exercise="microgpt/microgpt-params", new_id="params-due")
+    ada = user_id(app, "ada@example.com")
+    answer = set_due(instructor, ada, first, whole_lesson=True)
+    assert answer.status_code == 303
+    page = instructor.get(answer.headers["Location"]).get_data(as_text=True)
+    assert "ada@example.com now has until 01 Jun 2999, 10:00 UTC on 2 exercises." in page
+
+    def extended() -> dict[str, str]:
+        with app.app_context():
+            rows = db.session.execute(sa.select(Extension.exercise_id, Extension.due_at).where(Extension.user_id == ada))
+            return {exercise: due.isoformat() for exercise, due in rows}
+
+    assert extended() == {first: "2999-06-01T10:00:00", second: "2999-06-01T10:00:00"}  # undated ones and
+    assert other_lesson not in extended()  # other lessons are left alone
+    dashboard = learner.get("/").get_data(as_text=True)
+    assert dashboard.count(f"due {SHOWN}") == 2 * 2  # each in its lesson and in the upcoming list
+    removed = set_due(instructor, ada, second, action="remove", whole_lesson=True)
+    page = instructor.get(removed.headers["Location"]).get_data(as_text=True)
+    assert str(escape("2 extensions were removed: the exercises' due dates apply again.")) in page
+    assert extended() == {}
