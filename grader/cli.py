@@ -86,7 +86,7 @@ def export_user(email: str) -> None:
 @click.confirmation_option(prompt="Erase this account and all its attempts, code and progress?")
 def delete_user(email: str) -> None:
     """Erase an account (learner or instructor) and everything that belongs to it."""
-    privacy.erase(_user(email))
+    privacy.erase(_user(email), None)
     click.echo(f"deleted {email}")
 
 

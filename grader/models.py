@@ -199,3 +199,21 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     graded_at: Mapped[datetime | None] = mapped_column(default=None)
     grading_ms: Mapped[float | None] = mapped_column(default=None)
+
+
+class AuditEvent(db.Model):  # type: ignore[name-defined,misc]
+    """Something an instructor or an operator did to grades, dates, exercises or accounts, and when.
+
+    Written in the same transaction as the change it describes. People are referenced, never
+    copied: erasing an account leaves its events with the person set to NULL.
+    """
+
+    __tablename__ = "audit_events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    actor_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"), default=None)
+    action: Mapped[str] = mapped_column(sa.String(40))
+    learner_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"), default=None)
+    exercise_id: Mapped[str | None] = mapped_column(sa.String(80), default=None)  # kept as text: history outlives rows
+    detail: Mapped[dict[str, Any]] = mapped_column(sa.JSON, default=dict)

@@ -17,6 +17,7 @@ from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion, utcnow
+from grader.services import audit
 
 
 Spec = TypeVar("Spec", ExerciseSpec, CodeExerciseSpec)
@@ -168,6 +169,10 @@ def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[
     """Validate and store an exercise source as a new version; commits."""
     spec = parse_source(source)
     outcome = _store(spec, source, user_id, origin)
+    if outcome != "unchanged":
+        exercise = db.session.get(Exercise, spec.id)
+        audit.note(user_id, "exercise.saved", None, spec.id, version=exercise.current_version if exercise else None,
+                   origin=origin, outcome=outcome)  # fmt: skip
     db.session.commit()
     return spec, outcome
 

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 
 from grader.extensions import db
 from grader.models import Exercise, Extension
+from grader.services import audit
 
 
 def own_due(user_id: int, exercise_id: str) -> datetime | None:
@@ -35,12 +36,20 @@ def grant(user_id: int, exercise_ids: list[str], due_utc: datetime, granted_by: 
             db.session.add(Extension(user_id=user_id, exercise_id=exercise_id, due_at=due_utc, granted_by=granted_by))
         else:
             found.due_at, found.granted_by = due_utc, granted_by
+    audit.note(granted_by, "extension.set", user_id, _one(exercise_ids), due=due_utc.isoformat() + "Z",
+               exercises=exercise_ids)  # fmt: skip
     db.session.commit()
 
 
-def withdraw(user_id: int, exercise_ids: list[str]) -> int:
+def withdraw(user_id: int, exercise_ids: list[str], by: int) -> int:
     """Remove the learner's own due dates on these exercises; returns how many there were. Commits."""
-    removed = db.session.execute(sa.delete(Extension).where(Extension.user_id == user_id,
-                                                            Extension.exercise_id.in_(exercise_ids)))  # fmt: skip
+    removed = int(db.session.execute(sa.delete(Extension).where(  # type: ignore[attr-defined]
+        Extension.user_id == user_id, Extension.exercise_id.in_(exercise_ids))).rowcount)  # fmt: skip
+    if removed:
+        audit.note(by, "extension.removed", user_id, _one(exercise_ids), exercises=exercise_ids)
     db.session.commit()
-    return int(removed.rowcount)  # type: ignore[attr-defined]
+    return removed
+
+
+def _one(exercise_ids: list[str]) -> str | None:
+    return exercise_ids[0] if len(exercise_ids) == 1 else None

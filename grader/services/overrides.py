@@ -15,6 +15,7 @@ import sqlalchemy as sa
 
 from grader.extensions import db
 from grader.models import Progress, utcnow
+from grader.services import audit
 from grader.services.dialect import for_session, per_dialect
 from grader.texts import Refusal
 
@@ -61,16 +62,19 @@ def set_score(user_id: int, exercise_id: str, percent: str, reason: str, by: int
                             count=MAX_REASON)  # fmt: skip
     values = {"override_score": score, "override_reason": reason, "override_by": by, "override_at": utcnow()}
     db.session.execute(for_session(_SET), {"user_id": user_id, "exercise_id": exercise_id, **values})
+    audit.note(by, "score.set", user_id, exercise_id, score=score, reason=reason)
     db.session.commit()
     return score
 
 
-def remove(user_id: int, exercise_id: str) -> bool:
+def remove(user_id: int, exercise_id: str, by: int) -> bool:
     """Remove the learner's override, so the best attempt counts again; False when there was none. Commits."""
     cleared = cast(sa.CursorResult[Any], db.session.execute(
         sa.update(Progress).where(Progress.user_id == user_id, Progress.exercise_id == exercise_id,
                                   Progress.override_score.is_not(None))
         .values(dict.fromkeys(_FIELDS))
     ))  # fmt: skip
+    if cleared.rowcount == 1:
+        audit.note(by, "score.removed", user_id, exercise_id)
     db.session.commit()
     return cleared.rowcount == 1

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from grader.extensions import db
 from grader.models import ApiToken, Attempt, Extension, Progress, Submission, User, utcnow
+from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
 
 FORMAT = "grader-personal-data/1"
@@ -57,8 +58,13 @@ def export(user: User) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def erase(user: User) -> None:
-    """Delete the account and everything that belongs to it, in one transaction; commits."""
+def erase(user: User, by: int | None) -> None:
+    """Delete the account and everything that belongs to it, in one transaction; commits.
+
+    `by` is who asked: the user themselves, or None for an operator. The audit event keeps only
+    the role and who asked, nothing that names the person.
+    """
+    audit.note(None, "account.deleted", role=user.role, by="self" if by == user.id else "operator")
     db.session.execute(sa.delete(User).where(User.id == user.id))
     db.session.commit()
     db.session.expunge_all()  # loaded objects of the erased user must not be written back
@@ -70,4 +76,4 @@ def close_own_account(user: User, password: str) -> None:
         raise AccountError("Instructor accounts are closed by an operator, on the command line.")
     if not password_matches(user, password):
         raise AccountError("Your current password is not right.")
-    erase(user)
+    erase(user, user.id)

@@ -24,6 +24,7 @@ from grader.catalog.catalog import check_answers
 from grader.catalog.spec import ExerciseSpec
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Progress
+from grader.services import audit
 from grader.services.attempts import CodeExercise, UnknownExercise
 from grader.services.exercises import current_version, spec_of, variant_of
 from grader.services.extensions import own_due
@@ -40,8 +41,11 @@ class Regraded:
     learners: set[int] = field(default_factory=set)
 
 
-def regrade(exercise_id: str) -> Regraded:
-    """Grade every attempt on the exercise again against its current version; commits per learner."""
+def regrade(exercise_id: str, by: int | None = None) -> Regraded:
+    """Grade every attempt on the exercise again against its current version; commits per learner.
+
+    `by` is the instructor who asked (None: an operator); the audit trail names them.
+    """
     current = _numeric_version(exercise_id)
     spec = spec_of(current)
     learners = list(db.session.scalars(sa.select(Attempt.user_id).where(Attempt.exercise_id == exercise_id)
@@ -50,6 +54,8 @@ def regrade(exercise_id: str) -> Regraded:
     report = Regraded(current.version)
     for user_id in learners:
         _regrade_learner(user_id, current, spec.with_due(own_due(user_id, exercise_id)), report)
+    audit.record(by, "regrade", None, exercise_id, version=report.version, attempts=report.attempts,
+                 changed=report.changed, kept=len(report.kept))  # fmt: skip
     return report
 
 

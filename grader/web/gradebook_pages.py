@@ -14,7 +14,7 @@ from flask_wtf import FlaskForm
 from grader.catalog.display import show
 from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import applying_due, due_from_text
-from grader.services import accounts, exports, extensions, gradebook as book, insights, overrides, password_reset
+from grader.services import accounts, audit, exports, extensions, gradebook as book, insights, overrides, password_reset
 from grader.extensions import db
 from grader.models import Exercise
 from grader.services.exercises import all_exercises, part_labels
@@ -94,7 +94,7 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
     chosen = extensions.with_due_dates(exercise_id) if form.whole_lesson.data else [exercise_id]
     if request.form.get("action") == "remove":
-        removed = extensions.withdraw(user_id, chosen)
+        removed = extensions.withdraw(user_id, chosen, current_user.id)
         if removed == 1:
             flash(gettext("The extension was removed: the exercise's due date applies again."))
         elif removed:
@@ -126,7 +126,7 @@ def learner_score(user_id: int, exercise_id: str) -> ResponseReturnValue:
         return _work_page(user_id, work, score_form=form), 422
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
     if request.form.get("action") == "remove":
-        if overrides.remove(user_id, exercise_id):
+        if overrides.remove(user_id, exercise_id, current_user.id):
             flash(gettext("The score set by hand was removed: the best attempt counts again."))
         return back
     try:
@@ -168,5 +168,6 @@ def reset_link() -> str:
             form.email.errors = [gettext("There is no learner with that email.")]
         else:
             link = reset_url(user)
+            audit.record(current_user.id, "reset_link", user.id)
     hours = password_reset.RESET_SECONDS // 3600
     return render_template("teach/reset_link.html", form=form, link=link, hours=hours)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import abort, flash, redirect, url_for
 from flask_babel import lazy_gettext as _l, ngettext
+from flask_login import current_user
 from werkzeug.wrappers import Response
 
 from grader.services import regrade
@@ -16,7 +17,7 @@ from grader.web.teach import bp
 def regrade_exercise(exercise_id: str) -> Response:
     """Grade every stored attempt again against the current version (CSRF-checked like every form)."""
     try:
-        done = regrade.regrade(exercise_id)
+        done = regrade.regrade(exercise_id, current_user.id)
     except UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
     except CodeExercise:

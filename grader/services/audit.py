@@ -1,0 +1,69 @@
+"""The audit trail: what instructors and operators did to scores, due dates, exercises and accounts.
+
+`note` adds an event to the current transaction, so it is stored with the change it describes or
+not at all. An event with no actor was made on the command line (an operator).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.orm import aliased
+
+from grader.extensions import db
+from grader.models import AuditEvent, User
+
+PAGE = 100
+ACTIONS = ("score.set", "score.removed", "extension.set", "extension.removed", "regrade", "exercise.saved",
+           "reset_link", "account.deleted")  # fmt: skip
+
+
+def note(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,
+         **detail: Any) -> None:  # fmt: skip
+    """Add an event to the current transaction (the caller commits it with its change).
+
+    Without an actor it was an operator, and the event says so: an actor whose account is later
+    erased also ends up without one.
+    """
+    assert action in ACTIONS, action
+    if actor_id is None:
+        detail.setdefault("by", "operator")
+    db.session.add(AuditEvent(actor_id=actor_id, action=action, learner_id=learner_id, exercise_id=exercise_id,
+                              detail=detail))  # fmt: skip
+
+
+def record(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,
+           **detail: Any) -> None:  # fmt: skip
+    """Store an event on its own (for an action that writes nothing else); commits."""
+    note(actor_id, action, learner_id, exercise_id, **detail)
+    db.session.commit()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An event as the audit page shows it: the people by email (None: an operator, or an erased account)."""
+
+    id: int
+    at: datetime
+    actor: str | None
+    action: str
+    learner: str | None
+    exercise_id: str | None
+    detail: dict[str, Any]
+
+
+def latest(before: int | None = None, action: str | None = None, limit: int = PAGE) -> list[Entry]:
+    """Events newest first, older than event `before` when given, of one action when given."""
+    actor, learner = aliased(User), aliased(User)
+    query = (sa.select(AuditEvent, actor.email, learner.email)
+             .outerjoin(actor, actor.id == AuditEvent.actor_id).outerjoin(learner, learner.id == AuditEvent.learner_id)
+             .order_by(AuditEvent.id.desc()).limit(limit))  # fmt: skip
+    if before is not None:
+        query = query.where(AuditEvent.id < before)
+    if action:
+        query = query.where(AuditEvent.action == action)
+    return [Entry(e.id, e.created_at, actor_email, e.action, learner_email, e.exercise_id, e.detail or {})
+            for e, actor_email, learner_email in db.session.execute(query)]  # fmt: skip
