@@ -9,9 +9,10 @@ from typing import Iterator
 import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order
+from grader.catalog.policy import is_open
 from grader.extensions import db
 from grader.catalog.variants import Variant
-from grader.models import Attempt, Exercise, Progress, Submission, User, Variant as VariantRow
+from grader.models import Attempt, Exercise, Progress, Submission, User, Variant as VariantRow, utcnow
 from grader.services import attempts, exercises, extensions, submissions
 from grader.services.exports import BATCH, csv_text, spreadsheet_safe
 
@@ -34,6 +35,7 @@ class Cell:
     attempts: int
     solved: bool
     overridden: bool = False
+    opened: bool = True  # the exercise is open to learners, so it counts toward the average
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,9 @@ class Row:
 
     @property
     def average(self) -> float:
-        """The mean score over the shown exercises, an exercise not attempted counting 0."""
-        return sum(c.best_score or 0.0 for c in self.cells) / len(self.cells) if self.cells else 0.0
+        """The mean score over the shown exercises that have opened, an exercise not attempted counting 0."""
+        counted = [c.best_score or 0.0 for c in self.cells if c.opened]
+        return sum(counted) / len(counted) if counted else 0.0
 
 
 def columns(filters: Filters) -> list[Exercise]:
@@ -74,7 +77,8 @@ def _learners(filters: Filters) -> sa.Select:
 
 def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: int | None = None) -> Iterator[Row]:
     """Gradebook rows (learners from `offset`, at most `limit`), read in batches so any class size streams."""
-    ids = [e.id for e in exercises]
+    ids, now = [e.id for e in exercises], utcnow()
+    opened = {e.id: is_open(e.opens_at, now) for e in exercises}
     query = _learners(filters).offset(offset).limit(limit)
     learners = db.session.execute(query.execution_options(yield_per=BATCH))
     for batch in learners.partitions(BATCH):
@@ -83,13 +87,13 @@ def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: in
             Progress.user_id.in_(list(by_user)), Progress.exercise_id.in_(ids)))  # fmt: skip
         cells: dict[tuple[int, str], Progress] = {(p.user_id, p.exercise_id): p for p in progress}
         for uid, email in by_user.items():
-            yield Row(uid, email, tuple(_cell(cells.get((uid, eid))) for eid in ids))
+            yield Row(uid, email, tuple(_cell(cells.get((uid, eid)), opened[eid]) for eid in ids))
 
 
-def _cell(progress: Progress | None) -> Cell:
+def _cell(progress: Progress | None, opened: bool) -> Cell:
     if progress is None or not (progress.attempts_used or progress.overridden):
-        return Cell(None, 0, False)
-    return Cell(progress.score, progress.attempts_used, progress.solved_at is not None, progress.overridden)
+        return Cell(None, 0, False, opened=opened)
+    return Cell(progress.score, progress.attempts_used, progress.solved_at is not None, progress.overridden, opened)
 
 
 def csv_lines(filters: Filters) -> Iterator[str]:

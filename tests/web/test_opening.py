@@ -112,3 +112,14 @@ def test_the_structured_editor_sets_and_keeps_an_opening_date(app: Flask, instru
         assert db.session.get(Exercise, "my-residual").opens_at.isoformat() == "2999-03-01T08:00:00"
     fields = editor_fields(instructor.get("/teach/exercises/my-residual/edit").get_data(as_text=True))
     assert fields["opens"] == "2999-03-01 09:00:00+01:00"  # as YAML wrote it; the form reads it back
+
+
+def test_the_gradebook_average_leaves_out_exercises_not_open_yet(app: Flask, learner: FlaskClient,
+                                                                 instructor: FlaskClient) -> None:  # fmt: skip
+    with_opening(app, LATER, "gpt2-block/block-residual", "residual-later")
+    right = fmt(expected(app, "block-residual")["h"])
+    assert answer(learner, "block-residual", right).status_code == 303
+    table = instructor.get("/teach/gradebook.csv?lesson=gpt2-block").get_data(as_text=True).splitlines()
+    header, ada = table[0].split(","), table[1].split(",")
+    assert "residual-later best" in header  # shown to the instructor, with its cells
+    assert ada[:3] == ["ada@example.com", "1", f"{1 / 5:.3f}"]  # one of the five open exercises, not of six
