@@ -75,10 +75,6 @@ class AttemptPolicy(Strict):
         """The opening date as naive UTC."""
         return None if self.opens is None else self.opens.astimezone(timezone.utc).replace(tzinfo=None)
 
-    def is_open(self, now: datetime) -> bool:
-        """Whether learners may see and answer the exercise at `now` (naive UTC)."""
-        return is_open(self.opens_utc, now)
-
     def with_due(self, own_due: datetime | None) -> Self:
         """This policy with one learner's own due date (naive UTC) instead of the exercise's.
 

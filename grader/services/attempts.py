@@ -119,13 +119,20 @@ class Submitted:
 
 
 def _new_seed(user_id: int, exercise_id: str) -> int:
-    key = {"user_id": user_id, "exercise_id": exercise_id}
     try:
-        db.session.execute(_NEW_SEED, {**key, "seed": secrets.randbelow(2**31 - 1) + 1})
+        db.session.execute(_NEW_SEED, {"user_id": user_id, "exercise_id": exercise_id,
+                                       "seed": secrets.randbelow(2**31 - 1) + 1})  # fmt: skip
         db.session.commit()
     except IntegrityError:  # another request made it first
         db.session.rollback()
-    return int(db.session.execute(_SEED, key).scalar_one())
+    made = seed_of(user_id, exercise_id)
+    assert made is not None  # stored just now, by this request or another
+    return made
+
+
+def seed_of(user_id: int, exercise_id: str) -> int | None:
+    """The learner's stable seed for the exercise, once they have opened it."""
+    return db.session.execute(_SEED, {"user_id": user_id, "exercise_id": exercise_id}).scalar_one_or_none()
 
 
 def learner_variant(user_id: int, exercise_id: str) -> tuple[CurrentVersion, Variant]:

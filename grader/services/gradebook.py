@@ -12,7 +12,7 @@ from grader.catalog.lessons import lesson_order
 from grader.catalog.policy import is_open
 from grader.extensions import db
 from grader.catalog.variants import Variant
-from grader.models import Attempt, Exercise, Progress, Submission, User, Variant as VariantRow, utcnow
+from grader.models import Attempt, Exercise, Progress, Submission, User, utcnow
 from grader.services import attempts, exercises, extensions, submissions
 from grader.services.exports import BATCH, csv_text, spreadsheet_safe
 
@@ -139,7 +139,7 @@ def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
 
 def _their_variant(user_id: int, exercise: Exercise) -> Variant | None:
     """The learner's variant of the current version (their stable seed), with its reference answers."""
-    seed = db.session.scalar(sa.select(VariantRow.seed).where(VariantRow.user_id == user_id,
-                                                              VariantRow.exercise_id == exercise.id))  # fmt: skip
-    current = exercises.current_version(exercise.id) if exercise.kind == "numeric" and seed is not None else None
-    return None if current is None or seed is None else exercises.variant_of(current, seed)
+    if exercise.kind != "numeric" or (seed := attempts.seed_of(user_id, exercise.id)) is None:
+        return None
+    current = exercises.current_version(exercise.id)
+    return None if current is None else exercises.variant_of(current, seed)

@@ -14,10 +14,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from email.message import EmailMessage
 from typing import Literal
-
-Security = Literal["none", "starttls", "tls"]
 from urllib.parse import parse_qs, unquote, urlsplit
 
+Security = Literal["none", "starttls", "tls"]
 SEND_TIMEOUT_SECONDS = 10
 log = logging.getLogger(__name__)
 _executor: ThreadPoolExecutor | None = None

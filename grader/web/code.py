@@ -73,7 +73,7 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
         abort(400)
     try:
         made = submissions.create(current_user.id, exercise_id, _uploaded_or_typed(), early=current_user.is_instructor)
-    except NotOpen:  # learn.answer refused it already; the service checks on its own too
+    except NotOpen:  # learn.answer refused it already, with the date; the service checks on its own too
         abort(403)
     except SourceRejected as error:
         return page(exercise_id, translated(error.text), 422, request.form.get("source"))

@@ -61,8 +61,8 @@ def refuse_unopened(closed: attempts.NotOpen) -> NoReturn:
     abort(403, gettext("This exercise opens %(when)s UTC.", when=when(closed.opens)))
 
 
-def _is_code(exercise_id: str) -> bool:
-    """Whether the exercise takes code; a 403 for a learner before it opens."""
+def _open_code_exercise(exercise_id: str) -> bool:
+    """Whether the exercise takes code, after refusing a learner (403) an exercise not open yet."""
     found = db.session.get(Exercise, exercise_id)
     if found is None:
         return False
@@ -77,7 +77,7 @@ def _is_code(exercise_id: str) -> bool:
 @login_required
 def exercise(exercise_id: str) -> tuple[str, int]:
     """The learner's variant, the form, and feedback on the attempt named in ?attempt=."""
-    if _is_code(exercise_id):
+    if _open_code_exercise(exercise_id):
         return code.page(exercise_id)
     shown = request.args.get("attempt", type=int)
     chosen = next((a for a in attempts.history(current_user.id, exercise_id) if a.id == shown), None)
@@ -93,7 +93,7 @@ def exercise(exercise_id: str) -> tuple[str, int]:
 @limiter.limit("30 per minute", key_func=_user_key)
 def answer(exercise_id: str) -> Response | tuple[str, int]:
     """Grade an attempt; counted ones are stored, then the page is shown again by redirect."""
-    if _is_code(exercise_id):
+    if _open_code_exercise(exercise_id):
         return code.submit(exercise_id)
     form = AnswerForm()
     if not form.validate_on_submit():
@@ -103,7 +103,7 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
         submission = attempts.submit(current_user.id, exercise_id, typed, early=current_user.is_instructor)
     except attempts.UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
-    except attempts.NotOpen as closed:  # _is_code refused already; the service checks on its own too
+    except attempts.NotOpen as closed:  # _open_code_exercise refused already; the service checks on its own too
         refuse_unopened(closed)
     if submission.outcome == "invalid":
         return _page(exercise_id, submission.result, typed, "invalid", 422)
