@@ -158,6 +158,19 @@ def attempts_left(max_attempts: int | None, used: int) -> int | None:
     return None if max_attempts is None else max(0, max_attempts - used)
 
 
+def finished(mine: Progress | None, spec: ExerciseSpec, now: datetime) -> bool:
+    """Whether the learner is done with their own variant: solved, out of attempts, or past a due date that
+    leaves nothing to earn. Then the worked solution shows, and practice with new numbers opens."""
+    used = mine.attempts_used if mine else 0
+    return bool(mine and mine.solved_at) or attempts_left(spec.max_attempts, used) == 0 or spec.solution_open(now)
+
+
+def known_answers(variant: Variant, answers: Mapping[str, object]) -> dict[str, str]:
+    """The answers given as text to parts the variant has; anything else is dropped."""
+    known = {p.spec.id for p in variant.parts}
+    return {k: v for k, v in answers.items() if k in known and isinstance(v, str)}
+
+
 def _previous(user_id: int, current: CurrentVersion, digest: str) -> StoredAttempt | None:
     key = {"user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "digest": digest}
     row = db.session.execute(_PREVIOUS, key).first()
@@ -197,8 +210,7 @@ def submit(user_id: int, exercise_id: str, answers: Mapping[str, str], early: bo
     """
     current, variant = learner_variant(user_id, exercise_id)
     ensure_open(current.opens_at, early)
-    known = {p.spec.id for p in variant.parts}
-    answers = {k: v for k, v in answers.items() if k in known and isinstance(v, str)}
+    answers = known_answers(variant, answers)
     result = check_answers(variant, answers)
     if not result.counted:
         mine = progress_of(user_id, exercise_id)

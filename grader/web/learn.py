@@ -23,7 +23,8 @@ bp = Blueprint("learn", __name__)
 FIELD_PREFIX = "part-"
 
 
-def _user_key() -> str:
+def user_key() -> str:
+    """The rate limiter's key for a learner's requests: the account, or the address before login."""
     return f"user:{current_user.get_id()}" if current_user.is_authenticated else request.remote_addr or "-"
 
 
@@ -47,13 +48,18 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     used = mine.attempts_used if mine else 0
     left = attempts.attempts_left(spec.max_attempts, used)
     now = utcnow()
-    finished = bool(mine and mine.solved_at) or left == 0 or spec.solution_open(now)
+    finished = attempts.finished(mine, spec, now)
     html = render_template(
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         mine=mine, history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
     )  # fmt: skip
     return html, status
+
+
+def typed_answers() -> dict[str, str]:
+    """The answers in the posted form, by part id."""
+    return {k[len(FIELD_PREFIX):]: v for k, v in request.form.items() if k.startswith(FIELD_PREFIX)}
 
 
 def refuse_unopened(closed: attempts.NotOpen) -> NoReturn:
@@ -90,7 +96,7 @@ def exercise(exercise_id: str) -> tuple[str, int]:
 
 @bp.post("/exercises/<exercise_id>")
 @login_required
-@limiter.limit("30 per minute", key_func=_user_key)
+@limiter.limit("30 per minute", key_func=user_key)
 def answer(exercise_id: str) -> Response | tuple[str, int]:
     """Grade an attempt; counted ones are stored, then the page is shown again by redirect."""
     if _open_code_exercise(exercise_id):
@@ -98,7 +104,7 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
     form = AnswerForm()
     if not form.validate_on_submit():
         abort(400)
-    typed = {k[len(FIELD_PREFIX):]: v for k, v in request.form.items() if k.startswith(FIELD_PREFIX)}
+    typed = typed_answers()
     try:
         submission = attempts.submit(current_user.id, exercise_id, typed, early=current_user.is_instructor)
     except attempts.UnknownExercise:

@@ -17,11 +17,13 @@ from grader.services import accounts
 from tests.web.conftest import csrf_from, login, make_user
 
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
+# Practice opens for a learner once their own variant is finished; in this matrix nobody has finished one.
+FINISHED = "learner-when-finished"
 CLASSES = {
     r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1/openapi\.json$": PUBLIC,
     r"^/api/v1/gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/": API,
     r"^/teach/": INSTRUCTOR,
-    r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
+    r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
 }  # fmt: skip
 SAMPLE_ARGS = {"exercise_id": "block-gelu", "token_id": "999", "filename": "style.css", "submission_id": "999",
                "user_id": "1", "token": "not-a-token"}
@@ -73,7 +75,7 @@ def allowed(cls: str, role: str) -> bool:
         return True
     if role == "anonymous":
         return False
-    if cls in (INSTRUCTOR, API_INSTRUCTOR):
+    if cls in (INSTRUCTOR, API_INSTRUCTOR, FINISHED):
         return role == "instructor"
     return True
 

@@ -1,0 +1,66 @@
+"""Practice with new numbers: a fresh variant of an exercise, checked but never stored.
+
+It opens once the learner is done with their own variant (solved, out of attempts, or past a due
+date that leaves nothing to earn), the same moment its worked solution appears, so it can neither
+earn a score nor reveal the learner's own answers early. Instructors can practise any exercise.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Mapping
+
+from grader.answers.results import ExerciseResult
+from grader.catalog.catalog import check_answers
+from grader.catalog.variants import Variant, make_variant
+from grader.models import utcnow
+from grader.services import attempts
+from grader.services.attempts import CurrentVersion
+from grader.services.exercises import spec_of
+
+
+class NotFinished(PermissionError):
+    """The learner has not finished their own variant yet."""
+
+
+@dataclass(frozen=True)
+class Practice:
+    """A practice variant of the current version of an exercise."""
+
+    current: CurrentVersion
+    variant: Variant
+
+
+def new_seed() -> int:
+    """A random seed for a practice variant (never 0, like the learners' own seeds)."""
+    return secrets.randbelow(2**31 - 1) + 1
+
+
+def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:
+    """The exercise's current version, once the learner has finished their own variant (any time when `early`).
+
+    Raises attempts.UnknownExercise, attempts.CodeExercise, attempts.NotOpen or NotFinished.
+    """
+    current, _own = attempts.learner_variant(user_id, exercise_id)
+    attempts.ensure_open(current.opens_at, early)
+    mine = attempts.progress_of(user_id, exercise_id)
+    if not early and not attempts.finished(mine, current.policy(), utcnow()):
+        raise NotFinished(exercise_id)
+    return current
+
+
+def with_seed(current: CurrentVersion, seed: int) -> Practice:
+    """The practice variant with `seed` of a version `allowed` returned."""
+    # Not the shared variant cache: practice seeds are used once or twice, and would push the
+    # learners' own variants out of it.
+    return Practice(current, make_variant(spec_of(current), seed))
+
+
+def check(practice: Practice, answers: Mapping[str, object]) -> ExerciseResult:
+    """Check answers against a practice variant; nothing is stored.
+
+    Unlike a counted attempt, a malformed field does not hide the other verdicts: there is no score
+    to protect here.
+    """
+    return check_answers(practice.variant, attempts.known_answers(practice.variant, answers))

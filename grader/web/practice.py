@@ -1,0 +1,98 @@
+"""Practice pages: new numbers for an exercise the learner has finished, checked and never stored.
+
+The practice seed travels in the page as a signed token bound to the exercise, so a learner can
+neither pick a seed (another learner's, say) nor carry numbers over to another exercise. Nothing
+is stored, so a check is answered on the POST itself; reloading it only checks the same answers again.
+"""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from flask import abort, current_app, redirect, render_template, request, url_for
+from flask_babel import gettext
+from flask_login import current_user, login_required
+from itsdangerous import BadData, URLSafeSerializer
+from werkzeug.wrappers import Response
+
+from grader.answers.results import ExerciseResult
+from grader.catalog.lessons import lesson_title
+from grader.extensions import limiter
+from grader.services import attempts, practice
+from grader.web.errors import NO_SUCH_EXERCISE
+from grader.web.forms import AnswerForm
+from grader.web.learn import FIELD_PREFIX, bp, refuse_unopened, typed_answers, user_key
+
+
+def signer() -> URLSafeSerializer:
+    """Signs and reads practice tokens: [exercise id, seed], with the app's secret key."""
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="practice-variant")
+
+
+def _seed(exercise_id: str, token: str) -> int:
+    """The seed a practice token carries, or a 400 when it was not made here for this exercise."""
+    try:
+        bound, seed = signer().loads(token)
+    except (BadData, TypeError, ValueError):
+        bound, seed = None, None
+    if bound != exercise_id or not isinstance(seed, int):
+        abort(400, gettext("These practice numbers are not valid any more. Ask for new ones."))
+    return seed
+
+
+def _refuse_unfinished() -> NoReturn:
+    abort(403, gettext("Practice with new numbers opens once you have solved this exercise or have nothing left to earn on it."))
+
+
+def _allowed(exercise_id: str) -> attempts.CurrentVersion:
+    """The exercise's current version if the user may practise it, else the matching error page."""
+    try:
+        return practice.allowed(current_user.id, exercise_id, early=current_user.is_instructor)
+    except (attempts.UnknownExercise, attempts.CodeExercise):
+        abort(404, NO_SUCH_EXERCISE)
+    except attempts.NotOpen as closed:
+        refuse_unopened(closed)
+    except practice.NotFinished:
+        _refuse_unfinished()
+
+
+def _opened(exercise_id: str, token: str) -> practice.Practice:
+    """The practice variant a token names, after checking that the user may practise the exercise."""
+    current = _allowed(exercise_id)
+    return practice.with_seed(current, _seed(exercise_id, token))
+
+
+def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, typed: dict[str, str],
+          status: int = 200) -> tuple[str, int]:  # fmt: skip
+    spec = opened.current.policy()
+    html = render_template(
+        "learn/practice.html", spec=spec, variant=opened.variant, lesson=lesson_title(spec.lesson), token=token,
+        result=result, typed=typed, form=AnswerForm(), prefix=FIELD_PREFIX,
+    )  # fmt: skip
+    return html, status
+
+
+@bp.get("/exercises/<exercise_id>/practice")
+@login_required
+def practice_page(exercise_id: str) -> Response | tuple[str, int]:
+    """A practice variant: new numbers on first visit (by redirect, so a reload keeps them)."""
+    token = request.args.get("numbers")
+    if token is None:
+        _allowed(exercise_id)  # refuse before making numbers that could not be used
+        fresh = signer().dumps([exercise_id, practice.new_seed()])
+        return redirect(url_for("learn.practice_page", exercise_id=exercise_id, numbers=fresh), code=303)
+    return _page(_opened(exercise_id, token), token, None, {})
+
+
+@bp.post("/exercises/<exercise_id>/practice")
+@login_required
+@limiter.limit("30 per minute", key_func=user_key)
+def practice_check(exercise_id: str) -> tuple[str, int]:
+    """Check answers to a practice variant and show the verdicts; nothing is stored."""
+    if not AnswerForm().validate_on_submit():
+        abort(400)
+    token = request.form.get("numbers", "")
+    typed = typed_answers()
+    opened = _opened(exercise_id, token)
+    result = practice.check(opened, typed)
+    return _page(opened, token, result, typed, 200 if result.counted else 422)

@@ -1,0 +1,136 @@
+"""Practice with new numbers: opens once the learner is done, checks answers, stores nothing."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Attempt, Progress, User
+from grader.services import practice
+from grader.web.practice import signer
+from tests.web.conftest import csrf_from
+from tests.web.test_learn import count, expected, fmt, limited_exercise, post_answers
+
+PRACTICE = "/exercises/block-layernorm/practice"
+
+
+def solve(app: Flask, client: FlaskClient, exercise: str = "block-layernorm") -> None:
+    answers = {k: fmt(v) for k, v in expected(app, exercise).items()}
+    assert post_answers(client, exercise, answers).status_code == 303
+
+
+def numbers_token(client: FlaskClient, path: str = PRACTICE) -> str:
+    """Ask for new numbers; returns the token the redirect carries."""
+    response = client.get(path)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return parse_qs(urlsplit(response.headers["Location"]).query)["numbers"][0]
+
+
+def practice_answers(app: Flask, token: str, exercise: str = "block-layernorm") -> dict[str, object]:
+    """The answers the practice variant behind `token` expects."""
+    with app.test_request_context():
+        bound, seed = signer().loads(token)
+        user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
+        opened = practice.with_seed(practice.allowed(user_id, bound), seed)
+    assert bound == exercise
+    return {p.spec.id: p.answer_json() for p in opened.variant.parts}
+
+
+def check(client: FlaskClient, token: str, answers: dict[str, str], exercise: str = "block-layernorm"):  # type: ignore[no-untyped-def]
+    page = client.get(f"/exercises/{exercise}/practice?numbers={token}").get_data(as_text=True)
+    data = {"csrf_token": csrf_from(page), "numbers": token, **{f"part-{k}": v for k, v in answers.items()}}
+    return client.post(f"/exercises/{exercise}/practice", data=data)
+
+
+def test_practice_stays_closed_until_the_learner_is_done(app: Flask, learner: FlaskClient) -> None:
+    assert "Practise with new numbers" not in learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    refused = learner.get(PRACTICE)
+    assert refused.status_code == 403
+    assert "opens once you have solved this exercise" in refused.get_data(as_text=True)
+    post_answers(learner, "block-layernorm", {"mu": "0", "sigma": "1", "u": "[0; 0; 0; 0]"})  # wrong: not done
+    assert learner.get(PRACTICE).status_code == 403
+
+
+def test_after_solving_new_numbers_are_checked_and_nothing_is_stored(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner)
+    assert "Practise with new numbers" in learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    with app.app_context():
+        before = db.session.scalars(sa.select(Progress)).one()
+        kept = (before.best_score, before.attempts_used, before.solved_at)
+    token = numbers_token(learner)
+    wanted = practice_answers(app, token)
+    assert wanted != expected(app, "block-layernorm")  # new numbers, not the learner's own
+    page = learner.get(f"{PRACTICE}?numbers={token}").get_data(as_text=True)
+    assert "checked but not stored" in page and "Worked solution" in page
+
+    right = check(learner, token, {k: fmt(v) for k, v in wanted.items()})
+    html = right.get_data(as_text=True)
+    assert right.status_code == 200
+    assert "Score for these answers: 100 %" in html and html.count('class="verdict correct"') == 3
+    assert count(app, Attempt) == 1
+    with app.app_context():
+        after = db.session.scalars(sa.select(Progress)).one()
+        assert (after.best_score, after.attempts_used, after.solved_at) == kept
+
+
+def test_practice_names_the_mistake_and_reports_every_field(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner)
+    token = numbers_token(learner)
+    wanted = practice_answers(app, token)
+    answers = {"mu": fmt(wanted["mu"]), "sigma": "nonsense", "u": "[1; 2; 3; 4]"}
+    response = check(learner, token, answers)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    assert "could not be read" in html
+    assert html.count('class="verdict correct"') == 1  # the readable fields are still checked: there is no score to protect
+    assert re.search(r'name="part-sigma"[^>]*value="nonsense"', html)
+    assert count(app, Attempt) == 1
+
+
+def test_the_same_numbers_come_back_on_reload(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner)
+    token = numbers_token(learner)
+    assert practice_answers(app, token) == practice_answers(app, token)
+    assert numbers_token(learner) != token  # asking again gives other numbers
+
+
+def test_tampered_or_borrowed_numbers_are_refused(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner)
+    solve(app, learner, "block-residual")
+    token = numbers_token(learner)
+    for bad in (token[:-2] + ("AA" if not token.endswith("AA") else "BB"), "garbage"):
+        refused = learner.get(f"{PRACTICE}?numbers={bad}")
+        assert refused.status_code == 400
+        assert "not valid any more" in refused.get_data(as_text=True)
+    borrowed = learner.get(f"/exercises/block-residual/practice?numbers={token}")
+    assert borrowed.status_code == 400
+    with app.test_request_context():
+        chosen = signer().dumps(["block-layernorm", "1"])  # a seed that is not a number
+    assert learner.get(f"{PRACTICE}?numbers={chosen}").status_code == 400
+
+
+def test_practice_opens_when_attempts_are_used_up(app: Flask, learner: FlaskClient) -> None:
+    limited_exercise(app)
+    post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 4.000"})
+    assert learner.get("/exercises/residual-quiz/practice").status_code == 403
+    post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 5.000"})
+    token = numbers_token(learner, "/exercises/residual-quiz/practice")
+    right = {"h": fmt(practice_answers(app, token, "residual-quiz")["h"])}
+    assert "Score for these answers: 100 %" in check(learner, token, right, "residual-quiz").get_data(as_text=True)
+
+
+def test_instructors_practise_any_exercise_and_code_has_no_practice(instructor: FlaskClient, learner: FlaskClient) -> None:
+    numbers_token(instructor)
+    assert learner.get("/exercises/code-gelu/practice").status_code == 404
+    assert learner.get("/exercises/no-such-thing/practice").status_code == 404
+
+
+def test_a_check_needs_the_csrf_token(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner)
+    token = numbers_token(learner)
+    assert learner.post(PRACTICE, data={"numbers": token, "part-mu": "0"}).status_code == 400
