@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from email.message import EmailMessage
+from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import force_locale, get_locale, gettext
@@ -31,9 +32,14 @@ def _failed(response: Response) -> bool:
 
 
 def _safe_next(target: str | None) -> str:
-    # Only same-site paths: never redirect to another host after login.
-    if target and target.startswith("/") and not target.startswith("//") and "\\" not in target:
-        return target
+    # Only same-site paths: never redirect to another host after login. Browsers drop tabs and
+    # newlines inside a URL ("/\t/evil.example" becomes "//evil.example"), so a target with any
+    # control character or space is refused outright, as is anything naming a scheme or a host.
+    if (target and target.isprintable() and " " not in target and target.startswith("/")
+            and not target.startswith("//") and "\\" not in target):  # fmt: skip
+        parts = urlsplit(target)
+        if not parts.scheme and not parts.netloc:
+            return target
     return url_for("learn.dashboard")
 
 

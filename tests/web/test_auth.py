@@ -61,6 +61,24 @@ def test_pages_need_login_and_redirect_back_safely(app: Flask, client: FlaskClie
     assert evil.headers["Location"] == "/"
 
 
+def test_next_with_hidden_characters_never_leaves_the_site(app: Flask, client: FlaskClient) -> None:
+    make_user(app, "ada@example.com")
+    for target in ("/%09/evil.example", "/%0a/evil.example", "/%0d%0a/evil.example", "/\\evil.example",
+                   "/%20/evil.example", "/%E2%80%A8/evil.example"):  # fmt: skip
+        client.post("/logout", data={"csrf_token": csrf_from(client.get("/login").get_data(as_text=True))})
+        token = csrf_from(client.get("/login").get_data(as_text=True))
+        response = client.post(f"/login?next={target}", data={"email": "ada@example.com", "password": PASSWORD,
+                                                                "csrf_token": token})  # fmt: skip
+        assert (response.status_code, response.headers["Location"]) == (302, "/"), target
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    kept = client.post("/login?next=/exercises/block-gelu%3Fattempt%3D2", data={
+        "email": "ada@example.com", "password": PASSWORD, "csrf_token": token})  # fmt: skip
+    assert kept.headers["Location"] == "/exercises/block-gelu?attempt=2"
+    language = client.post("/language", data={"locale": "pt", "next": "/\t/evil.example",
+                                              "csrf_token": csrf_from(client.get("/").get_data(as_text=True))})  # fmt: skip
+    assert (language.status_code, language.headers["Location"]) == (303, "/")
+
+
 def test_logout_needs_post_with_csrf(app: Flask, learner: FlaskClient) -> None:
     assert learner.get("/logout").status_code == 405
     assert learner.post("/logout").status_code == 400
