@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, timezone
 from typing import Any
 
@@ -38,6 +39,15 @@ class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
     def is_instructor(self) -> bool:
         """True for instructors."""
         return self.role == "instructor"
+
+    def password_fingerprint(self) -> str:
+        """A short digest of the password hash: it changes whenever the password does."""
+        return hashlib.sha256(self.password_hash.encode()).hexdigest()[:20]
+
+    def get_id(self) -> str:
+        """The id a login session keeps: the account and its password fingerprint, so that changing
+        or resetting the password ends every session made with the old one."""
+        return f"{self.id}:{self.password_fingerprint()}"
 
 
 class ApiToken(db.Model):  # type: ignore[name-defined,misc]

@@ -7,7 +7,6 @@ as the password changes (the fingerprint no longer matches), so it works once.
 
 from __future__ import annotations
 
-import hashlib
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 
@@ -18,13 +17,9 @@ RESET_SECONDS = 24 * 3600
 _SALT = "grader-password-reset"
 
 
-def _fingerprint(user: User) -> str:
-    return hashlib.sha256(user.password_hash.encode()).hexdigest()[:20]
-
-
 def reset_token(user: User, secret: str) -> str:
     """A token for the reset link of this user, valid until used or RESET_SECONDS have passed."""
-    return URLSafeTimedSerializer(secret, salt=_SALT).dumps({"user": user.id, "hash": _fingerprint(user)})
+    return URLSafeTimedSerializer(secret, salt=_SALT).dumps({"user": user.id, "hash": user.password_fingerprint()})
 
 
 def user_for_reset(token: str, secret: str, max_age: int = RESET_SECONDS) -> User | None:
@@ -34,5 +29,5 @@ def user_for_reset(token: str, secret: str, max_age: int = RESET_SECONDS) -> Use
     except BadSignature:  # also expired tokens (SignatureExpired is a BadSignature)
         return None
     user = db.session.get(User, data.get("user")) if isinstance(data, dict) else None
-    return user if user is not None and data.get("hash") == _fingerprint(user) else None
+    return user if user is not None and data.get("hash") == user.password_fingerprint() else None
 

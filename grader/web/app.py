@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
@@ -45,8 +46,10 @@ def _headers(response: Response) -> Response:
     return response
 
 
-def _load_user(user_id: str) -> models.User | None:
-    return db.session.get(models.User, int(user_id)) if user_id.isdigit() else None
+def _load_user(session_id: str) -> models.User | None:
+    account, _, fingerprint = session_id.partition(":")
+    user = db.session.get(models.User, int(account)) if account.isdigit() and len(account) < 19 else None
+    return user if user is not None and secrets.compare_digest(fingerprint, user.password_fingerprint()) else None
 
 
 def build_app(config: Mapping[str, Any] | None = None) -> Flask:

@@ -129,6 +129,7 @@ def change_password() -> ResponseReturnValue:
         except accounts.AccountError as error:
             form.current.errors = [translated(error.text)]
         else:
+            login_user(current_user._get_current_object())  # this session goes on; every other one ends
             flash(gettext("Your password was changed."))
             return redirect(url_for("auth.profile"))
     return _profile_page(422, password=form)

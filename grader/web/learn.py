@@ -25,7 +25,7 @@ FIELD_PREFIX = "part-"
 
 def user_key() -> str:
     """The rate limiter's key for a learner's requests: the account, or the address before login."""
-    return f"user:{current_user.get_id()}" if current_user.is_authenticated else request.remote_addr or "-"
+    return f"user:{current_user.id}" if current_user.is_authenticated else request.remote_addr or "-"
 
 
 @bp.get("/")

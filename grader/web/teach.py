@@ -45,7 +45,7 @@ def _instructors_only() -> BaseResponse | None:
 
 
 def _user_key() -> str:
-    return f"user:{current_user.get_id()}"
+    return f"user:{current_user.id}"
 
 
 def _exercise_or_404(exercise_id: str) -> Exercise:

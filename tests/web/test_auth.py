@@ -151,3 +151,24 @@ def test_a_learner_changes_their_password(app: Flask, learner: FlaskClient) -> N
     with app.app_context():
         assert accounts.authenticate("ada@example.com", "a brand new password") is not None
         assert accounts.authenticate("ada@example.com", PASSWORD) is None
+
+
+def test_changing_the_password_ends_every_other_session(app: Flask, learner: FlaskClient) -> None:
+    other = app.test_client()
+    login(other, "ada@example.com")
+    assert other.get("/profile").status_code == 200
+    token = csrf_from(learner.get("/profile").get_data(as_text=True))
+    learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": PASSWORD,
+                                            "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
+    assert learner.get("/profile").status_code == 200  # the session that changed it goes on
+    ended = other.get("/profile")
+    assert ended.status_code == 302 and "/login?next=" in ended.headers["Location"]
+
+
+def test_a_session_id_without_the_right_fingerprint_is_not_trusted(app: Flask, learner: FlaskClient) -> None:
+    with learner.session_transaction() as session:
+        account = session["_user_id"].partition(":")[0]
+    for forged in (account, f"{account}:", f"{account}:0000", "9" * 40 + ":x"):
+        with learner.session_transaction() as session:
+            session["_user_id"] = forged
+        assert learner.get("/profile").status_code == 302, forged

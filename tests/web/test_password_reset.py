@@ -52,6 +52,16 @@ def test_a_learner_resets_through_the_instructors_link_once(app: Flask, instruct
     assert again.status_code == 400 and "expired or has been used" in again.get_data(as_text=True)
 
 
+def test_a_reset_ends_the_sessions_made_with_the_old_password(app: Flask, instructor: FlaskClient) -> None:
+    make_user(app, "ada@example.com")
+    stolen = app.test_client()
+    page = stolen.get("/login").get_data(as_text=True)
+    stolen.post("/login", data={"email": "ada@example.com", "password": PASSWORD, "csrf_token": csrf_from(page)})
+    assert stolen.get("/profile").status_code == 200
+    choose(app.test_client(), make_link(instructor, "ada@example.com"), NEW)
+    assert stolen.get("/profile").status_code == 302
+
+
 def test_a_short_password_is_refused_and_the_link_still_works(app: Flask, instructor: FlaskClient) -> None:
     make_user(app, "ada@example.com")
     path = make_link(instructor, "ada@example.com")
