@@ -15,6 +15,9 @@ GRADER_SMTP_URL          mail server for password reset links, smtp://[user:pass
 GRADER_MAIL_FROM         the sender of that mail (default: grader@localhost)
 GRADER_BASE_URL          the site's public address for links in mail, e.g. https://grader.example.org
                          (needed with GRADER_SMTP_URL: a link is never built from the request's Host)
+GRADER_TRUSTED_PROXIES   reverse proxies in front of gunicorn whose X-Forwarded-For/-Proto to believe
+                         (default: 0, the peer address is the client's)
+GRADER_SECURE_COOKIES    "true" sends cookies over HTTPS only (default: true when GRADER_BASE_URL is https)
 """
 
 from __future__ import annotations
@@ -71,6 +74,19 @@ def _mail_server(env: Mapping[str, str]) -> SmtpServer | None:
     return SmtpServer.from_url(url)
 
 
+def _flag(value: str) -> bool:
+    """An on/off setting; anything but true/false is refused at start."""
+    if value.lower() not in ("true", "false"):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value.lower() == "true"
+
+
+def _secure_cookies(env: Mapping[str, str]) -> bool:
+    """Cookies over HTTPS only: as set, else whenever the public address is https."""
+    default = (env.get("GRADER_BASE_URL") or "").startswith("https://")
+    return _flag(env["GRADER_SECURE_COOKIES"]) if env.get("GRADER_SECURE_COOKIES") else default
+
+
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Flask configuration from the environment."""
     env = os.environ if env is None else env
@@ -83,6 +99,9 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "EXERCISES_DIR": Path(env.get("GRADER_EXERCISES_DIR", PROJECT_ROOT / "exercises")),
         "MAX_CONTENT_LENGTH": int(env.get("GRADER_MAX_UPLOAD_BYTES", 1024 * 1024)),
         "SESSION_COOKIE_HTTPONLY": True,
+        "SESSION_COOKIE_SECURE": _secure_cookies(env),
+        "REMEMBER_COOKIE_SECURE": _secure_cookies(env),
+        "TRUSTED_PROXIES": int(env.get("GRADER_TRUSTED_PROXIES") or 0),
         "SESSION_COOKIE_SAMESITE": "Lax",
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",

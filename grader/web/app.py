@@ -11,6 +11,7 @@ from flask import Flask, Response
 from flask_babel import lazy_gettext
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from grader import models
 from grader.config import DEFAULT_INSTANCE, engine_options, settings
@@ -70,6 +71,9 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_i18n(app)
     _register(app)
     app.after_request(_headers)
+    if app.config["TRUSTED_PROXIES"] > 0:  # else X-Forwarded-For is anyone's to forge
+        hops = app.config["TRUSTED_PROXIES"]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     return app
 
 

@@ -69,6 +69,8 @@ def login() -> ResponseReturnValue:
 @bp.route("/register", methods=["GET", "POST"])
 @csrf.exempt
 @limiter.limit("10 per hour", methods=["POST"], deduct_when=_failed)
+# Accounts made from one address, failed or not: room for a class behind one NAT, not for a script.
+@limiter.limit("60 per hour", methods=["POST"])
 def register() -> ResponseReturnValue:
     """Create a learner account."""
     form = RegisterForm()
