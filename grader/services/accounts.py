@@ -34,9 +34,14 @@ def normalise_email(email: str) -> str:
     return email.strip().lower()
 
 
-def _check_new(email: str, password: str, role: str) -> None:
-    if not _EMAIL.match(email) or len(email) > 254:
+def check_email(email: str) -> None:
+    """Raise AccountError unless `email` looks like an address: one @, no spaces or control characters."""
+    if not _EMAIL.fullmatch(email) or len(email) > 254:
         raise AccountError("Enter a valid email address.")
+
+
+def _check_new(email: str, password: str, role: str) -> None:
+    check_email(email)
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
     if role not in ROLES:

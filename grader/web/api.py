@@ -207,10 +207,20 @@ def _plain(value: Any) -> Any:
     return value.tolist() if hasattr(value, "tolist") else value
 
 
+def json_body() -> Any:
+    """The request's JSON body; None when it is not JSON or cannot be read, nested too deep included."""
+    if not request.is_json:
+        return None
+    try:
+        return request.get_json(silent=True)  # a body over MAX_CONTENT_LENGTH still raises 413 here
+    except RecursionError:  # silent covers malformed JSON, not "[[[[…" a hundred thousand deep
+        return None
+
+
 def _answers_from_body() -> dict[str, str]:
     if not request.is_json:
         abort(400, "Send a JSON body with 'Content-Type: application/json'.")
-    body = request.get_json(silent=True)  # a body over MAX_CONTENT_LENGTH still raises 413 here
+    body = json_body()
     answers = body.get("answers") if isinstance(body, dict) else None
     if not isinstance(answers, dict) or not all(isinstance(v, str) for v in answers.values()):
         abort(400, 'Send {"answers": {"<part id>": "<answer>"}}; every answer must be a string.')

@@ -13,7 +13,7 @@ from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
 from grader.services.attempts import NotOpen, UnknownExercise
-from grader.web.api import bearer, bp, caller, caller_key, refuse_unopened
+from grader.web.api import bearer, bp, caller, caller_key, json_body, refuse_unopened
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.openapi import ErrorBody, Reply, documented
 
@@ -48,7 +48,7 @@ def _source() -> bytes | str:
     upload = request.files.get("file")
     if upload is not None:
         return upload.read(submissions.MAX_UPLOAD_READ)
-    body = request.get_json(silent=True) if request.is_json else None
+    body = json_body()
     if not isinstance(body, dict) or not isinstance(body.get("source"), str):
         abort(400, 'Send {"source": "<python code>"} as JSON, or a multipart file in the field "file".')
     return body["source"]

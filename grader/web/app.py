@@ -12,10 +12,12 @@ from flask_babel import lazy_gettext
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.routing import IntegerConverter, Map
 
 from grader import models
 from grader.config import DEFAULT_INSTANCE, engine_options, settings
 from grader.extensions import csrf, db, limiter, login_manager, migrate
+from grader.web.forms import ROW_ID_MAX
 from grader.web.i18n import init_i18n
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
@@ -53,10 +55,19 @@ def _load_user(session_id: str) -> models.User | None:
     return user if user is not None and secrets.compare_digest(fingerprint, user.password_fingerprint()) else None
 
 
+class _RowId(IntegerConverter):
+    """<int:...> in routes, bounded by what an integer column holds: a larger id is a 404, not a database error."""
+
+    def __init__(self, url_map: Map, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("max", ROW_ID_MAX)
+        super().__init__(url_map, *args, **kwargs)
+
+
 def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Create and configure the Flask app."""
     instance = Path((config or {}).get("INSTANCE_PATH", DEFAULT_INSTANCE))
     app = Flask("grader", instance_path=str(instance), root_path=str(Path(__file__).parent))
+    app.url_map.converters["int"] = _RowId
     app.config.update(settings(instance))
     app.config.update(config or {})
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))

@@ -9,6 +9,7 @@ from flask import render_template, request
 from flask_babel import lazy_gettext as _l
 
 from grader.services import audit
+from grader.web.forms import query_int
 from grader.web.teach import bp
 
 # What each action is called on the page.
@@ -24,7 +25,7 @@ ACTION_NAMES = {
 def audit_trail() -> str:
     """The latest events, newest first, 100 a page; ?action= keeps one kind, ?before= pages back."""
     action = request.args.get("action") if request.args.get("action") in ACTION_NAMES else None
-    before = request.args.get("before", type=int)
+    before = query_int("before")
     entries = audit.latest(before, action, audit.PAGE + 1)  # one more, to know whether older ones exist
     shown = entries[: audit.PAGE]
     older = shown[-1].id if len(entries) > audit.PAGE else None

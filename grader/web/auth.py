@@ -206,15 +206,24 @@ def forgot() -> ResponseReturnValue:
     form = ForgotForm()
     if form.validate_on_submit():
         email = accounts.normalise_email(form.email.data or "")
-        user = accounts.user_by_email(email)
-        letter = _reset_mail(user or User(id=0, email=email, password_hash=""))  # the same work either way
-        if user is not None:
-            mail.send_later(server, letter)
-        hours = password_reset.RESET_SECONDS // 3600
-        flash(gettext("If an account uses %(email)s, a link to choose a new password is on its way to it. "
-                      "The link works once, within %(hours)d hours.", email=email, hours=hours))  # fmt: skip
-        return redirect(url_for("auth.login"))
+        try:
+            accounts.check_email(email)  # a line break in it must never reach the mail's headers
+        except accounts.AccountError as error:
+            form.email.errors = [translated(error.text)]
+        else:
+            _send_reset_link(server, email)
+            return redirect(url_for("auth.login"))
     return render_template("auth/forgot.html", form=form), 200 if request.method == "GET" else 422
+
+
+def _send_reset_link(server: mail.SmtpServer, email: str) -> None:
+    user = accounts.user_by_email(email)
+    letter = _reset_mail(user or User(id=0, email=email, password_hash=""))  # the same work either way
+    if user is not None:
+        mail.send_later(server, letter)
+    hours = password_reset.RESET_SECONDS // 3600
+    flash(gettext("If an account uses %(email)s, a link to choose a new password is on its way to it. "
+                  "The link works once, within %(hours)d hours.", email=email, hours=hours))  # fmt: skip
 
 
 @bp.route("/reset/<token>", methods=["GET", "POST"])

@@ -15,7 +15,7 @@ from grader.models import Submission, utcnow
 from grader.services.attempts import NotOpen, progress_of
 from grader.texts import Text
 from grader.web.errors import NO_SUCH_EXERCISE
-from grader.web.forms import AnswerForm
+from grader.web.forms import AnswerForm, query_int
 from grader.web.i18n import translated
 
 LABELS = {"passed": _l("All cases passed"), "failed": _l("Some cases failed"), "error": _l("Your code did not run"),
@@ -33,7 +33,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
         abort(404, NO_SUCH_EXERCISE)
     spec = exercises.code_spec_of(stored).with_due(extensions.own_due(current_user.id, exercise_id))
     history = submissions.history(current_user.id, exercise_id)
-    wanted = request.args.get("submission", type=int)
+    wanted = query_int("submission")
     shown = next((s for s in history if s.id == wanted), history[0] if history else None)
     mine = progress_of(current_user.id, exercise_id)
     mistake = (shown.result or {}).get("misconception") if shown else None

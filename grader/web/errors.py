@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import Flask, jsonify, render_template, request
 from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 MESSAGES = {
@@ -77,6 +77,8 @@ def _database(error: SQLAlchemyError):  # type: ignore[no-untyped-def]
         pass
     orig = getattr(error, "orig", None)
     current_app.logger.error("database error: %s", orig or error, exc_info=not isinstance(error, DBAPIError))
+    if isinstance(error, (IntegrityError, DataError)):  # a value the database refused: a fault here, not an outage
+        return error_response(500)
     text = str(orig or "").lower()
     # PostgreSQL: 25006 read-only transaction, 53100 disk full; SQLite says so in its message.
     code = getattr(orig, "sqlstate", None)
@@ -95,7 +97,8 @@ def register(app: Flask) -> None:
     """Install the handlers."""
     app.register_error_handler(CSRFError, _csrf)
     # Any SQLAlchemy error reaching here (a dropped connection, a pool timeout, a session left
-    # needing rollback by one) means the database is in trouble: a clear 503, never a 500.
+    # needing rollback by one) means the database is in trouble: a clear 503. A refused value or
+    # a broken constraint is the one exception: a 500, since trying again would not help.
     app.register_error_handler(SQLAlchemyError, _database)
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(InternalServerError, _unexpected)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flask import request
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
@@ -11,6 +12,16 @@ from wtforms.validators import DataRequired, EqualTo, Length
 
 from grader.services.accounts import MAX_PASSWORD, MIN_PASSWORD
 from grader.web.i18n import LANGUAGES
+
+# The largest row id a database integer column holds; a larger number in a URL names nothing.
+ROW_ID_MAX = 2**63 - 1
+
+
+def query_int(name: str, high: int = ROW_ID_MAX) -> int | None:
+    """A whole-number query parameter from 1 to `high`; None when absent, malformed or out of range."""
+    value = request.args.get(name, type=int)
+    return value if value is not None and 1 <= value <= high else None
+
 
 # What every newly chosen password must satisfy (the service checks it again).
 NEW_PASSWORD = [

@@ -22,7 +22,7 @@ from grader.web.auth import reset_url
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.i18n import translated
 from grader.web.filters import percent, when
-from grader.web.forms import DueForm, ResetLinkForm, ScoreForm
+from grader.web.forms import DueForm, ResetLinkForm, ScoreForm, query_int
 from grader.web.teach import bp
 
 PAGE_SIZE = 100
@@ -42,7 +42,7 @@ def _filters() -> book.Filters:
 def gradebook() -> str:
     """Learners × exercises: best score and attempts, filtered, 100 learners a page."""
     filters = _filters()
-    page = max(1, request.args.get("page", 1, type=int))
+    page = query_int("page", high=10**9) or 1
     columns = book.columns(filters)
     # One more than a page, to know whether another page follows.
     shown = list(book.rows(filters, columns, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE + 1))

@@ -17,7 +17,7 @@ from grader.services import attempts, exercises, progress
 from grader.web import code
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.filters import when
-from grader.web.forms import AnswerForm
+from grader.web.forms import AnswerForm, query_int
 
 bp = Blueprint("learn", __name__)
 FIELD_PREFIX = "part-"
@@ -85,7 +85,7 @@ def exercise(exercise_id: str) -> tuple[str, int]:
     """The learner's variant, the form, and feedback on the attempt named in ?attempt=."""
     if _open_code_exercise(exercise_id):
         return code.page(exercise_id)
-    shown = request.args.get("attempt", type=int)
+    shown = query_int("attempt")
     chosen = next((a for a in attempts.history(current_user.id, exercise_id) if a.id == shown), None)
     if chosen is None:
         return _page(exercise_id, None, {}, None)

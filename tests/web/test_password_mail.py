@@ -121,6 +121,18 @@ def test_an_unknown_address_gets_the_same_answer_and_no_mail(tmp_path: Path, inb
     assert [m["To"] for m in box.wait_for(1)] == ["ada@example.com"]
 
 
+def test_an_address_with_a_line_break_is_refused_next_to_its_field(tmp_path: Path, inbox: tuple[Inbox, int]) -> None:
+    box, port = inbox
+    app = mail_app(tmp_path, port)
+    make_user(app, "ada@example.com")
+    for address in ("ada@example.com\r\nBcc: eve@example.org", "ada@example.com\nX: y", "ada@exa mple.com"):
+        answer = ask(app.test_client(), address)
+        assert answer.status_code == 422, address
+        assert "Enter a valid email address." in answer.get_data(as_text=True)
+    assert ask(app.test_client(), "ada@example.com").status_code == 302
+    assert [m["To"] for m in box.wait_for(1)] == ["ada@example.com"]
+
+
 def test_the_link_uses_the_configured_address_never_the_requests_host(tmp_path: Path,
                                                                       inbox: tuple[Inbox, int]) -> None:  # fmt: skip
     box, port = inbox
