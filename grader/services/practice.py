@@ -11,6 +11,8 @@ import secrets
 from dataclasses import dataclass
 from typing import Mapping
 
+from itsdangerous import BadData, URLSafeSerializer
+
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.variants import Variant, make_variant
@@ -18,6 +20,9 @@ from grader.models import utcnow
 from grader.services import attempts
 from grader.services.attempts import CurrentVersion
 from grader.services.exercises import spec_of
+
+
+_SALT = "practice-variant"
 
 
 class NotFinished(PermissionError):
@@ -35,6 +40,20 @@ class Practice:
 def new_seed() -> int:
     """A random seed for a practice variant (never 0, like the learners' own seeds)."""
     return secrets.randbelow(2**31 - 1) + 1
+
+
+def numbers_token(exercise_id: str, seed: int, secret: str) -> str:
+    """A token naming a practice variant: the exercise and the seed, signed so nobody can choose the seed."""
+    return URLSafeSerializer(secret, salt=_SALT).dumps([exercise_id, seed])
+
+
+def seed_from_token(token: str, exercise_id: str, secret: str) -> int | None:
+    """The seed a token made here for this exercise carries; None for any other token."""
+    try:
+        bound, seed = URLSafeSerializer(secret, salt=_SALT).loads(token[:200])
+    except (BadData, TypeError, ValueError):
+        return None
+    return seed if bound == exercise_id and type(seed) is int else None
 
 
 def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:

@@ -12,8 +12,11 @@ import sqlalchemy as sa
 from flask import Blueprint, Response, abort, current_app, g, jsonify, request, stream_with_context
 from flask.typing import ResponseReturnValue
 
+from grader.answers.results import ExerciseResult
 from grader.answers.syntax import syntax_hint
 from grader.catalog.policy import AttemptPolicy, is_open
+from grader.catalog.spec import ExerciseSpec
+from grader.catalog.variants import Variant
 from grader.extensions import db, limiter
 from grader.models import ApiToken, Exercise, utcnow
 from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
@@ -82,7 +85,8 @@ def caller_key() -> str:
     return f"api-user:{caller().user_id}"  # runs inside `bearer`, so the caller is known
 
 
-def _language() -> str:
+def language() -> str:
+    """The ?lang= asked for (400 for an unsupported one), else the default."""
     asked = request.args.get("lang") or DEFAULT
     if supported(asked) is None:
         abort(400, f"lang must be one of {', '.join(LANGUAGES)}.")
@@ -96,7 +100,7 @@ def _language() -> str:
 @bearer
 def list_exercises() -> ResponseReturnValue:
     """Every exercise open to the caller (instructors: all), with its answer fields."""
-    lang, items, now = _language(), [], utcnow()
+    lang, items, now = language(), [], utcnow()
     for exercise in exercises.all_exercises():
         if not (caller().is_instructor or is_open(exercise.opens_at, now)):
             continue
@@ -121,7 +125,7 @@ def list_exercises() -> ResponseReturnValue:
 @bearer
 def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
-    lang = _language()
+    lang = language()
     if (found := db.session.get(Exercise, exercise_id)) is not None:
         _ensure_open(found.opens_at)
         if found.kind == "code":
@@ -131,11 +135,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     except attempts.UnknownExercise:
         abort(404, NO_SUCH_EXERCISE)
     spec = stored.policy()
-    params = {name: _plain(variant.params[name]) for name, param in spec.params.items() if param.show}
-    parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type))
-             for p in variant.parts]  # fmt: skip
-    detail = ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts,
-                            *_due(spec))  # fmt: skip
+    detail = ExerciseDetail(*variant_fields(spec, variant, lang), *_due(spec))
     return jsonify(asdict(detail))
 
 
@@ -153,7 +153,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
 @limiter.limit("30 per minute", key_func=caller_key)
 def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     """Grade an attempt and store it when it counts."""
-    answers = _answers_from_body()
+    answers = answers_from_body()
     try:
         submission = attempts.submit(caller().user_id, exercise_id, answers, early=caller().is_instructor)
     except attempts.UnknownExercise:
@@ -202,9 +202,23 @@ def openapi_document() -> ResponseReturnValue:
     return jsonify(openapi.document(current_app, bp.url_prefix or "", "grader API", "1"))
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """A parameter value as JSON: numpy arrays and scalars become lists and numbers."""
     # numpy arrays and scalars become lists and numbers; page values are plain already.
     return value.tolist() if hasattr(value, "tolist") else value
+
+
+def variant_fields(spec: ExerciseSpec, variant: Variant, lang: str) -> tuple[Any, ...]:
+    """A variant's VariantDetail fields in order: id, title, lesson, prompt, shown parameters, answer fields."""
+    params = {name: plain(variant.params[name]) for name, param in spec.params.items() if param.show}
+    parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type)) for p in variant.parts]
+    return spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts
+
+
+def part_verdicts(result: ExerciseResult) -> dict[str, PartVerdict]:
+    """Each part's verdict as the API gives it."""
+    # Strict on purpose: a key added to the results must be added (and so documented) here too.
+    return {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
 
 
 def json_body() -> Any:
@@ -217,7 +231,8 @@ def json_body() -> Any:
         return None
 
 
-def _answers_from_body() -> dict[str, str]:
+def answers_from_body() -> dict[str, str]:
+    """The answers of a JSON body {"answers": {part: text}}; a 400 for anything else."""
     if not request.is_json:
         abort(400, "Send a JSON body with 'Content-Type: application/json'.")
     body = json_body()
@@ -230,8 +245,7 @@ def _answers_from_body() -> dict[str, str]:
 def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut:
     stored, result = submission.attempt, submission.result
     left = submission.attempts_left
-    # Strict on purpose: a key added to the results must be added (and so documented) here too.
-    parts = {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
+    parts = part_verdicts(result)
     score = stored.score if stored is not None else result.score  # after the penalty, once stored
     attempt_id = stored.id if stored is not None else None
     late = stored is not None and stored.late

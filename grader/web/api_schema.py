@@ -39,11 +39,8 @@ class ExerciseItem:
 
 
 @dataclass(frozen=True)
-class ExerciseDetail:
-    """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers.
-
-    due: when set, the due date (ISO 8601, UTC); an attempt after it keeps late_credit of its score.
-    """
+class VariantDetail:
+    """A variant of an exercise: prompt (Markdown), shown parameters and answer fields, never answers."""
 
     id: str
     title: str
@@ -51,6 +48,15 @@ class ExerciseDetail:
     prompt: str
     params: dict[str, Any]
     parts: list[PartDetail]
+
+
+@dataclass(frozen=True)
+class ExerciseDetail(VariantDetail):
+    """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers.
+
+    due: when set, the due date (ISO 8601, UTC); an attempt after it keeps late_credit of its score.
+    """
+
     due: str | None
     late_credit: float
 
@@ -106,3 +112,38 @@ class InLanguage:
     """?lang=pt: an exercise's title and prompt in that language when it is translated (else as written)."""
 
     lang: str | None = None
+
+
+@dataclass(frozen=True)
+class PracticeQuery(InLanguage):
+    """?numbers=: the practice numbers a reply gave, to see them again (without it: new numbers)."""
+
+    numbers: str | None = None
+
+
+@dataclass(frozen=True)
+class PracticeDetail(VariantDetail):
+    """New numbers to practise with, and their worked solution: checked on request, never stored.
+
+    numbers: send it back with the answers to have them checked against these numbers.
+    """
+
+    solution: list[str]
+    numbers: str
+
+
+@dataclass(frozen=True)
+class PracticeIn:
+    """Answers to practice numbers, with the `numbers` the practice reply gave."""
+
+    numbers: str
+    answers: dict[str, str]
+
+
+@dataclass(frozen=True)
+class PracticeOut:
+    """Verdicts on practice answers; nothing stored. readable: every answer could be read."""
+
+    readable: bool
+    score: float
+    parts: dict[str, PartVerdict]

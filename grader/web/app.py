@@ -91,7 +91,8 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
 def _register(app: Flask) -> None:
     from grader.cli import register_commands
     from grader.web import api, auth, errors, health, learn, teach
-    from grader.web import api_code, audit_pages, gradebook_pages, practice, regrading  # noqa: F401 - they add routes to api, learn and teach
+    from grader.web import api_code, api_practice, audit_pages, gradebook_pages, practice, regrading  # noqa: F401
+    # (they add routes to the api, learn and teach blueprints)
     from grader.web.filters import register_filters
 
     for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp):

@@ -1,8 +1,8 @@
 """Practice pages: new numbers for an exercise the learner has finished, checked and never stored.
 
-The practice seed travels in the page as a signed token bound to the exercise, so a learner can
-neither pick a seed (another learner's, say) nor carry numbers over to another exercise. Nothing
-is stored, so a check is answered on the POST itself; reloading it only checks the same answers again.
+The practice seed travels in the page as a signed token bound to the exercise (services.practice),
+so a learner can neither pick a seed (another learner's, say) nor carry numbers over to another
+exercise. Nothing is stored, so a check is answered on the POST itself; reloading it only checks the same answers again.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import NoReturn
 from flask import abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
 from flask_login import current_user, login_required
-from itsdangerous import BadData, URLSafeSerializer
 from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
@@ -24,18 +23,10 @@ from grader.web.forms import AnswerForm
 from grader.web.learn import FIELD_PREFIX, bp, refuse_unopened, typed_answers, user_key
 
 
-def signer() -> URLSafeSerializer:
-    """Signs and reads practice tokens: [exercise id, seed], with the app's secret key."""
-    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="practice-variant")
-
-
 def _seed(exercise_id: str, token: str) -> int:
     """The seed a practice token carries, or a 400 when it was not made here for this exercise."""
-    try:
-        bound, seed = signer().loads(token)
-    except (BadData, TypeError, ValueError):
-        bound, seed = None, None
-    if bound != exercise_id or not isinstance(seed, int):
+    seed = practice.seed_from_token(token, exercise_id, current_app.config["SECRET_KEY"])
+    if seed is None:
         abort(400, gettext("These practice numbers are not valid any more. Ask for new ones."))
     return seed
 
@@ -79,7 +70,7 @@ def practice_page(exercise_id: str) -> Response | tuple[str, int]:
     token = request.args.get("numbers")
     if token is None:
         _allowed(exercise_id)  # refuse before making numbers that could not be used
-        fresh = signer().dumps([exercise_id, practice.new_seed()])
+        fresh = practice.numbers_token(exercise_id, practice.new_seed(), current_app.config["SECRET_KEY"])
         return redirect(url_for("learn.practice_page", exercise_id=exercise_id, numbers=fresh), code=303)
     return _page(_opened(exercise_id, token), token, None, {})
 

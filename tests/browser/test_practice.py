@@ -10,7 +10,6 @@ from urllib.parse import parse_qs, urlsplit
 from playwright.sync_api import Page
 
 from grader.services import practice
-from grader.web.practice import signer
 from tests.browser.conftest import LiveServer, expected, fmt, register, user_id
 from tests.browser.test_learner_flow import attempts_of
 
@@ -21,9 +20,10 @@ def practice_answers(live_server: LiveServer, email: str, url: str) -> dict[str,
     """The answers the practice numbers in the page's address expect."""
     token = parse_qs(urlsplit(url).query)["numbers"][0]
     uid = user_id(live_server.app, email)
-    with live_server.app.test_request_context():
-        exercise, seed = signer().loads(token)
-        opened = practice.with_seed(practice.allowed(uid, exercise), seed)
+    seed = practice.seed_from_token(token, EXERCISE, live_server.app.config["SECRET_KEY"])
+    assert seed is not None
+    with live_server.app.app_context():
+        opened = practice.with_seed(practice.allowed(uid, EXERCISE), seed)
     return {p.spec.id: p.answer_json() for p in opened.variant.parts}
 
 

@@ -191,7 +191,7 @@ def test_every_secured_operation_refuses_a_missing_token(client: FlaskClient) ->
     doc = client.get(f"{API}/openapi.json").get_json()
     secured = [(path, method) for path, item in doc["paths"].items()
                for method, op in item.items() if op.get("security")]  # fmt: skip
-    assert len(secured) == 7
+    assert len(secured) == 9
     for path, method in secured:
         url = path.replace("{exercise_id}", EXERCISE).replace("{submission_id}", "1")
         response = client.open(url, method=method.upper(), json={})
@@ -214,4 +214,11 @@ def test_responses_match_their_documented_schemas(app: Flask, client: FlaskClien
         check(ATTEMPTS, "post", post(client, token, answers))
     check(f"{API}/progress", "get", client.get(f"{API}/progress", headers=auth(token)))
     check(f"{API}/progress", "get", client.get(f"{API}/progress"))  # the 401 error body
+    practice = f"{API}/exercises/{EXERCISE}/practice"  # the own variant is solved by now
+    numbers = client.get(practice, headers=auth(token))
+    check(practice, "get", numbers)
+    for answers in ({"mu": "0.000", "sigma": "1.000", "u": "[0.000; 0.000; 0.000; 0.000]"}, {"mu": "?"}):
+        check(practice, "post", client.post(practice, json={"numbers": numbers.get_json()["numbers"], "answers": answers},
+                                            headers=auth(token)))  # fmt: skip
+    check(practice, "post", client.post(practice, json={"numbers": "forged", "answers": {}}, headers=auth(token)))
     assert not conforms({"error": "x"}, {"$ref": "#/components/schemas/ErrorBody"}, doc)  # the check can fail

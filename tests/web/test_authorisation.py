@@ -18,10 +18,10 @@ from tests.web.conftest import csrf_from, login, make_user
 
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
 # Practice opens for a learner once their own variant is finished; in this matrix nobody has finished one.
-FINISHED = "learner-when-finished"
+FINISHED, API_FINISHED = "learner-when-finished", "api-learner-when-finished"
 CLASSES = {
     r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1/openapi\.json$": PUBLIC,
-    r"^/api/v1/gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/": API,
+    r"^/api/v1/gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/exercises/[^/]+/practice$": API_FINISHED, r"^/api/v1/": API,
     r"^/teach/": INSTRUCTOR,
     r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
 }  # fmt: skip
@@ -75,7 +75,7 @@ def allowed(cls: str, role: str) -> bool:
         return True
     if role == "anonymous":
         return False
-    if cls in (INSTRUCTOR, API_INSTRUCTOR, FINISHED):
+    if cls in (INSTRUCTOR, API_INSTRUCTOR, FINISHED, API_FINISHED):
         return role == "instructor"
     return True
 

@@ -12,7 +12,6 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import Attempt, Progress, User
 from grader.services import practice
-from grader.web.practice import signer
 from tests.web.conftest import csrf_from
 from tests.web.test_learn import count, expected, fmt, limited_exercise, post_answers
 
@@ -33,11 +32,11 @@ def numbers_token(client: FlaskClient, path: str = PRACTICE) -> str:
 
 def practice_answers(app: Flask, token: str, exercise: str = "block-layernorm") -> dict[str, object]:
     """The answers the practice variant behind `token` expects."""
-    with app.test_request_context():
-        bound, seed = signer().loads(token)
+    seed = practice.seed_from_token(token, exercise, app.config["SECRET_KEY"])
+    assert seed is not None
+    with app.app_context():
         user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
-        opened = practice.with_seed(practice.allowed(user_id, bound), seed)
-    assert bound == exercise
+        opened = practice.with_seed(practice.allowed(user_id, exercise), seed)
     return {p.spec.id: p.answer_json() for p in opened.variant.parts}
 
 
@@ -109,8 +108,7 @@ def test_tampered_or_borrowed_numbers_are_refused(app: Flask, learner: FlaskClie
         assert "not valid any more" in refused.get_data(as_text=True)
     borrowed = learner.get(f"/exercises/block-residual/practice?numbers={token}")
     assert borrowed.status_code == 400
-    with app.test_request_context():
-        chosen = signer().dumps(["block-layernorm", "1"])  # a seed that is not a number
+    chosen = practice.numbers_token("block-layernorm", "1", app.config["SECRET_KEY"])  # type: ignore[arg-type]
     assert learner.get(f"{PRACTICE}?numbers={chosen}").status_code == 400
 
 

@@ -1,0 +1,89 @@
+"""JSON API for practice with new numbers, on the API blueprint (bearer tokens only).
+
+The same rules as the practice pages: it opens once the caller is done with their own variant,
+the numbers travel as a signed token, and nothing is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from flask import abort, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from grader.extensions import limiter
+from grader.services import attempts, practice
+from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, json_body, language, part_verdicts,
+                            refuse_unopened, variant_fields)  # fmt: skip
+from grader.web.api_schema import PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
+from grader.web.errors import NO_SUCH_EXERCISE
+from grader.web.openapi import ErrorBody, Reply, documented
+
+REFUSED = {
+    400: Reply("Numbers not made here for this exercise, or an unknown lang.", ErrorBody),
+    403: Reply("Not open yet, or your own variant is not finished: solve it or use up what it can earn.",
+               ErrorBody),
+    404: Reply("No exercise with that id.", ErrorBody),
+    409: Reply("A code exercise: it has no practice numbers.", ErrorBody),
+}  # fmt: skip
+
+
+def _allowed(exercise_id: str) -> attempts.CurrentVersion:
+    try:
+        return practice.allowed(caller().user_id, exercise_id, early=caller().is_instructor)
+    except attempts.UnknownExercise:
+        abort(404, NO_SUCH_EXERCISE)
+    except attempts.CodeExercise:
+        abort(409, "This exercise takes code: it has no practice numbers.")
+    except attempts.NotOpen as closed:
+        refuse_unopened(closed)
+    except practice.NotFinished:
+        abort(403, "Practice opens once you have solved this exercise or have nothing left to earn on it.")
+
+
+def _opened(current: attempts.CurrentVersion, token: str) -> practice.Practice:
+    seed = practice.seed_from_token(token, current.exercise_id, current_app.config["SECRET_KEY"])
+    if seed is None:
+        abort(400, "These practice numbers were not made here for this exercise: ask for new ones.")
+    return practice.with_seed(current, seed)
+
+
+@bp.get("/exercises/<exercise_id>/practice")
+@documented("New numbers to practise with", {200: Reply("A practice variant and its worked solution.", PracticeDetail),
+                                              **REFUSED}, query=PracticeQuery,
+            description="Without ?numbers=, new numbers each time. Nothing is stored.")  # fmt: skip
+@bearer
+def practice_numbers(exercise_id: str) -> ResponseReturnValue:
+    """A practice variant: new numbers, or the ones ?numbers= names."""
+    lang = language()
+    current = _allowed(exercise_id)
+    token = request.args.get("numbers")
+    if token is None:
+        token = practice.numbers_token(exercise_id, practice.new_seed(), current_app.config["SECRET_KEY"])
+    opened = _opened(current, token)
+    variant = opened.variant
+    detail = PracticeDetail(*variant_fields(opened.current.policy(), variant, lang), list(variant.solution_in(lang)),
+                            token)  # fmt: skip
+    return jsonify(asdict(detail))
+
+
+@bp.post("/exercises/<exercise_id>/practice")
+@documented("Check answers to practice numbers", {
+    200: Reply("Every answer read and checked; nothing stored.", PracticeOut),
+    422: Reply("An answer is malformed: per-part messages (the others are checked too).", PracticeOut),
+    429: Reply("More than 30 checks a minute.", ErrorBody),
+    **REFUSED,
+}, body=PracticeIn)
+@bearer
+@limiter.limit("30 per minute", key_func=caller_key)
+def check_practice(exercise_id: str) -> ResponseReturnValue:
+    """Check answers against the practice numbers sent with them."""
+    current = _allowed(exercise_id)  # refuse before reading the body, as the pages do
+    answers = answers_from_body()
+    body = json_body()
+    token = body.get("numbers") if isinstance(body, dict) else None
+    if not isinstance(token, str):
+        abort(400, 'Send {"numbers": "<from the practice reply>", "answers": {...}}.')
+    result = practice.check(_opened(current, token), answers)
+    out = PracticeOut(result.counted, result.score, part_verdicts(result))
+    return jsonify(asdict(out)), 200 if result.counted else 422
