@@ -208,7 +208,10 @@ def plain(value: Any) -> Any:
     return value.tolist() if hasattr(value, "tolist") else value
 
 
-def variant_fields(spec: ExerciseSpec, variant: Variant, lang: str) -> tuple[Any, ...]:
+VariantFields = tuple[str, str, str, str, dict[str, Any], list[PartDetail]]
+
+
+def variant_fields(spec: ExerciseSpec, variant: Variant, lang: str) -> VariantFields:
     """A variant's VariantDetail fields in order: id, title, lesson, prompt, shown parameters, answer fields."""
     params = {name: plain(variant.params[name]) for name, param in spec.params.items() if param.show}
     parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type)) for p in variant.parts]
