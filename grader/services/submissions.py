@@ -5,6 +5,11 @@ Grading happens on a small bounded thread pool in this process whose threads onl
 sandbox (learner code never runs here); the request waits a few seconds for it, then shows a
 pending page that refreshes. Results are written idempotently: only a pending submission becomes
 graded, so a second delivery of the same job changes nothing.
+
+A pending submission uses an attempt from the moment it is stored: grading may wait minutes (a
+slow pool, Redis down), and each one is credited when its verdict arrives. So the attempt limit
+counts graded and pending submissions together, read under the learner's progress lock that
+recording a verdict takes too, as typed attempts do (services/attempts.py).
 """
 
 from __future__ import annotations
@@ -30,11 +35,13 @@ from grader.services import progress
 from grader.texts import say
 from grader.services.attempts import UnknownExercise, attempts_left, ensure_open, progress_of
 from grader.services.extensions import own_due
-from grader.services.exercises import code_spec_of, current_version, source_hash, version
+from grader.services.exercises import code_spec_of, current_version, source_hash, spec_of, version
 
 WAIT_SECONDS = 3.0
 NO_SANDBOX = say("Not graded: code grading is not available on this server. This try was not counted.")
 TOO_LATE = say("Not graded: the grading service did not answer in time. This try was not counted.")
+# The web page's own refusal, so the sentence is translated already.
+LIMIT_REACHED = say("You have used all your attempts for this exercise.")
 MAX_UPLOAD_READ = 64 * 1024 + 1  # one byte more than allowed, to tell "too large" apart
 _executor: ThreadPoolExecutor | None = None
 
@@ -67,25 +74,42 @@ class AttemptsUsed(RuntimeError):
 def create(user_id: int, exercise_id: str, raw: bytes | str, early: bool = False) -> Submitted:
     """Check and store a submission as pending (the same source twice is stored once).
 
-    Raises NotOpen before the exercise's opening date unless `early`.
+    Raises NotOpen before the exercise's opening date unless `early`, and AttemptsUsed when the
+    learner's graded and pending submissions already reach the limit. Both checks are read under
+    the learner's progress lock, so concurrent uploads cannot both slip under the limit.
     """
     ensure_open(_code_exercise(exercise_id).opens_at, early)
     source = read_source(raw)
     stored = current_version(exercise_id)
     assert stored is not None
-    if left_for(user_id, exercise_id, code_spec_of(stored).max_attempts) == 0:
-        raise AttemptsUsed(exercise_id)
     digest = source_hash(source)
+    mine = progress.lock(user_id, exercise_id)  # the write that serialises this learner's submissions
     same = db.session.scalar(sa.select(Submission).where(
         Submission.user_id == user_id, Submission.exercise_id == exercise_id,
         Submission.version == stored.version, Submission.source_hash == digest))  # fmt: skip
-    if same is not None:
+    if same is not None:  # not a new attempt, so never refused: it shows the one that counts
+        db.session.rollback()
         return Submitted(same, False)
+    if attempts_left(code_spec_of(stored).max_attempts, _taken(mine)) == 0:
+        db.session.rollback()
+        raise AttemptsUsed(exercise_id)
     row = Submission(user_id=user_id, exercise_id=exercise_id, version=stored.version,
                      seed=secrets.randbelow(2**31 - 1) + 1, source=source, source_hash=digest)  # fmt: skip
     db.session.add(row)
     db.session.commit()
     return Submitted(row, True)
+
+
+def _pending(user_id: int, exercise_id: str) -> int:
+    """How many of the learner's submissions on the exercise are waiting for a verdict."""
+    return db.session.scalar(sa.select(sa.func.count()).select_from(Submission).where(
+        Submission.user_id == user_id, Submission.exercise_id == exercise_id,
+        Submission.status == "pending")) or 0  # fmt: skip
+
+
+def _taken(mine: progress.Standing) -> int:
+    """Attempts used on a locked progress row, counting pending submissions: each will count once graded."""
+    return mine.attempts_used + _pending(mine.user_id, mine.exercise_id)
 
 
 def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
@@ -104,7 +128,10 @@ def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
 def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = AttemptPolicy()) -> Submission | None:
     """Store a verdict exactly once, with the learner's progress, in one transaction.
 
-    A submission is late by when it was sent, however long it waited for grading.
+    A submission is late by when it was sent, however long it waited for grading. A verdict never
+    takes attempts_used past the exercise's current max_attempts: a submission accepted before an
+    instructor lowered the limit, arriving when the counted attempts already reach it, is stored
+    as failed with that reason, uncounted and without its cases (the limit also bounds feedback).
     """
     row = db.session.get(Submission, submission_id)
     if row is None or row.status != "pending":
@@ -115,6 +142,8 @@ def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = Attem
     if claimed.rowcount != 1:  # graded meanwhile by another delivery
         db.session.rollback()
         return db.session.get(Submission, submission_id)
+    if result.counted and _limit_reached(mine):
+        result = CodeResult("invalid", 0.0, text=LIMIT_REACHED, duration_ms=result.duration_ms)
     if result.counted:
         row.number, row.score = progress.credit(mine, result.score, policy, row.created_at)
         row.late = policy.is_late(row.created_at)
@@ -124,6 +153,16 @@ def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = Attem
     row.grading_ms, row.graded_at = result.duration_ms, utcnow()
     db.session.commit()
     return row
+
+
+def _limit_reached(mine: progress.Standing) -> bool:
+    """Whether a locked progress row has no attempt left under the exercise's limit as it stands now."""
+    stored = current_version(mine.exercise_id)
+    if stored is None:
+        return False
+    # An instructor may have saved the id as a typed exercise since; its limit then applies.
+    spec = code_spec_of(stored) if stored.exercise.kind == "code" else spec_of(stored)
+    return attempts_left(spec.max_attempts, mine.attempts_used) == 0
 
 
 def _pool() -> ThreadPoolExecutor:
@@ -200,9 +239,9 @@ def reap(app: Flask, now: datetime | None = None) -> Reaped:
 
 
 def left_for(user_id: int, exercise_id: str, max_attempts: int | None) -> int | None:
-    """Attempts left on the exercise for this learner (None when unlimited)."""
+    """Attempts left on the exercise for this learner, pending submissions counted as used (None when unlimited)."""
     mine = progress_of(user_id, exercise_id)
-    return attempts_left(max_attempts, mine.attempts_used if mine else 0)
+    return attempts_left(max_attempts, (mine.attempts_used if mine else 0) + _pending(user_id, exercise_id))
 
 
 def history(user_id: int, exercise_id: str) -> list[Submission]:
