@@ -16,7 +16,7 @@ from grader.answers import numbers, structures, syntax
 from grader.answers.numbers import AnswerFormatError, Number
 from grader.answers.results import Mutant, PartResult, Target
 from grader.answers.structures import entry
-from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, typed_too_coarse
+from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, fewer_digits_than_asked
 from grader.texts import N_, Text, say
 
 MAX_ANSWER_CHARS = 20_000
@@ -93,19 +93,23 @@ class _Accepts:
 
     exact: np.ndarray
     bands: Bands
-    coarsest: np.ndarray  # the coarsest place value a learner may type, per entry
+    coarsest: np.ndarray  # the coarsest place value a learner may type at the expected value, per entry
     mutants: tuple[tuple[Mutant, np.ndarray, Bands], ...]  # each mistake's exact value and bands
 
     @classmethod
     def work_out(cls, target: Target, tolerance: Tolerance, integral: bool) -> _Accepts:
-        """Stack the routes and widen them by the tolerance, for the answer and for each mistake."""
+        """Stack the routes and widen them by the tolerance, for the answer and for each mistake.
+
+        A mistake's bands are as wide as the answer's (under significant figures at least as wide
+        as the mistake's own, `Tolerance.band_half_width`), as a learner making it would type it.
+        """
         routes = np.stack([_as_float_array(r) for r in target.routes])
         mutants = []
         for mutant in target.mutants:
             theirs = np.stack([_as_float_array(r) for r in mutant.routes])
-            mutants.append((mutant, theirs[0], bands(theirs, tolerance, routes[0])))
+            mutants.append((mutant, theirs[0], bands(theirs, tolerance, routes[0], integral)))
         coarsest = tolerance.coarsest_resolution(routes[0], integral)
-        return cls(routes[0], bands(routes, tolerance), coarsest, tuple(mutants))
+        return cls(routes[0], bands(routes, tolerance, integral=integral), coarsest, tuple(mutants))
 
 
 def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
@@ -117,6 +121,23 @@ def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
             if gap < best_gap:
                 best, best_gap = mutant, gap
     return best
+
+
+def _outside(wrong: list[Any], tolerance: Tolerance) -> Text:
+    """The sentence for an answer outside its bands; an exact part has no width to name."""
+    if tolerance.kind == "exact":
+        if not wrong:
+            return say("Incorrect: this is not exactly the expected value.")
+        where = _position_words(wrong)
+        # One entry or a list of them, not a count: a language's plural rules do not apply.
+        if len(wrong) == 1:
+            return say("Incorrect: %(where)s is not exactly the expected value.", where=where)
+        return say("Incorrect: %(where)s are not exactly the expected values.", where=where)
+    width = tolerance.describe()
+    if wrong:
+        return say("Incorrect: %(where)s not within %(tolerance)s of the expected value.",
+                   where=_position_words(wrong), tolerance=width)  # fmt: skip
+    return say("Incorrect: not within %(tolerance)s of the expected value.", tolerance=width)
 
 
 @dataclass(frozen=True)
@@ -134,27 +155,21 @@ class NumericKind:
 
     def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
         """Compare a parsed answer with the target's accepted bands."""
-        accepts = self._accepts(target, tolerance)
-        inside = accepts.bands.contains(parsed.values)
-        coarse = typed_too_coarse(parsed.resolution, accepts.coarsest)
+        accepts, values = self._accepts(target, tolerance), parsed.values
+        inside = accepts.bands.contains(values)
+        coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.exact, accepts.coarsest, tolerance)
         if self.integral:
-            coarse &= ~inside  # "41.94304M" is the exact count, however it was typed
+            coarse &= ~inside  # a whole number in its band is accepted however it was typed
         if coarse.any():
             text = self._too_coarse(_positions(coarse), accepts, tolerance)
             return PartResult.said("invalid", 0.0, text, value=parsed.json)
         ok = inside
         if ok.all():
             return PartResult.said("correct", 1.0, CORRECT, value=parsed.json)
-        mutant = _matching_mutant(parsed.values, accepts)
+        mutant = _matching_mutant(values, accepts)
         wrong = _positions(~ok)
-        width = tolerance.describe()
-        if wrong:
-            text = say("Incorrect: %(where)s not within %(tolerance)s of the expected value.",
-                       where=_position_words(wrong), tolerance=width)  # fmt: skip
-        else:
-            text = say("Incorrect: not within %(tolerance)s of the expected value.", tolerance=width)
         score = float(ok.mean()) if partial else 0.0
-        return _incorrect(text, mutant, wrong, score, parsed.json)
+        return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json)
 
     def _too_coarse(self, where: list[Any], accepts: _Accepts, tolerance: Tolerance) -> Text:
         request = digits_request(accepts.exact, tolerance, self.integral)

@@ -10,11 +10,15 @@ A part has one tolerance: absolute (`abs`), relative (`rel`), significant figure
 
 The accepted interval is the hull of every acceptable route to the answer (the exact value and each
 lesson hand path, which rounds intermediates the way the page does), widened by w on both sides.
-An answer is correct when it lies in that interval.
+An answer is correct when it lies in that interval; whole numbers are compared exactly. A named
+mistake's interval is as wide as the answer's; under `sigfigs` also at least as wide as the
+mistake's own figures (significant figures belong to the number written).
 
 The same half-width sets the precision a learner must type: an answer whose last typed digit is
 coarser than 2w (e.g. "0.64" when 3 decimals are needed) is invalid and asks for more digits.
-Integers ("exact") must be typed to the unit.
+Under `sigfigs` the typed number's own figures also count: "0.940" has 3, whatever the answer's
+size. Integers ("exact") must be typed to the unit. The exact answer itself is never too coarse:
+"0.75" for 3/4 has every digit there is.
 """
 
 from __future__ import annotations
@@ -29,8 +33,14 @@ from grader.texts import Text, say, say_n
 
 ToleranceKind = Literal["abs", "rel", "sigfigs", "exact"]
 
-# Float noise allowance when comparing typed decimals against interval ends.
+# Float noise allowance when comparing typed decimals against interval ends, relative to their size.
 _SLACK = 1e-9
+# Whole numbers below 2**53 are exact in float64, so counts need no relative allowance: one that
+# grew with the value would accept 5,670,961,147 for 5,670,961,152. This absolute one only absorbs
+# noise in the ends of a non-exact tolerance and stays far below a unit.
+_INTEGRAL_SLACK = 1e-6
+# Relative distance under which a typed value counts as the exact answer itself (float noise only).
+_SAME = 1e-12
 
 
 @dataclass(frozen=True)
@@ -55,11 +65,21 @@ class Tolerance:
         """The coarsest place value a learner may type for each expected entry.
 
         An exact real answer sets no precision (it has nothing to round); an exact integer
-        must be typed to the unit.
+        must be typed to the unit. `fewer_digits_than_asked` adds what the typed number brings.
         """
         if self.kind == "exact" and not integral:
             return np.full_like(np.asarray(expected, dtype=float), np.inf)
         return np.maximum(2.0 * self.half_width(expected), 1.0 if integral else 0.0)
+
+    def band_half_width(self, own: np.ndarray, answer: np.ndarray) -> np.ndarray:
+        """Half-width of a mistake's band (around `own`) in a part whose answer is `answer`.
+
+        As wide as the precision asked for at the answer; for significant figures at least as
+        wide as the mistake's own figures too, since a learner making it rounds at its size
+        (0.940 for 0.9404, when the answer is 0.0596).
+        """
+        width = self.half_width(answer)
+        return np.maximum(width, self.half_width(own)) if self.kind == "sigfigs" else width
 
     def describe(self) -> Text:
         """A short human description, e.g. '±0.0005' or '3 significant figures'."""
@@ -89,30 +109,60 @@ class Bands:
 
     low: np.ndarray
     high: np.ndarray
+    slack: np.ndarray | float = 0.0  # how far past an end float noise may put a value on it
 
     def contains(self, values: np.ndarray) -> np.ndarray:
         """Per entry: does the value lie in its band (allowing for float noise)?"""
-        slack = _SLACK * np.maximum(1.0, np.maximum(np.abs(self.low), np.abs(self.high)))
-        return (self.low - slack <= values) & (values <= self.high + slack)
+        return (self.low - self.slack <= values) & (values <= self.high + self.slack)
 
     def disjoint_from(self, other: Bands) -> np.ndarray:
         """Per entry: do the two bands share no point?"""
         return (self.high < other.low) | (other.high < self.low)
 
 
-def bands(routes: np.ndarray, tolerance: Tolerance, scale: np.ndarray | None = None) -> Bands:
+def bands(
+    routes: np.ndarray, tolerance: Tolerance, scale: np.ndarray | None = None, integral: bool = False
+) -> Bands:
     """Hull of the routes (axis 0; routes[0] is exact), widened by the tolerance.
 
-    The width is measured at `scale` (the right answer, for a mistake's bands), so every band of
-    a part is as wide as the precision the learner was asked for; by default at routes[0].
+    `scale` is the part's right answer, for a mistake's bands (`Tolerance.band_half_width`); by
+    default the width is measured at routes[0]. Integral bands are compared exactly.
     """
-    width = tolerance.half_width(routes[0] if scale is None else scale)
-    return Bands(routes.min(axis=0) - width, routes.max(axis=0) + width)
+    own = routes[0]
+    width = tolerance.half_width(own) if scale is None else tolerance.band_half_width(own, scale)
+    low, high = routes.min(axis=0) - width, routes.max(axis=0) + width
+    if integral:
+        return Bands(low, high, _INTEGRAL_SLACK)
+    return Bands(low, high, _SLACK * np.maximum(1.0, np.maximum(np.abs(low), np.abs(high))))
 
 
-def too_coarse(resolution: np.ndarray, expected: np.ndarray, tolerance: Tolerance, integral: bool) -> np.ndarray:
-    """Per entry: was it typed with fewer digits than the part needs?"""
-    return typed_too_coarse(resolution, tolerance.coarsest_resolution(expected, integral))
+def too_coarse(resolution: np.ndarray, expected: np.ndarray, tolerance: Tolerance, integral: bool,
+               typed: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+    """Per entry: was it typed with fewer digits than the part needs (given the typed values, as
+    `fewer_digits_than_asked` says)?"""
+    coarsest = tolerance.coarsest_resolution(expected, integral)
+    if typed is None:
+        return typed_too_coarse(resolution, coarsest)
+    return fewer_digits_than_asked(resolution, typed, expected, coarsest, tolerance)
+
+
+def fewer_digits_than_asked(resolution: np.ndarray, typed: np.ndarray, expected: np.ndarray,
+                            coarsest: np.ndarray, tolerance: Tolerance) -> np.ndarray:  # fmt: skip
+    """Per entry: typed coarser than `coarsest` (the part's need at the expected value), unless
+    the typed number's own significant figures suffice ("0.940" has 3 when the answer is 0.0596)
+    or it is the exact answer itself ("75 %" for 3/4 only leaves off trailing zeros)."""
+    coarse = typed_too_coarse(resolution, coarsest)
+    if not coarse.any():  # the usual case, kept cheap: most answers have the digits asked for
+        return coarse
+    if tolerance.kind == "sigfigs":
+        coarse &= typed_too_coarse(resolution, 2.0 * tolerance.half_width(typed))
+    return coarse & ~is_exact_answer(typed, expected)
+
+
+def is_exact_answer(values: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Per entry: is the typed value the exact expected value itself (up to float noise)?"""
+    expected = np.asarray(expected, dtype=float)
+    return np.abs(values - expected) <= _SAME * np.abs(expected)
 
 
 def typed_too_coarse(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray:
@@ -122,11 +172,12 @@ def typed_too_coarse(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray
 
 def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> Text:
     """The learner-facing request for more digits."""
-    if integral:
-        return say("give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
+    # Figures first: a count checked to 3 figures wants 3 figures, not the whole number.
     if tolerance.kind == "sigfigs":
         return say_n("give at least %(num)d significant figure", "give at least %(num)d significant figures",
                      int(tolerance.value))  # fmt: skip
+    if integral:
+        return say("give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
     finest = float(np.min(tolerance.coarsest_resolution(expected, integral)))
     decimals = max(0, math.ceil(-math.log10(finest) - 1e-9)) if finest > 0 else 6
     return say_n("give at least %(num)d decimal place", "give at least %(num)d decimal places", decimals)

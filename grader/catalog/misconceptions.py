@@ -52,13 +52,15 @@ _ALL = [
                   N_("With grouped-query attention W_K and W_V only produce h_kv heads of size d_h, "
                      "so each is d × (h_kv·d_h), not d × d.")),
     Misconception("ffn-4d", N_("a hidden width of 4d instead of the SwiGLU width"),
-                  N_("SwiGLU layers use a hidden width of about 8d/3 (rounded to a multiple of 256), "
-                     "not 4d, so that three matrices cost what two did.")),
+                  N_("A SwiGLU FFN has three matrices instead of two, so its hidden width is about 8d/3, "
+                     "not 4d, and the three cost what two did: 8d/3 rounded to the nearest multiple of "
+                     "256 when d ≥ 256, and rounded down to a whole number when d < 256.")),
     Misconception("forget-layers", N_("only one layer counted"),
                   N_("The model stacks L identical blocks: multiply the per-block figure by L.")),
     Misconception("count-biases", N_("biases counted"),
-                  N_("These layers have no biases (and RMSNorm has no β): count the weight matrices "
-                     "and the norm gains only.")),
+                  N_("No linear layer here has a bias, and RMSNorm has no β: count the weight matrices, "
+                     "plus the norm gains where the model has them (microGPT's RMSNorm has no weights "
+                     "at all).")),
     Misconception("kv-not-repeated", N_("K and V before the GQA repeat"),
                   N_("After grouping, each K/V head is repeated so every query head has one: the "
                      "tensor used in the scores has h heads.")),

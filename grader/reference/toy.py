@@ -19,6 +19,8 @@ from grader.reference.gpt2 import CORRECT, BlockOptions, activate, row_stats
 PAGE_X5 = np.array([-0.5, -0.5, -0.5, 1.5])
 PAGE_A5 = np.array([-0.739, 1.411, -0.521, -0.520])
 TOY_D = 4
+# Prompts print reference numbers to 3 decimals (grader/catalog/display.py formats them this way).
+PRINTED_DECIMALS = 3
 
 
 @dataclass(frozen=True)
@@ -71,17 +73,31 @@ def toy_row(
     return {"x": x, "a": a, "h": h, "mu": mu, "sigma": sigma, "u": u, "z": z, "gelu": g, "m": m, "y": y}
 
 
+def gelu_check_z(
+    x: np.ndarray, a: np.ndarray, opts: BlockOptions = CORRECT, hand: HandPath | None = None
+) -> float:
+    """z of the GELU check: |u'[0]| at full precision, or on a hand route as the prompt prints it.
+
+    A learner is handed the printed z, so no hand route may reach another one (rounding mu and
+    sigma first would, and would widen what gelu(z) may be). The full-precision route keeps the
+    unrounded z, of which the printed one is the rounding: the page's gelu(1.102) = 0.952 is
+    gelu(1.10169).
+    """
+    z = abs(float(toy_row(x, a, opts)["u"][0]))  # type: ignore[index]
+    return z if hand is None else float(f"{z:.{PRINTED_DECIMALS}f}")
+
+
 def toy_quantities(
     x: np.ndarray, a: np.ndarray, opts: BlockOptions = CORRECT, hand: HandPath | None = None
 ) -> dict[str, object]:
     """Everything the block exercises ask about, including the row with attention switched off.
 
-    z1 = |u'[0]| and gelu(-z1), gelu(z1) are the page's single-number GELU check.
+    z1 = |u'[0]| and gelu(-z1), gelu(z1) are the page's single-number GELU check (see gelu_check_z).
     """
     row = toy_row(x, a, opts, hand)
     quiet = toy_row(x, np.zeros_like(x), opts, hand)
     keep, act_opts = _keeper(hand), _hand_options(opts, hand)
-    z1 = abs(float(row["u"][0]))  # type: ignore[index]
+    z1 = gelu_check_z(x, a, opts, hand)
     return {
         **row,
         "z1": z1,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,72 @@ def test_index_set_reports_counts_without_revealing_the_answer() -> None:
 def test_empty_and_oversized_answers_are_invalid() -> None:
     assert grade_part("scalar", "  ", target(1.0), ABS).message == "Enter an answer."
     assert grade_part("scalar", "1" * 30_000, target(1.0), ABS).status == "invalid"
+
+
+SIGFIGS = Tolerance("sigfigs", 3)
+EXACT = Tolerance("exact")
+
+
+@pytest.mark.parametrize("typed", ["5,670,961,147", "5670961151", "5,670,961,153"])
+def test_a_count_in_the_billions_must_match_to_the_unit(typed: str) -> None:
+    assert grade_part("integer", typed, target(5_670_961_152), EXACT).status == "incorrect"
+    assert grade_part("integer", "5,670,961,152", target(5_670_961_152), EXACT).status == "correct"
+
+
+def test_a_rounded_count_in_the_billions_asks_for_the_whole_number() -> None:
+    result = grade_part("integer", "54.862807B", target(54_862_807_040), EXACT)
+    assert result.status == "invalid"
+    assert "exact whole number" in result.message
+    assert grade_part("integer", "54.86280704B", target(54_862_807_040), EXACT).status == "correct"
+
+
+def test_a_wrong_exact_answer_gets_a_sentence_not_a_width() -> None:
+    assert grade_part("integer", "41943041", target(41_943_040), EXACT).message == (
+        "Incorrect: this is not exactly the expected value.")
+    matrix = Target((np.array([[1.0, 2.0], [3.0, 4.0]]),))
+    assert grade_part("matrix", "1 2\n3 5", matrix, EXACT).message == (
+        "Incorrect: entry (2, 2) is not exactly the expected value.")
+    assert grade_part("matrix", "1 2\n4 5", matrix, EXACT).message == (
+        "Incorrect: entries (2, 1) and (2, 2) are not exactly the expected values.")
+
+
+@pytest.mark.parametrize("typed", ["0.940", "94.0 %", "0.9403"])
+def test_a_mistake_in_a_higher_power_of_ten_is_read_at_its_own_significant_figures(typed: str) -> None:
+    # microGPT seed 7: the share outside the blocks is 0.0596, the share inside 0.9404.
+    result = grade_part("fraction", typed, target(0.0596, ("inside-share", 0.9404)), SIGFIGS)
+    assert result.status == "incorrect"
+    assert result.misconception == "inside-share"
+
+
+def test_significant_figures_are_still_required_of_the_number_typed() -> None:
+    t = target(0.0596, ("inside-share", 0.9404))
+    assert grade_part("fraction", "0.94", t, SIGFIGS).status == "invalid"
+    assert grade_part("fraction", "0.06", t, SIGFIGS).status == "invalid"
+    assert grade_part("fraction", "0.0596", t, SIGFIGS).status == "correct"
+
+
+def test_a_mistake_in_a_lower_power_of_ten_typed_to_the_answers_decimals_is_still_named() -> None:
+    # The answer 0.105 needs 3 decimals; a learner who made the mistake writes 0.078 for 0.0781.
+    assert grade_part("fraction", "0.078", target(0.105, ("tied-head", 0.0781)), SIGFIGS).misconception == "tied-head"
+
+
+def test_an_answer_rounded_up_into_the_next_power_of_ten_has_its_three_figures() -> None:
+    assert grade_part("fraction", "0.100", target(0.09996), SIGFIGS).status == "correct"
+
+
+@pytest.mark.parametrize("typed", ["0.75", "75 %", "3/4", "0.750"])
+def test_the_exact_answer_with_trailing_zeros_left_off_is_not_too_few_digits(typed: str) -> None:
+    assert grade_part("fraction", typed, Target((Fraction(3, 4),)), SIGFIGS).status == "correct"
+
+
+def test_a_short_answer_that_is_not_exact_still_asks_for_more_digits() -> None:
+    assert grade_part("fraction", "0.74", Target((Fraction(3, 4),)), SIGFIGS).status == "invalid"
+    assert grade_part("scalar", "0.64", target(0.64), ABS).status == "correct"
+    assert grade_part("scalar", "0.64", target(0.6405), ABS).status == "invalid"
+
+
+def test_a_count_checked_to_significant_figures_asks_for_figures_not_the_whole_number() -> None:
+    result = grade_part("integer", "42M", target(41_943_040), SIGFIGS)
+    assert result.status == "invalid"
+    assert result.message == "Too few digits: give at least 3 significant figures."
+    assert grade_part("integer", "41.9M", target(41_943_040), SIGFIGS).status == "correct"

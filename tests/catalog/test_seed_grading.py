@@ -136,3 +136,66 @@ def test_microgpt_page_stations(catalog: Catalog) -> None:
     wrong = grade(catalog, "microgpt-stations", norms="2", fc1_shape="(16, 64)")
     assert wrong["norms"]["misconception"] == "forget-initial-norm"
     assert wrong["fc1_shape"]["misconception"] == "transposed-shape"
+
+
+def grade_seed(catalog: Catalog, exercise: str, seed: int, **answers: str) -> dict:
+    return catalog.check(exercise, seed, answers).to_json()["parts"]
+
+
+@pytest.mark.parametrize("seed, typed", [(0, "5,670,961,147"), (56, "54862807000")])
+def test_a_count_a_few_units_off_is_incorrect(catalog: Catalog, seed: int, typed: str) -> None:
+    part = grade_seed(catalog, "modern-params", seed, model=typed)["model"]
+    assert part["status"] == "incorrect"
+
+
+def test_a_count_of_billions_rounded_with_a_suffix_asks_for_the_whole_number(catalog: Catalog) -> None:
+    part = grade_seed(catalog, "modern-params", 56, model="54.862807B")["model"]
+    assert part["status"] == "invalid" and "exact whole number" in part["message"]
+    assert grade_seed(catalog, "modern-params", 56, model="54,862,807,040")["model"]["status"] == "correct"
+
+
+def test_a_wrong_count_is_told_in_a_sentence(catalog: Catalog) -> None:
+    part = grade(catalog, "modern-params", attention="41943041")["attention"]
+    assert part["message"] == "Incorrect: this is not exactly the expected value."
+
+
+def test_gelu_is_checked_at_the_z_the_prompt_prints(catalog: Catalog) -> None:
+    assert "$z$ = 1.459" in catalog.variant("block-gelu", 263).prompt
+    parts = grade_seed(catalog, "block-gelu", 263, neg="-0.106", pos="1.356")
+    assert parts["neg"]["status"] == "correct"
+    assert parts["pos"]["status"] == "incorrect"
+    assert grade_seed(catalog, "block-gelu", 263, pos="1.353")["pos"]["status"] == "correct"
+
+
+@pytest.mark.parametrize("share", ["0.940", "94.0 %", "0.9403"])
+def test_the_inside_share_is_named_at_its_own_significant_figures(catalog: Catalog, share: str) -> None:
+    part = grade_seed(catalog, "microgpt-params", 7, outside_share=share)["outside_share"]
+    assert part["status"] == "incorrect" and part["misconception"] == "inside-share"
+
+
+@pytest.mark.parametrize("share", ["75 %", "0.75", "3/4"])
+def test_an_ffn_share_of_exactly_three_quarters_may_be_typed_short(catalog: Catalog, share: str) -> None:
+    assert grade_seed(catalog, "ffn-share", 3, share=share)["share"]["status"] == "correct"
+
+
+def test_the_swiglu_hint_gives_the_rule_for_small_widths_too(catalog: Catalog) -> None:
+    # modern-shapes has d = 8 on the page: 4d = 32 instead of floor(8d/3) = 21.
+    part = grade(catalog, "modern-shapes", hidden="(5, 32)")["hidden"]
+    assert part["misconception"] == "ffn-4d"
+    assert "rounded down to a whole number when d < 256" in part["hint"]
+    assert "nearest multiple of 256 when d ≥ 256" in part["hint"]
+
+
+def test_the_bias_hint_does_not_ask_microgpt_learners_for_norm_gains(catalog: Catalog) -> None:
+    part = grade(catalog, "microgpt-params", lm_head="459")["lm_head"]  # 27 × 16 + 27 biases
+    assert part["misconception"] == "count-biases"
+    assert "norm gains only" not in part["hint"]
+    assert "microGPT's RMSNorm has no weights" in part["hint"]
+
+
+@pytest.mark.parametrize("locale, nearest", [("en", "nearest multiple of"), ("pt", "mais próximo"),
+                                             ("ru", "ближайшего кратного")])  # fmt: skip
+def test_the_modern_block_prompt_rounds_the_swiglu_width_to_the_nearest_multiple(
+    catalog: Catalog, locale: str, nearest: str
+) -> None:
+    assert nearest in catalog.variant("modern-params", 0).prompt_in(locale)
