@@ -5,20 +5,91 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import yaml
 from pydantic import ValidationError
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
+from yaml.events import AliasEvent, Event
+from yaml.nodes import MappingNode, Node, SequenceNode
 
 from grader.catalog.spec import ExerciseSpec
 
 EXERCISE_SUFFIXES = (".yaml", ".yml")
 MAX_EXERCISE_BYTES = 256 * 1024
+# Limits on what one document may stand for, so hostile YAML is an error and never a crash or a hang:
+# exercises nest about 5 levels deep, and a 256 KB file holds far fewer than MAX_VALUES values unless
+# aliases repeat the same values over and over ("billion laughs").
+MAX_DEPTH = 32
+MAX_VALUES = 200_000
+MAX_INTEGER_CHARS = 40  # Python refuses to read integers of 4300 digits and more
+
+
+class UnreadableYaml(yaml.YAMLError):
+    """YAML that parses, but into something too deep, too large or out of range to be read."""
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader that reads 1e-4 as a float: YAML 1.1 alone wants a dot ("1.0e-4")."""
+    """SafeLoader that reads 1e-4 as a float (YAML 1.1 alone wants "1.0e-4") and refuses documents
+    nested too deeply, expanding to too many values, or with an alias inside the value it names."""
 
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._open: set[str] = set()  # anchors whose value is still being read
+        self._sizes: dict[int, int] = {}  # id(node) -> the values it stands for, aliases expanded
+
+    def compose_node(self, parent: Node | None, index: Any) -> Node:
+        """The next node, after checking its depth and aliases; counts the values it stands for."""
+        event = self.peek_event()
+        anchor = None if isinstance(event, AliasEvent) else event.anchor
+        if isinstance(event, AliasEvent) and event.anchor in self._open:
+            _refuse(f"the alias *{event.anchor} is inside the value it names", event)
+        if self._depth >= MAX_DEPTH:
+            _refuse(f"values are nested more than {MAX_DEPTH} levels deep", event)
+        self._depth += 1
+        if anchor is not None:
+            self._open.add(anchor)
+        try:
+            node: Node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+            self._open.discard(anchor)
+        if id(node) not in self._sizes:  # an alias's node was counted where its anchor is
+            self._sizes[id(node)] = 1 + sum(self._sizes[id(child)] for child in _children(node))
+        if self._sizes[id(node)] > MAX_VALUES:
+            _refuse(f"the document stands for more than {MAX_VALUES} values (aliases count each time)", event)
+        return node
+
+    def construct_object(self, node: Node, deep: bool = False) -> Any:
+        """The value of a node; one Python cannot hold (a 30 February, a year 0) is a YAML error at its line."""
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, OverflowError) as error:
+            raise ConstructorError(None, None, f"cannot read this value: {error}", node.start_mark) from None
+
+    def construct_bounded_int(self, node: Node) -> Any:
+        """An integer, refused when it is too long to be one an exercise could mean."""
+        if len(str(node.value)) > MAX_INTEGER_CHARS:
+            raise ConstructorError(None, None, f"a number longer than {MAX_INTEGER_CHARS} characters",
+                                   node.start_mark)  # fmt: skip
+        return self.construct_yaml_int(node)
+
+
+def _refuse(problem: str, event: Event) -> NoReturn:
+    raise ComposerError(None, None, problem, event.start_mark)
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+_Loader.add_constructor("tag:yaml.org,2002:int", _Loader.construct_bounded_int)
 
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
@@ -47,8 +118,13 @@ class SpecError:
 
 
 def parse_yaml(text: str) -> Any:
-    """Parse YAML text with the float-friendly safe loader."""
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    """Parse YAML text with the float-friendly safe loader; raises yaml.YAMLError for any text it cannot read."""
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+    except RecursionError:  # PyYAML composes recursively; MAX_DEPTH should stop it first, this never crashes
+        raise UnreadableYaml("cannot read this YAML: it is nested too deeply") from None
+    except (ValueError, OverflowError) as error:
+        raise UnreadableYaml(f"cannot read this YAML: {error}") from None
 
 
 def is_code_source(text: str) -> bool:
@@ -76,6 +152,8 @@ def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[Sp
         return ExerciseSpec.model_validate(data), []
     except ValidationError as error:
         return None, [SpecError(source, _field_name(e["loc"]), e["msg"]) for e in error.errors()]
+    except (RecursionError, OverflowError) as error:  # pydantic passes these through: never a crash
+        return None, [SpecError(source, "(file)", f"a value cannot be checked: {error}")]
 
 
 def exercise_files(root: Path) -> list[Path]:

@@ -10,6 +10,7 @@ from pydantic import AwareDatetime, Field, ValidationError, ValidationInfo, fiel
 from grader.catalog.strict import Strict
 
 DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
+MAX_ATTEMPTS = 1000
 _DATE_NAMES = {"due": "the due date", "opens": "the opening date"}
 
 
@@ -21,6 +22,15 @@ def applying_due(exercise_due: datetime | None, own_due: datetime | None) -> dat
 def is_open(opens: datetime | None, now: datetime) -> bool:
     """Whether an exercise opening at `opens` (naive UTC, None for always) is open at `now`."""
     return opens is None or now >= opens
+
+
+def _fits_in_utc(moment: datetime) -> bool:
+    """Whether an aware moment has a UTC time (years 1 to 9999), as the database keeps it."""
+    try:
+        moment.astimezone(timezone.utc)
+    except OverflowError:  # e.g. 0001-01-01T00:00+14:00 is in year 0 in UTC
+        return False
+    return True
 
 
 def due_from_text(text: str) -> datetime:
@@ -38,10 +48,11 @@ class AttemptPolicy(Strict):
     the due date."""
 
     opens: AwareDatetime | None = None  # learners neither see nor answer the exercise before it
-    max_attempts: int | None = Field(default=None, ge=1)
-    penalty: float = Field(default=0.0, ge=0, le=1)
+    max_attempts: int | None = Field(default=None, ge=1, le=MAX_ATTEMPTS)
+    penalty: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
     due: AwareDatetime | None = None
-    late_credit: float = Field(default=0.0, ge=0, le=1)  # the share of its score a late attempt keeps
+    # The share of its score a late attempt keeps.
+    late_credit: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
 
     @field_validator("due", "opens", mode="before")
     @classmethod
@@ -57,6 +68,8 @@ class AttemptPolicy(Strict):
             raise ValueError(f"give {name} a time and a zone too, such as {DUE_EXAMPLE}")
         if isinstance(value, datetime) and value.tzinfo is None:
             raise ValueError(f"give {name} a time zone, such as {DUE_EXAMPLE} (or Z for UTC)")
+        if isinstance(value, datetime) and not _fits_in_utc(value):
+            raise ValueError(f"{name} falls outside the years 1 to 9999 in UTC; give one such as {DUE_EXAMPLE}")
         return value
 
     @model_validator(mode="after")

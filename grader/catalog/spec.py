@@ -6,7 +6,7 @@ import re
 from typing import Annotated, Any, Literal, Mapping, Union
 
 import numpy as np
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
@@ -20,6 +20,24 @@ SLUG = r"^[a-z0-9][a-z0-9-]*$"
 PART_ID = r"^[a-z][a-z0-9_]*$"
 PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 Number = Union[int, float]
+# Bounds that keep every number an instructor writes finite and within reach of the reference models
+# and of the database: an infinite weight or a parameter of 1e300 makes every learner's score NaN.
+MAX_MAGNITUDE = 1e6  # parameters, and an absolute tolerance
+MAX_WEIGHT = 1000.0
+MAX_DIMENSION = 100  # entries along one axis of a parameter
+MAX_ENTRY = 9999
+MAX_POSITION = 2**31 - 1  # a 32-bit integer column
+
+
+def _in_range(value: Number) -> Number:
+    # Compared, not math.isfinite: an int too large for a float would raise OverflowError there.
+    if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # NaN fails every comparison
+        raise ValueError(f"give a finite number between {-MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}")
+    return value
+
+
+BoundedNumber = Annotated[Number, AfterValidator(_in_range)]
+Dimension = Annotated[int, Field(ge=1, le=MAX_DIMENSION)]
 
 
 Locale = Annotated[str, Field(pattern=r"^[a-z]{2}$")]
@@ -66,8 +84,8 @@ class Localised:
 class ToleranceSpec(Strict):
     """Exactly one of abs, rel, sigfigs or exact."""
 
-    abs: float | None = Field(default=None, gt=0)
-    rel: float | None = Field(default=None, gt=0)
+    abs: float | None = Field(default=None, gt=0, le=MAX_MAGNITUDE, allow_inf_nan=False)
+    rel: float | None = Field(default=None, gt=0, le=1, allow_inf_nan=False)
     sigfigs: int | None = Field(default=None, ge=1, le=12)
     exact: Literal[True] | None = None
 
@@ -114,8 +132,8 @@ class PartSpec(Strict):
     tolerance: ToleranceSpec = ToleranceSpec(exact=True)
     misconceptions: list[MisconceptionRef] = []
     partial_credit: bool = False
-    weight: float = Field(default=1.0, gt=0)
-    entry: int | None = None  # pick one entry of a vector quantity (0-based)
+    weight: float = Field(default=1.0, gt=0, le=MAX_WEIGHT, allow_inf_nan=False)
+    entry: int | None = Field(default=None, ge=0, le=MAX_ENTRY)  # pick one entry of a vector quantity
 
     @model_validator(mode="before")
     @classmethod
@@ -136,10 +154,10 @@ class PartSpec(Strict):
 class RandomSpec(Strict):
     """How a seed draws a value: uniform on [low, high] at `decimals`, or one of `choices`."""
 
-    low: Number | None = None
-    high: Number | None = None
+    low: BoundedNumber | None = None
+    high: BoundedNumber | None = None
     decimals: int = Field(default=0, ge=0, le=6)
-    choices: list[Number] | None = None
+    choices: list[BoundedNumber] | None = Field(default=None, min_length=1)
     exclude_zero: bool = False
 
     @model_validator(mode="after")
@@ -152,13 +170,25 @@ class RandomSpec(Strict):
         return self
 
 
+def _numbers(value: Any) -> list[Any]:
+    """Every number of a scalar, list or list of lists."""
+    return [n for item in value for n in _numbers(item)] if isinstance(value, list) else [value]
+
+
 class ParamSpec(Strict):
     """A parameter: a scalar, vector or matrix of random numbers, and the page's own value."""
 
-    shape: list[int] = []
+    shape: list[Dimension] = Field(default=[], max_length=2)
     random: RandomSpec
     page: Number | list[Number] | list[list[Number]] | None = None
     show: bool = True
+
+    @field_validator("page")
+    @classmethod
+    def _page_in_range(cls, value: Any) -> Any:
+        for number in _numbers(value) if value is not None else []:
+            _in_range(number)
+        return value
 
     @model_validator(mode="after")
     def _page_fits(self) -> ParamSpec:
@@ -173,7 +203,7 @@ class ExerciseSpec(Localised, AttemptPolicy):
     id: Annotated[str, Field(pattern=SLUG)]
     title: str = Field(min_length=1)
     lesson: Annotated[str, Field(pattern=SLUG)]
-    position: int = Field(default=100, ge=0)  # order within the lesson
+    position: int = Field(default=100, ge=0, le=MAX_POSITION)  # order within the lesson
     kind: Literal["numeric"] = "numeric"
     model: str
     params: dict[str, ParamSpec]

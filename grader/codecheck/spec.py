@@ -11,7 +11,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import SLUG, CodeTranslation, Locale, Localised
+from grader.catalog.spec import MAX_POSITION, SLUG, CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
@@ -24,14 +24,14 @@ class CasesSpec(Strict):
     """How many random (hidden) cases follow the task's edge cases, and a seed offset."""
 
     random: int = Field(ge=0, le=MAX_RANDOM_CASES)
-    seed_offset: int = Field(default=0, ge=0)
+    seed_offset: int = Field(default=0, ge=0, le=2**31 - 1)
 
 
 class CodeToleranceSpec(Strict):
     """np.allclose tolerances: |got − expected| <= atol + rtol·|expected|."""
 
-    rtol: float = Field(ge=0)
-    atol: float = Field(ge=0)
+    rtol: float = Field(ge=0, le=1, allow_inf_nan=False)
+    atol: float = Field(ge=0, le=1e6, allow_inf_nan=False)
 
 
 class CodeExerciseSpec(Localised, AttemptPolicy):
@@ -40,7 +40,7 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
     id: Annotated[str, Field(pattern=SLUG)]
     title: str = Field(min_length=1)
     lesson: Annotated[str, Field(pattern=SLUG)]
-    position: int = Field(default=100, ge=0)
+    position: int = Field(default=100, ge=0, le=MAX_POSITION)
     kind: Literal["code"]
     task: str
     prompt: str = Field(min_length=1)

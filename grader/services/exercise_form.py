@@ -77,7 +77,8 @@ def dump(data: Mapping[str, Any]) -> str:
 
 
 def _scalar(text: str) -> Any:
-    # A typo stays text, so the spec validation reports it at its field like in a file.
+    # A typo stays text, so the spec validation reports it at its field like in a file. So does what
+    # parse_yaml refuses (a self-referential alias, deep nesting, a 5000-digit number): a YAMLError too.
     if not text:
         return None
     try:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from grader.catalog.loader import spec_from_text
+from grader.catalog.policy import due_from_text
 from grader.catalog.spec import ExerciseSpec
 from grader.codecheck.spec import code_spec_from_text
 
@@ -104,3 +105,34 @@ def test_a_learners_own_due_date_replaces_the_exercises_only_when_there_is_one()
     assert spec.with_due(None) is spec and spec.due_utc == DUE  # the cached spec is never changed
     undated = spec_with("")
     assert undated.with_due(later) is undated and undated.due is None  # nothing to extend
+
+
+@pytest.mark.parametrize(("written", "name"), [
+    ("due: 0001-01-01T00:00:00+14:00", "the due date"), ("due: 9999-12-31T23:59:59-14:00", "the due date"),
+    ("due: '9999-12-31T23:59:59-01:00'", "the due date"), ("opens: 0001-01-01T00:00:00+14:00", "the opening date"),
+])  # fmt: skip
+def test_a_date_that_has_no_utc_time_is_refused_at_its_field(written: str, name: str) -> None:
+    [error] = errors_with(f"{written}\n")
+    assert error.startswith(written.split(":")[0] + ": ")
+    assert f"{name} falls outside the years 1 to 9999 in UTC" in error and "2026-12-15T23:59:00+00:00" in error
+
+
+def test_the_first_and_last_utc_instants_are_accepted() -> None:
+    spec = spec_with("opens: 0001-01-01T00:00:00Z\ndue: 9999-12-31T23:59:59Z\n")
+    assert (spec.opens_utc, spec.due_utc) == (datetime(1, 1, 1), datetime(9999, 12, 31, 23, 59, 59))
+
+
+@pytest.mark.parametrize("typed", ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00"])
+def test_an_extension_date_with_no_utc_time_is_a_value_error_with_the_files_message(typed: str) -> None:
+    with pytest.raises(ValueError, match="the due date falls outside the years 1 to 9999 in UTC"):
+        due_from_text(typed)
+    assert due_from_text("9999-12-31T23:59:59+14:00") == datetime(9999, 12, 31, 9, 59, 59)
+
+
+@pytest.mark.parametrize(("line", "complaint"), [
+    ("max_attempts: 1001", "max_attempts: Input should be less than or equal to 1000"),
+    ("penalty: .nan", "penalty: Input should be a finite number"),
+    ("late_credit: .nan", "late_credit: Input should be a finite number"),
+])  # fmt: skip
+def test_policy_numbers_are_finite_and_bounded(line: str, complaint: str) -> None:
+    assert errors_with(f"{line}\n") == [complaint]
