@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,9 @@ ALLOWED_DTYPES: dict[str, np.dtype[Any]] = {
 }
 MAX_DEPTH = 32
 MAX_NDIM = 32
+# An empty array may have any dimensions numpy can hold; bounding the product of the non-zero
+# ones keeps size * itemsize far below what numpy (and reshape) can represent.
+MAX_ELEMENTS = 2**40
 MAX_NODES = 200_000
 MAX_HEADER_BYTES = 8 * 2**20
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
@@ -51,6 +55,18 @@ def wire_dtype(dtype: np.dtype[Any]) -> str | None:
         return "|b1"
     name = dtype.newbyteorder("<").str
     return name if name in ALLOWED_DTYPES else None
+
+
+def shape_problem(shape: Sequence[Any]) -> str | None:
+    """Why an array of `shape` may not cross the boundary, or None if it may."""
+    if len(shape) > MAX_NDIM:
+        return f"an array with {len(shape)} dimensions (at most {MAX_NDIM} are allowed)"
+    if not all(type(n) is int and n >= 0 for n in shape):
+        return "an array whose shape is not a list of non-negative integers"
+    # The first test spares math.prod a product of 32 enormous integers.
+    if any(n > MAX_ELEMENTS for n in shape) or math.prod(n for n in shape if n) > MAX_ELEMENTS:
+        return f"an array whose shape spans more than {MAX_ELEMENTS} elements"
+    return None
 
 
 def _scalar(value: bool | str | float | None) -> Any:
@@ -100,9 +116,13 @@ class _Encoder:
         name = wire_dtype(value.dtype)
         if name is None:
             raise CodecError(f"array dtype {value.dtype} is not allowed")
-        raw = np.ascontiguousarray(value, dtype=ALLOWED_DTYPES[name]).tobytes()
-        if self.offset + len(raw) > self.max_bytes:
+        problem = shape_problem(value.shape)
+        if problem is not None:
+            raise CodecError(f"cannot encode {problem}")
+        # Checked before copying: a broadcast view can stand for gigabytes it does not hold.
+        if self.offset + value.size * ALLOWED_DTYPES[name].itemsize > self.max_bytes:
             raise CodecError(f"encoded arrays exceed {self.max_bytes} bytes")
+        raw = np.ascontiguousarray(value, dtype=ALLOWED_DTYPES[name]).tobytes()
         tag = {"__array__": len(self.chunks), "dtype": name, "shape": list(value.shape),
                "offset": self.offset, "nbytes": len(raw)}
         self.chunks.append(raw)
@@ -122,6 +142,14 @@ def encode(value: Any, max_bytes: int = 64 * 2**20) -> bytes:
 
 def _reject_constant(name: str) -> Any:
     raise CodecError(f"bare {name} is not valid in the header")
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number as a float; "1e999" would be inf, which only a __float__ tag may carry."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise CodecError("a bare number in the header is not finite")
+    return value
 
 
 class _Decoder:
@@ -155,21 +183,22 @@ class _Decoder:
             return {key: self.value(item, depth + 1) for key, item in node["__dict__"].items()}
         if keys == {"__tuple__"} and isinstance(node["__tuple__"], list):
             return tuple(self.value(item, depth + 1) for item in node["__tuple__"])
-        if keys == {"__float__"} and node["__float__"] in _NONFINITE:
-            return _NONFINITE[node["__float__"]]
+        # isinstance first: a list or dict tag value is unhashable and would raise TypeError.
+        special = node.get("__float__")
+        if keys == {"__float__"} and isinstance(special, str) and special in _NONFINITE:
+            return _NONFINITE[special]
         if keys == _ARRAY_KEYS:
             return self.array(node)
-        raise CodecError(f"unknown tag with keys {sorted(keys)[:5]}")
+        raise CodecError(f"unknown tag with {len(keys)} key(s)")
 
     def array(self, node: dict[str, Any]) -> np.ndarray[Any, Any]:
-        dtype = ALLOWED_DTYPES.get(node["dtype"]) if isinstance(node["dtype"], str) else None
+        name = node["dtype"]
+        dtype = ALLOWED_DTYPES.get(name) if isinstance(name, str) else None
         if dtype is None:
-            raise CodecError(f"array dtype {node['dtype']!r} is not allowed")
+            raise CodecError("array dtype is not allowed")
         shape = node["shape"]
-        if not isinstance(shape, list) or len(shape) > MAX_NDIM or not all(
-            type(n) is int and n >= 0 for n in shape
-        ):
-            raise CodecError("array shape must be a list of non-negative integers")
+        if not isinstance(shape, list) or shape_problem(shape) is not None:
+            raise CodecError("array shape is not a short list of non-negative integers in range")
         count = math.prod(shape)
         nbytes, offset = node["nbytes"], node["offset"]
         if type(node["__array__"]) is not int or type(offset) is not int:
@@ -200,7 +229,7 @@ def decode(blob: bytes | bytearray | memoryview, max_bytes: int = 64 * 2**20) ->
         raise CodecError("header length is out of range")
     try:
         text = bytes(view[HEADER_LEN.size : end]).decode("utf-8")
-        tree = json.loads(text, parse_constant=_reject_constant)
+        tree = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise CodecError(f"header is not valid JSON: {exc}") from None
     decoder = _Decoder(view[end:])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import signal
+import traceback
 from typing import Any, cast, get_args
 
 from . import codec
@@ -22,6 +23,11 @@ SETUP_STATUS: dict[str, RunStatus] = {
     "bad_signature": "bad_signature",
 }
 MAX_TEXT = 16_000
+# Sandbox text that reaches the operator's log: cut to this, and escaped, so a submission can
+# neither flood the log nor forge lines in it.
+MAX_LOGGED = 2000
+MALFORMED = "the sandbox returned malformed data"
+RUNNER_FAILED = "the sandbox's runner failed while running the job"
 # Under RLIMIT_AS, native code whose allocation fails often dies of one of these instead of
 # raising MemoryError. SIGKILL is only read as memory when the process was large (the OOM
 # killer); a small process killed that way killed itself.
@@ -30,6 +36,14 @@ MEMORY_SIGNALS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT})
 
 class BadFrame(Exception):
     """A frame from the sandbox that does not follow the protocol."""
+
+
+def _loggable(text: str) -> str:
+    """`text` from the sandbox as one escaped log field: its repr, cut to the last MAX_LOGGED."""
+    # The end is kept: a traceback's last lines say what went wrong.
+    shown = repr(text[-MAX_LOGGED:])
+    cut = len(text) > MAX_LOGGED or len(shown) > MAX_LOGGED
+    return "[cut] " + shown[-MAX_LOGGED:] if cut else shown
 
 
 def _text(value: Any, allow_none: bool = False) -> str | None:
@@ -54,9 +68,12 @@ MAX_CASE_MS = 60_000.0
 
 
 def _case(frame: dict[str, Any], expected_index: int) -> CaseRun:
-    status, duration = frame.get("status"), frame.get("duration_ms")
-    if frame.get("index") != expected_index or status not in CASE_STATUSES:
-        raise BadFrame("case frames out of order or with an unknown status")
+    status, duration, index = frame.get("status"), frame.get("duration_ms"), frame.get("index")
+    # Type checks first: an unhashable status would make the set lookup raise TypeError.
+    if type(index) is not int or index != expected_index:
+        raise BadFrame("case frames out of order")
+    if not isinstance(status, str) or status not in CASE_STATUSES:
+        raise BadFrame("a case frame with an unknown status")
     if not isinstance(duration, (int, float)) or not 0 <= duration < math.inf:
         raise BadFrame("bad case duration")
     value = frame.get("value") if status == "ok" else None
@@ -132,15 +149,26 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
     try:
         frames = _frames(outcome, limits)
         status, cases, message = _interpret(frames, case_count)
-    except (BadFrame, codec.CodecError) as exc:
-        log.warning("sandbox sent malformed results: %s", exc)
-        return result("crashed", _not_run("crashed", "the sandbox returned malformed data", 0,
-                                          case_count), "the sandbox returned malformed data")
+    except Exception as exc:  # noqa: BLE001 - any failure on these bytes is the sandbox's doing
+        _log_malformed(exc)
+        return result("crashed", _not_run("crashed", MALFORMED, 0, case_count), MALFORMED)
     if status is not None:
         return result(status, cases, message)
     reason_status, reason = _abort_reason(outcome, limits)
     return result(reason_status, cases + _not_run(reason_status, reason, len(cases), case_count),
                   reason)
+
+
+def _log_malformed(exc: Exception) -> None:
+    """Log why the sandbox's bytes were refused; an exception other than ours is a bug here."""
+    if isinstance(exc, (BadFrame, codec.CodecError)):
+        log.warning("sandbox sent malformed results: %s", _loggable(str(exc)))
+        return
+    # The message may quote sandbox data, so it is escaped; where it was raised is our code.
+    where = traceback.extract_tb(exc.__traceback__)[-1:]
+    place = f"{where[0].filename}:{where[0].lineno}" if where else "?"
+    log.error("unexpected %s while reading sandbox results at %s (treated as malformed): %s",
+              type(exc).__name__, place, _loggable(str(exc)))
 
 
 def _interpret(frames: list[dict[str, Any]], case_count: int
@@ -160,10 +188,19 @@ def _interpret(frames: list[dict[str, Any]], case_count: int
         elif kind == "done" and len(cases) == case_count:
             return "completed", cases, f"ran {case_count} case(s)"
         elif kind == "internal_error":
-            log.error("sandbox runner failed: %s", _text(frame.get("error")))
+            return _runner_failed(frame, cases, case_count)
         else:
             raise BadFrame(f"unexpected frame {kind!r}")
     return None, cases, ""
+
+
+def _runner_failed(frame: dict[str, Any], cases: list[CaseRun], case_count: int
+                   ) -> tuple[RunStatus, list[CaseRun], str]:
+    """End the run as a crash: learner code can forge this frame, so it never lets grading on."""
+    error = frame.get("error")
+    log.error("sandbox runner failed: %s", _loggable(error) if isinstance(error, str) else "-")
+    runs = cases + _not_run("crashed", RUNNER_FAILED, len(cases), case_count)
+    return "crashed", runs, RUNNER_FAILED
 
 
 def _setup_message(frame: dict[str, Any]) -> str:

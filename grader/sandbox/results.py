@@ -21,7 +21,9 @@ class Limits:
     memory_bytes: int = 768 * 2**20
     file_bytes: int = 4 * 2**20
     open_files: int = 64
-    processes: int = 32
+    # Tasks (processes and threads) of the slot's uid, the idle zygote included; BLAS runs one
+    # thread. RLIMIT_CPU is per process, so this also bounds the CPU one job can use (README).
+    processes: int = 8
     output_bytes: int = 64 * 1024
     result_bytes: int = 64 * 2**20
     tmpfs_bytes: int = 16 * 2**20

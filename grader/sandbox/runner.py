@@ -34,6 +34,8 @@ PR_SET_NO_NEW_PRIVS = 38
 MAX_TRACEBACK_FRAMES = 20
 MAX_ERROR_CHARS = 8000
 MAX_VALUE_DEPTH = 16
+# The host decodes one case's frame with at most this many bytes (Limits.result_bytes).
+DEFAULT_MAX_BYTES = 64 * 2**20
 _LIBC = ctypes.CDLL(None, use_errno=True)
 _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
@@ -124,11 +126,18 @@ class _Sender:
     def __init__(self, fd: int, budget: int) -> None:
         self.fd = fd
         self.budget = budget
+        self.pid = os.getpid()
 
     def send(self, message: dict[str, Any]) -> None:
+        """Encode and send one frame."""
         self.send_blob(codec.encode(message, max_bytes=self.budget))
 
     def send_blob(self, blob: bytes) -> None:
+        """Send one encoded frame, whole."""
+        if os.getpid() != self.pid:
+            # A child the learner forked and did not end (say its second fork was refused) has
+            # come back into this loop: a second copy of the frames would crash the whole job.
+            os._exit(0)
         view = memoryview(codec.frame(blob))
         self.budget -= len(view)
         while view:
@@ -223,7 +232,7 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     status, value, error = "ok", None, None
     try:
         kwargs = codec.decode(blob)  # inside the try: memory held by an earlier case can fail it
-        value = check_value(function(**kwargs))
+        value = check_value(function(**kwargs), max_bytes=sender.budget)
     except BadResult as exc:
         status, error = "bad_result", str(exc)
     except MemoryError:
@@ -242,8 +251,12 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     sender.send_blob(blob_out)
 
 
-def check_value(value: Any, depth: int = 0) -> Any:
-    """Return `value` in a form the codec carries, or raise BadResult saying what is wrong."""
+def check_value(value: Any, depth: int = 0, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
+    """Return `value` in a form the codec carries, or raise BadResult saying what is wrong.
+
+    Arrays are held to the host decoder's own limits (codec.shape_problem, and `max_bytes` per
+    array), so a value the host would refuse is one case's bad_result, not a crashed job.
+    """
     if depth > MAX_VALUE_DEPTH:
         raise BadResult(f"the result is nested more than {MAX_VALUE_DEPTH} levels deep")
     kind = type(value)
@@ -254,37 +267,47 @@ def check_value(value: Any, depth: int = 0) -> Any:
             raise BadResult("an integer in the result does not fit in 64 bits")
         return value
     if kind is np.ndarray:
-        return _check_array(value)
+        return _check_array(value, max_bytes)
     if isinstance(value, np.generic) and value.dtype.kind in "biuf":
         # Explicit conversions: .item() keeps np.longdouble as it is.
         code = value.dtype.kind
         plain = bool(value) if code == "b" else float(value) if code == "f" else int(value)
-        return check_value(plain, depth + 1)
+        return check_value(plain, depth + 1, max_bytes)
     if isinstance(value, np.ndarray):
         raise BadResult(f"returned a {kind.__name__} (an ndarray subclass); return np.ndarray")
     if kind is list or kind is tuple:
-        items = [check_value(item, depth + 1) for item in value]
+        items = [check_value(item, depth + 1, max_bytes) for item in value]
         return items if kind is list else tuple(items)
     if kind is dict:
         if not all(type(key) is str for key in value):
             raise BadResult("dict keys in the result must be strings")
-        return {key: check_value(item, depth + 1) for key, item in value.items()}
+        return {key: check_value(item, depth + 1, max_bytes) for key, item in value.items()}
     if value is None:
         raise BadResult("the function returned None (is a `return` missing?)")
     raise BadResult(f"returned a {kind.__name__}; expected a numpy array, a number, "
                     "or a list, tuple or dict of those")
 
 
-def _check_array(array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def _check_array(array: np.ndarray[Any, Any], max_bytes: int) -> np.ndarray[Any, Any]:
+    """`array` in a wire dtype, or BadResult if the host's decoder would refuse it."""
     kind = array.dtype.kind
     if kind == "O":
         raise BadResult("object arrays are not allowed; return numbers")
-    if codec.wire_dtype(array.dtype) is not None:
+    wire = codec.wire_dtype(array.dtype)
+    if wire is None and kind not in "fiu":
+        raise BadResult(f"arrays of dtype {array.dtype} are not allowed; use float64")
+    problem = codec.shape_problem(array.shape)
+    if problem is not None:
+        raise BadResult(f"returned {problem}")
+    # Other floats and integers go as float64 and int64: 8 bytes an item on the wire.
+    nbytes = array.size * (codec.ALLOWED_DTYPES[wire].itemsize if wire else 8)
+    if nbytes > max_bytes:
+        raise BadResult(f"the result is too large: an array of {nbytes} bytes, over the "
+                        f"{max_bytes} bytes allowed")
+    if wire is not None:
         return array
     if kind == "f":
         return array.astype(np.float64)
-    if kind in "iu":
-        if array.size and (array.max() > codec.INT64_MAX):
-            raise BadResult("an integer in the result does not fit in 64 bits")
-        return array.astype(np.int64)
-    raise BadResult(f"arrays of dtype {array.dtype} are not allowed; use float64")
+    if array.size and array.max() > codec.INT64_MAX:  # an "i" or "u" array from here on
+        raise BadResult("an integer in the result does not fit in 64 bits")
+    return array.astype(np.int64)

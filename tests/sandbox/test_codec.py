@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.sandbox import codec
+from grader.sandbox import codec, runner
 from grader.sandbox.codec import CodecError, decode, encode
 
 
@@ -117,6 +117,13 @@ def test_encode_and_decode_enforce_the_byte_cap() -> None:
     ({"__float__": "1.0"}, b""),                      # finite floats are plain JSON
     ({"__dict__": {}, "extra": 1}, b""),              # tag with extra keys
     (2**64, b""),                                      # integer beyond 64 bits
+    # Each of these raised TypeError or ValueError, not CodecError, and escaped pool.run.
+    ({"__float__": ["nan"]}, b""),                    # unhashable tag value
+    ({"__float__": {"__dict__": {}}}, b""),
+    (_array_tag("<f8", [2**70, 0], 0), b""),          # zero-size, but no array has that
+    (_array_tag("<f8", [2**40, 2**40, 0], 0), b""),   # ... nor that: reshape fails
+    (_array_tag("<f8", [1] * 33, 8), b"\0" * 8),      # more dimensions than allowed
+    (_array_tag(["<f8"], [1], 8), b"\0" * 8),         # unhashable dtype
 ])
 def test_decode_rejects_malformed_input(header: Any, data: bytes) -> None:
     with pytest.raises(CodecError):
@@ -125,7 +132,9 @@ def test_decode_rejects_malformed_input(header: Any, data: bytes) -> None:
 
 def test_decode_rejects_broken_framing_and_json() -> None:
     for blob in (b"", b"\0\0", struct.pack(">I", 100) + b"{}", struct.pack(">I", 3) + b"NaN",
-                 struct.pack(">I", 2) + b"\xff\xfe", _blob([[[]]])[:-1]):
+                 struct.pack(">I", 2) + b"\xff\xfe", _blob([[[]]])[:-1],
+                 struct.pack(">I", 5) + b"1e999",  # infinite: only a __float__ tag may say so
+                 struct.pack(">I", 5000) + b"9" * 5000):  # past int()'s digit limit
         with pytest.raises(CodecError):
             decode(blob)
 
@@ -138,6 +147,18 @@ def test_decode_rejects_deep_nesting() -> None:
         decode(_blob(deep))
     with pytest.raises(CodecError):
         decode(struct.pack(">I", 200_001) + b"[" * 100_000 + b"]" * 100_001)
+
+
+@pytest.mark.parametrize("shape", [(1,) * 33, (2**41, 0), (2**21, 2**21, 0)])
+def test_encode_refuses_shapes_the_decoder_would_refuse(shape: tuple[int, ...]) -> None:
+    with pytest.raises(CodecError):
+        encode(np.zeros(shape))
+
+
+def test_encode_checks_the_byte_cap_before_copying_a_broadcast_view() -> None:
+    # 80 GB seen through zero strides: copying it first would be a MemoryError, or worse.
+    with pytest.raises(CodecError, match="exceed"):
+        encode(np.broadcast_to(np.float64(1.0), (10**5, 10**5)))
 
 
 def test_frames_split_and_detect_truncation() -> None:
@@ -157,3 +178,44 @@ def test_round_trip_property(array: np.ndarray) -> None:
     for got in (back["a"], back["t"][0]):
         assert got.dtype == array.dtype and got.shape == array.shape
         np.testing.assert_array_equal(got, array)
+
+
+# Shapes with at most 4096 elements, any number of dimensions up to numpy's 64, and huge
+# dimensions only next to a zero (so the arrays are cheap to make).
+small_or_empty_shapes = st.one_of(
+    st.lists(st.integers(0, 2), max_size=12),
+    st.lists(st.integers(0, 2), min_size=13, max_size=63).map(lambda dims: [*dims, 0]),
+    # Products up to 2**56 elements: numpy makes those (empty), the wire stops at 2**40.
+    st.lists(st.integers(0, 2**28), max_size=2).map(lambda dims: [*dims, 0]),
+    st.integers(0, 2**56).map(lambda n: [n, 0]),
+    st.lists(st.just(1), min_size=28, max_size=64),
+)
+
+
+@given(shape=small_or_empty_shapes, dtype=st.sampled_from(["<f8", "<f4", "<i8", "|b1"]))
+def test_the_runner_accepts_exactly_the_arrays_the_host_decodes(shape: list[int],
+                                                                dtype: str) -> None:
+    """runner.check_value refuses an array (one case's bad_result) iff the host's decoder would
+    refuse its wire form (which would make the whole job crashed)."""
+    array = np.zeros(shape, dtype=dtype)
+    raw = _blob(_array_tag(dtype, shape, array.nbytes), array.tobytes())
+    try:
+        checked = runner.check_value(array)
+    except runner.BadResult:
+        with pytest.raises(CodecError):
+            decode(raw)
+        with pytest.raises(CodecError):
+            encode(array)
+    else:
+        assert decode(raw).shape == tuple(shape)
+        assert decode(encode(checked)).shape == tuple(shape)
+
+
+def test_the_runner_refuses_arrays_over_the_byte_budget_without_copying() -> None:
+    view = np.broadcast_to(np.float64(1.0), (10**5, 10**5))
+    with pytest.raises(runner.BadResult, match="the result is too large"):
+        runner.check_value(view)
+    with pytest.raises(runner.BadResult, match="the result is too large"):
+        runner.check_value([np.zeros(100, dtype=np.float16)], max_bytes=799)
+    sent = runner.check_value([np.zeros(100, dtype=np.float16)], max_bytes=800)  # float64 on the wire
+    assert sent[0].dtype == np.float64
