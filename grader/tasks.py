@@ -51,10 +51,10 @@ def flask_app() -> Any:
 def grade_submission(submission_id: int) -> None:
     """Grade one submission in this worker's warm sandbox pool."""
     from grader.sandbox import default_pool
-    from grader.services.submissions import grade_pending
+    from grader.services.submissions import grade_safely
 
     with flask_app().app_context():
-        grade_pending(submission_id, default_pool())
+        grade_safely(submission_id, default_pool)
 
 
 def enqueue(submission_id: int) -> bool:

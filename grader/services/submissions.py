@@ -22,7 +22,8 @@ from datetime import datetime
 from typing import Any, Callable, cast
 
 import sqlalchemy as sa
-from flask import Flask
+from flask import Flask, current_app
+from sqlalchemy.exc import SQLAlchemyError
 
 from grader.code_grading import Runner, grade_code, read_source
 from grader.catalog.policy import AttemptPolicy
@@ -40,6 +41,7 @@ from grader.services.exercises import code_spec_of, current_version, source_hash
 WAIT_SECONDS = 3.0
 NO_SANDBOX = say("Not graded: code grading is not available on this server. This try was not counted.")
 TOO_LATE = say("Not graded: the grading service did not answer in time. This try was not counted.")
+GRADER_FAILED = say("Not graded: the grader failed on this submission. This try was not counted.")
 # The web page's own refusal, so the sentence is translated already.
 LIMIT_REACHED = say("You have used all your attempts for this exercise.")
 MAX_UPLOAD_READ = 64 * 1024 + 1  # one byte more than allowed, to tell "too large" apart
@@ -172,17 +174,37 @@ def _pool() -> ThreadPoolExecutor:
     return _executor
 
 
+def grade_safely(submission_id: int, runner_factory: Callable[[], Runner]) -> Submission | None:
+    """grade_pending, with any failure of grading itself recorded once as an uncounted verdict.
+
+    The same source and seed fail the same way on every try, so re-sending such a job would only
+    repeat it until the deadline. A database error is the one exception: it leaves the submission
+    pending, and the reaper sends it again once the database is back.
+    """
+    try:
+        return grade_pending(submission_id, runner_factory())
+    except SQLAlchemyError:
+        raise
+    except SandboxUnavailable as error:  # an operator problem: say so, count nothing
+        current_app.logger.error("code grading is unavailable: %s", error)
+        text = NO_SANDBOX
+    except Exception:  # noqa: BLE001 - a fault of ours, whatever it is, must not leave the learner waiting
+        current_app.logger.exception("grading submission %s failed", submission_id)
+        text = GRADER_FAILED
+    db.session.rollback()
+    return record(submission_id, CodeResult("invalid", 0.0, text=text))
+
+
 def grade_in_background(app: Flask, submission_id: int, runner_factory: Callable[[], Runner]) -> Future:
     """Queue grading on this process's bounded pool; returns a future that finishes with it."""
 
     def job() -> None:
         with app.app_context():
             try:
-                grade_pending(submission_id, runner_factory())
-            except SandboxUnavailable as error:  # an operator problem: say so, count nothing
-                app.logger.error("code grading is unavailable: %s", error)
-                db.session.rollback()
-                record(submission_id, CodeResult("invalid", 0.0, text=NO_SANDBOX))
+                grade_safely(submission_id, runner_factory)
+            except Exception:  # the database is down: the submission stays pending for the reaper
+                app.logger.exception("could not record the grading of submission %s", submission_id)
+                raise
 
     return _pool().submit(job)
 

@@ -120,3 +120,36 @@ def test_without_a_sandbox_the_submission_fails_clearly_and_does_not_count(
     assert "code grading is not available on this server" in page
     [row] = rows(app)
     assert (row.status, row.score, row.number) == ("failed", None, None)
+
+
+def test_a_fault_in_grading_is_recorded_once_and_does_not_count(
+        app: Flask, learner: FlaskClient, monkeypatch, caplog) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    from grader.services import submissions
+
+    class Broken:
+        def run(self, *args: object, **kwargs: object) -> object:
+            raise RuntimeError("an unexpected fault while grading")
+
+    monkeypatch.setattr(submissions, "default_pool", Broken)
+    page = learner.get(send(learner, GOOD).headers["Location"]).get_data(as_text=True)
+    assert "the grader failed on this submission" in page and "unexpected fault" not in page
+    [row] = rows(app)
+    assert (row.status, row.score, row.number) == ("failed", None, None)
+    assert "grading submission" in caplog.text and "an unexpected fault while grading" in caplog.text
+
+
+def test_a_database_error_while_grading_leaves_the_submission_pending_for_the_reaper(
+        app: Flask, learner: FlaskClient, monkeypatch) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    from sqlalchemy.exc import OperationalError
+
+    from grader.services import submissions
+
+    def database_down(*args: object, **kwargs: object) -> None:
+        raise OperationalError("SELECT 1", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(submissions, "grade_pending", database_down)
+    send(learner, GOOD)
+    [row] = rows(app)
+    again = submissions.grade_in_background(app, row.id, submissions.default_pool)
+    assert isinstance(again.exception(timeout=30), OperationalError)
+    assert [r.status for r in rows(app)] == ["pending"]
