@@ -66,6 +66,9 @@ _ALL = [
                      "tensor used in the scores has h heads.")),
     Misconception("swiglu-floor", N_("8d/3 rounded down to a multiple of 256"),
                   N_("Round 8d/3 to the nearest multiple of 256, which can be upwards.")),
+    Misconception("swiglu-ceil", N_("8d/3 rounded up to a multiple of 256"),
+                  N_("Some reference code (Llama's) rounds 8d/3 up to the next multiple of 256; here it is "
+                     "rounded to the nearest one, which can be downwards.")),
     Misconception("swiglu-unrounded", N_("8d/3 without rounding to a multiple of 256"),
                   N_("For d ≥ 256 the width 8d/3 is rounded to a multiple of 256 for fast kernels.")),
     Misconception("attention-share", N_("the attention share instead of the FFN share"),

@@ -199,3 +199,18 @@ def test_the_modern_block_prompt_rounds_the_swiglu_width_to_the_nearest_multiple
     catalog: Catalog, locale: str, nearest: str
 ) -> None:
     assert nearest in catalog.variant("modern-params", 0).prompt_in(locale)
+
+
+def test_rounding_the_swiglu_width_up_is_named_where_it_differs_from_the_nearest(catalog: Catalog) -> None:
+    # d = 5120: 8d/3 = 13653.3, nearest multiple of 256 = 13568, rounded up (as Llama's code does) = 13824.
+    seed = next(s for s in range(200) if catalog.variant("modern-params", s).params["d"] == 5120)
+    ffn = grade_seed(catalog, "modern-params", seed, ffn=str(3 * 5120 * 13824))["ffn"]
+    assert ffn["status"] == "incorrect" and ffn["misconception"] == "swiglu-ceil"
+    assert "nearest" in ffn["hint"]
+    assert grade_seed(catalog, "modern-params", seed, ffn=str(3 * 5120 * 13568))["ffn"]["status"] == "correct"
+    # d = 4096 rounds up to the nearest multiple anyway: the same number cannot be called a mistake.
+    page = grade(catalog, "modern-params", ffn=str(3 * 4096 * 11008))["ffn"]
+    assert page["status"] == "correct"
+    seed = next(s for s in range(200) if catalog.variant("swiglu-width", s).params["d"] == 5120)
+    width = grade_seed(catalog, "swiglu-width", seed, f="13824")["f"]
+    assert width["status"] == "incorrect" and width["misconception"] == "swiglu-ceil"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
@@ -20,9 +21,16 @@ def _modern_config(params: Params, mistake: str | None) -> ModernConfig:
         return replace(cfg, n_kv_head=h)
     if mistake == "ffn-4d":
         return replace(cfg, ffn_width=4 * d)
+    if mistake == "swiglu-ceil":
+        return replace(cfg, ffn_width=_rounded_up(d))
     if mistake == "forget-layers":
         return replace(cfg, n_layer=1)
     return cfg
+
+
+def _rounded_up(d: int) -> int:
+    # Llama's reference code rounds 8d/3 up to the next multiple of 256; this course rounds to the nearest.
+    return math.ceil(Fraction(8 * d, 3 * 256)) * 256
 
 
 def _transposed(shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
@@ -61,7 +69,7 @@ MODERN = Scenario(
     optional=("n", "n_layer", "vocab"),
     quantities=("x", "q", "kv", "kv_cache", "scores", "hidden", "out", "d_h", "f", "attention",
                 "ffn", "norm", "block", "model", "with_embeddings"),  # fmt: skip
-    mistakes=("full-kv-heads", "ffn-4d", "forget-layers", "count-biases", "kv-not-repeated",
+    mistakes=("full-kv-heads", "ffn-4d", "swiglu-ceil", "forget-layers", "count-biases", "kv-not-repeated",
               "transposed-shape"),  # fmt: skip
     compute=_modern,
     well_posed=_modern_well_posed,
@@ -75,6 +83,7 @@ def _swiglu(params: Params, mistake: str | None, hand: Any) -> Quantities:
         None: swiglu_width(d),
         "ffn-4d": 4 * d,
         "swiglu-floor": int(exact // 256) * 256,
+        "swiglu-ceil": _rounded_up(d),
         "swiglu-unrounded": int(exact),
     }
     return {"f": widths[mistake], "d": d}
@@ -84,7 +93,7 @@ SWIGLU_WIDTH = Scenario(
     name="swiglu-width",
     params=("d",),
     quantities=("f", "d"),
-    mistakes=("ffn-4d", "swiglu-floor", "swiglu-unrounded"),
+    mistakes=("ffn-4d", "swiglu-floor", "swiglu-ceil", "swiglu-unrounded"),
     compute=_swiglu,
 )
 
