@@ -42,9 +42,14 @@ class MathError(ValueError):
     """A formula that does not convert cleanly to MathML."""
 
 
+# An upright word such as \mathrm{var} comes out letter by letter (<mi>v</mi><mi>a</mi><mi>r</mi>),
+# which screen readers spell out; as an operator name it is one token, and looks the same.
+_UPRIGHT_WORD = re.compile(r"\\mathrm\{([A-Za-z]{2,})\}")
+
+
 def _to_mathml(latex: str, display: bool) -> str:
     # latex2mathml has no `aligned`; `align*` renders the same rows without a stray "&".
-    latex = latex.replace("{aligned}", "{align*}")
+    latex = _UPRIGHT_WORD.sub(r"\\operatorname{\1}", latex.replace("{aligned}", "{align*}"))
     try:
         html = latex2mathml.converter.convert(latex, display="block" if display else "inline")
     except Exception as error:  # noqa: BLE001 - the converter raises many types on bad input

@@ -8,6 +8,8 @@ from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
+from grader.catalog.variants import VariantError
+
 MESSAGES = {
     400: (_l("Bad request"), _l("The request could not be understood.")),
     401: (_l("Not signed in"), _l("Sign in, or send a valid API token.")),
@@ -86,6 +88,16 @@ def _database(error: SQLAlchemyError):  # type: ignore[no-untyped-def]
     return error_response(503, READ_ONLY if full else DATABASE_DOWN)
 
 
+BROKEN_EXERCISE = _l("This exercise cannot make its numbers right now. The error has been logged for the instructors.")
+
+
+def _broken_exercise(error: VariantError):  # type: ignore[no-untyped-def]
+    from flask import current_app
+
+    current_app.logger.error("an exercise cannot make a variant: %s", error)
+    return error_response(500, BROKEN_EXERCISE)
+
+
 def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
     from flask import current_app
 
@@ -100,6 +112,7 @@ def register(app: Flask) -> None:
     # needing rollback by one) means the database is in trouble: a clear 503. A refused value or
     # a broken constraint is the one exception: a 500, since trying again would not help.
     app.register_error_handler(SQLAlchemyError, _database)
+    app.register_error_handler(VariantError, _broken_exercise)
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(InternalServerError, _unexpected)
     app.register_error_handler(Exception, _unexpected)

@@ -56,3 +56,19 @@ def test_a_value_the_database_refuses_is_a_500_not_an_outage(app: Flask) -> None
     assert "briefly unavailable" not in body and "UNIQUE" not in body and "twin" not in body
     with app.app_context():  # the transaction was rolled back, and the session works again
         assert db.session.scalar(sa.select(sa.func.count()).select_from(User)) == 0
+
+
+def test_an_exercise_that_cannot_make_its_numbers_gets_a_clear_page(app: Flask, learner: FlaskClient,
+                                                                      monkeypatch) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    from grader.catalog.variants import VariantError
+    from grader.services import exercises
+
+    def broken(*args: object) -> None:
+        raise VariantError("no well-posed variant in 50 draws")
+
+    exercises._variant_by_hash.cache_clear()
+    monkeypatch.setattr(exercises, "make_variant", broken)
+    response = learner.get("/exercises/block-gelu")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 500 and "cannot make its numbers right now" in body
+    assert "well-posed" not in body

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -132,7 +133,7 @@ def test_history_lists_attempts_and_links_back(app: Flask, learner: FlaskClient)
     post_answers(learner, "block-gelu", {"neg": "0.000", "pos": "1.000"})
     post_answers(learner, "block-gelu", {"neg": "0.100", "pos": "1.000"})
     html = learner.get("/exercises/block-gelu").get_data(as_text=True)
-    assert html.count("#feedback\">") == 2
+    assert len(re.findall(r'attempt=\d+#feedback" aria-label="Attempt \d+"', html)) == 2
 
 
 def test_learner_text_is_escaped(learner: FlaskClient) -> None:

@@ -5,12 +5,6 @@ document.addEventListener("DOMContentLoaded", () => {
     el.title = "Click to copy";
     el.addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(el.textContent.trim()));
   }
-  // The language menu applies a choice at once; without JavaScript its button does.
-  for (const select of document.querySelectorAll("select[data-autosubmit]")) {
-    const button = select.form.querySelector("button");
-    if (button) button.hidden = true;
-    select.addEventListener("change", () => select.form.requestSubmit());
-  }
   // Due dates come in UTC; show them in the reader's own time zone, in the page's language.
   const local = new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
     year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", timeZoneName: "short",

@@ -1,0 +1,80 @@
+"""Pages on a phone-sized screen and with the keyboard: nothing wider than the screen, and a field
+to fix takes focus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from playwright.sync_api import Page
+
+from tests.browser.conftest import LiveServer, NewPage, login, register
+from tests.web.conftest import make_user
+
+PHONE = {"width": 375, "height": 812}
+
+
+def overflow(page: Page) -> int:
+    """How many pixels the page is wider than the screen (0 when nothing scrolls sideways)."""
+    return int(page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+
+
+def test_learner_pages_fit_a_phone_screen(
+    live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str], artifacts: Path
+) -> None:
+    page = new_page()
+    page.set_viewport_size(PHONE)
+    base = live_server.url
+    register(page, base, unique_email("phone"))
+    assert overflow(page) == 0, "dashboard"
+    for path in ("/exercises/block-layernorm", "/exercises/code-causal-attention", "/profile"):
+        page.goto(base + path)
+        assert overflow(page) == 0, path
+    page.goto(base + "/exercises/block-layernorm")
+    page.fill("#part-mu", "0,1")
+    page.fill("#part-sigma", "what")
+    page.fill("#part-u", "[0,100; -0,200; 0,300; -0,400]")
+    page.click("button.primary")
+    page.wait_for_load_state()
+    assert overflow(page) == 0, "exercise with feedback"
+    page.screenshot(path=str(artifacts / "exercise-phone.png"), full_page=True)
+
+
+def test_instructor_pages_fit_a_phone_screen(
+    live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str]
+) -> None:
+    teacher = unique_email("teacher")
+    make_user(live_server.app, teacher, "instructor")
+    page = new_page()
+    page.set_viewport_size(PHONE)
+    login(page, live_server.url, teacher)
+    for path in ("/teach/exercises", "/teach/gradebook", "/teach/exercises/new", "/teach/audit"):
+        page.goto(live_server.url + path)
+        assert overflow(page) == 0, path
+
+
+def test_after_a_check_the_first_field_to_fix_has_the_focus(
+    live_server: LiveServer, page: Page, unique_email: Callable[[str], str]
+) -> None:
+    register(page, live_server.url, unique_email("keys"))
+    page.goto(f"{live_server.url}/exercises/block-layernorm")
+    page.fill("#part-mu", "0,100")  # readable, so not a field to fix
+    page.fill("#part-sigma", "what")
+    page.fill("#part-u", "also not numbers")
+    page.click("button.primary")
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'part-sigma'", timeout=3000)
+    assert page.locator("#feedback .notice.warn").get_attribute("role") == "alert"
+    page.keyboard.type("1,000")  # typing goes straight into the field that needed fixing
+    assert "1,000" in page.input_value("#part-sigma")
+
+
+def test_a_form_error_is_tied_to_its_field_and_focused(live_server: LiveServer, page: Page) -> None:
+    page.goto(f"{live_server.url}/register")
+    page.fill("#email", "someone@example.com")
+    page.fill("#password", "long enough password")
+    page.fill("#confirm", "another password here")
+    page.click("button.primary")
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'confirm'", timeout=3000)
+    assert page.get_attribute("#confirm", "aria-describedby") == "confirm-error"
+    assert "differ" in page.locator("#confirm-error").inner_text()
+    assert page.get_by_label("Repeat password").count() == 1  # the error is not part of its name

@@ -1,0 +1,25 @@
+"""Instructor Markdown with LaTeX math: MathML that reads well, and nothing unsafe through."""
+
+from __future__ import annotations
+
+from grader.markup import math_problems, render_markdown
+
+
+def test_an_upright_word_is_one_token_not_letter_by_letter() -> None:
+    html = render_markdown(r"$\mathrm{gelu}(z) = \mathrm{var}(h)$")
+    assert "<mo>gelu</mo>" in html and "<mo>var</mo>" in html
+    assert "<mi mathvariant=\"normal\">g</mi>" not in html
+
+
+def test_a_single_upright_letter_stays_an_identifier() -> None:
+    html = render_markdown(r"$\mathrm{d}x$")
+    assert "<mo>d</mo>" not in html and "d</mi>" in html
+
+
+def test_unsafe_text_inside_math_never_comes_out_as_markup() -> None:
+    html = render_markdown(r"$\text{<script>alert(1)</script>}$ and $\mathrm{<b>x</b>}$")
+    assert "<script" not in html and "<b>" not in html
+
+
+def test_math_that_does_not_convert_is_reported() -> None:
+    assert math_problems(r"$\nosuchmacro{x}$") and not math_problems(r"$\mathrm{softmax}(x)$")
