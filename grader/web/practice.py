@@ -59,6 +59,7 @@ def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, 
     html = render_template(
         "learn/practice.html", spec=spec, variant=opened.variant, lesson=lesson_title(spec.lesson), token=token,
         result=result, typed=typed, form=AnswerForm(), prefix=FIELD_PREFIX,
+        here=url_for("learn.practice_page", exercise_id=spec.id, numbers=token),
     )  # fmt: skip
     return html, status
 

@@ -132,3 +132,10 @@ def test_a_check_needs_the_csrf_token(app: Flask, learner: FlaskClient) -> None:
     solve(app, learner)
     token = numbers_token(learner)
     assert learner.post(PRACTICE, data={"numbers": token, "part-mu": "0"}).status_code == 400
+
+
+def test_changing_the_language_after_a_check_keeps_the_numbers(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner)
+    token = numbers_token(learner)
+    html = check(learner, token, {"mu": "0.000"}).get_data(as_text=True)
+    assert re.search(rf'name="next" value="/exercises/block-layernorm/practice\?numbers={re.escape(token)}"', html)
