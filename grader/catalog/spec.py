@@ -57,10 +57,21 @@ class CodeTranslation(Strict):
         return value
 
 
+def _written(text: str) -> str:
+    # Blank would hide the English label behind nothing; leaving the part out keeps the English.
+    if not text.strip():
+        raise ValueError("give the label's text, or leave the part out to keep its English label")
+    return text
+
+
+Label = Annotated[str, AfterValidator(_written)]
+
+
 class Translation(CodeTranslation):
-    """A numeric exercise's title, prompt and worked solution in another language (same placeholders)."""
+    """A numeric exercise's title, prompt, worked solution and part labels in another language (same placeholders)."""
 
     solution: list[str] | None = None
+    labels: dict[str, Label] = {}  # part id -> label; a part left out keeps its English label
 
 
 class Localised:
@@ -222,8 +233,19 @@ class ExerciseSpec(Localised, AttemptPolicy):
         if missing or unknown:
             raise ValueError(f"params: missing {sorted(missing)}, unknown {sorted(unknown)}")
         self._check_parts(scenario.quantities, scenario.mistakes)
+        self._check_labels()
         self._check_placeholders(set(self.params) | set(scenario.quantities))
         return self
+
+    def label_in(self, part_id: str, locale: str) -> str:
+        """Part `part_id`'s label in `locale` if the exercise gives one there, else as written (KeyError if none)."""
+        found = self.translations.get(locale)
+        if found is not None and part_id in found.labels:
+            return found.labels[part_id]
+        for part in self.parts:
+            if part.id == part_id:
+                return part.label
+        raise KeyError(part_id)
 
     def _check_parts(self, quantities: tuple[str, ...], mistakes: tuple[str, ...]) -> None:
         ids = [p.id for p in self.parts]
@@ -235,6 +257,13 @@ class ExerciseSpec(Localised, AttemptPolicy):
             for ref in part.misconceptions:
                 if ref.name not in mistakes and ref.name != "transposed-shape":
                     raise ValueError(f"part {part.id}: model {self.model} cannot compute {ref.name!r}")
+
+    def _check_labels(self) -> None:
+        ids = {p.id for p in self.parts}
+        for locale, translation in self.translations.items():
+            for part_id in translation.labels:
+                if part_id not in ids:
+                    raise ValueError(f"translations.{locale}.labels: no part has the id {part_id!r}")
 
     def _check_placeholders(self, known: set[str]) -> None:
         for locale, translation in self.translations.items():

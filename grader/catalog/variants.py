@@ -36,10 +36,16 @@ class PartVariant:
     spec: PartSpec
     target: Target
     tolerance: Tolerance
+    # Per language the exercise gives this part a label in: that label.
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def answer_json(self) -> Any:
         """The expected answer as JSON."""
         return KINDS[self.spec.type].to_json(self.target.exact)
+
+    def label_in(self, locale: str) -> str:
+        """The label in `locale` if the exercise gives one there, else as written."""
+        return self.labels.get(locale, self.spec.label)
 
 
 @dataclass(frozen=True)
@@ -111,8 +117,8 @@ class _Builder:
             self._routes[mistake] = self.scenario.routes(self.params, mistake)
         return self._routes[mistake]
 
-    def part(self, part: PartSpec) -> PartVariant | str:
-        """The part's variant, or why these parameters make it ill-posed."""
+    def part(self, part: PartSpec, labels: Mapping[str, str]) -> PartVariant | str:
+        """The part's variant (with its translated `labels`), or why these parameters make it ill-posed."""
         kind, tol = KINDS[part.type], part.tolerance.rule()
         right = tuple(_pick(q[part.quantity], part) for q in self.routes(None))
         mutants: list[Mutant] = []
@@ -124,7 +130,7 @@ class _Builder:
                 mutants.append(Mutant(ref.name, info.title, info.hint, routes))
             elif not ref.optional:
                 return f"part {part.id}: {ref.name} cannot be told apart from {clashes or 'the answer'}"
-        return PartVariant(part, Target(right, tuple(mutants)), tol)
+        return PartVariant(part, Target(right, tuple(mutants)), tol, labels)
 
 
 def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | str:
@@ -133,7 +139,7 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     if reason:
         return reason
     builder = _Builder(scenario, params)
-    parts = [builder.part(p) for p in spec.parts]
+    parts = [builder.part(p, _labels(spec, p.id)) for p in spec.parts]
     problems = [p for p in parts if isinstance(p, str)]
     if problems:
         return problems[0]
@@ -146,6 +152,11 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
         prompt=fill(spec.prompt, shown), solution=tuple(fill(s, shown) for s in spec.solution),
         translated={locale: _filled(spec, locale, shown) for locale in spec.translations},
     )  # fmt: skip
+
+
+def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
+    """The part's label in each language the exercise translates it into."""
+    return {locale: t.labels[part_id] for locale, t in spec.translations.items() if part_id in t.labels}
 
 
 def _filled(spec: ExerciseSpec, locale: str, shown: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:

@@ -16,8 +16,9 @@ PART_ROWS = 8
 SELF_CHECK_SEEDS = 20
 TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution", "opens",
             "max_attempts", "penalty", "due", "late_credit", "translations")  # fmt: skip
-TRANSLATION_KEYS = ("title", "prompt", "solution")
+TRANSLATION_KEYS = ("title", "prompt", "solution", "labels")
 _TRANSLATION_FIELD = re.compile(r"translation-([a-z]{2})-(title|prompt|solution)")
+_LABEL_FIELD = re.compile(r"translation-([a-z]{2})-label-(\d{1,3})")  # by part row; bounded, as int() reads it
 PARAM_KEYS = {"shape", "random", "page", "show"}
 RANDOM_KEYS = {"low", "high", "decimals", "choices", "exclude_zero"}
 PART_KEYS = {"id", "label", "type", "quantity", "tolerance", "misconceptions", "partial_credit", "weight",
@@ -155,8 +156,20 @@ def _steps(text: str) -> list[str]:
     return [s.strip() for s in re.split(r"\n\s*\n", text) if s.strip()]
 
 
+def _labels(form: Any) -> dict[str, dict[str, str]]:
+    """Each language's part labels, keyed by the id typed in the same part row; blank ones are left out."""
+    found: dict[str, dict[str, str]] = {}
+    matches = [m for m in map(_LABEL_FIELD.fullmatch, form) if m]
+    for match in sorted(matches, key=lambda m: int(m.group(2))):  # in the parts' order, as written in files
+        part_id = str(form.get(f"part-{match.group(2)}-id", "")).strip()
+        text = str(form.get(match.group(0), "")).strip()
+        if part_id and text:  # a row without a part id is ignored, as in the Parts section
+            found.setdefault(match.group(1), {})[part_id] = text
+    return found
+
+
 def _translations(form: Any) -> dict[str, dict[str, Any]]:
-    """Each language's title, prompt and solution from the form; blank fields are left out."""
+    """Each language's title, prompt, solution and part labels from the form; blank fields are left out."""
     found: dict[str, dict[str, Any]] = {}
     for key in form:
         match = _TRANSLATION_FIELD.fullmatch(key)
@@ -165,6 +178,8 @@ def _translations(form: Any) -> dict[str, dict[str, Any]]:
             locale, name = match.groups()
             value = _steps(text) if name == "solution" else text + "\n" if name == "prompt" else text
             found.setdefault(locale, {})[name] = value
+    for locale, labels in _labels(form).items():
+        found.setdefault(locale, {})["labels"] = labels
     return {locale: {k: t[k] for k in TRANSLATION_KEYS if k in t} for locale, t in sorted(found.items())}
 
 
@@ -233,19 +248,27 @@ def _fits(data: Any) -> bool:
         return False
     ok_params = all(set(p) <= PARAM_KEYS and set(p.get("random", {})) <= RANDOM_KEYS for p in params.values())
     ok_parts = all(set(p) <= PART_KEYS for p in parts)
-    return ok_params and ok_parts and _one_paragraph_steps(data) and _translations_fit(data.get("translations"))
+    ids = [p.get("id") for p in parts if isinstance(p, dict)]
+    return ok_params and ok_parts and _one_paragraph_steps(data) and _translations_fit(data.get("translations"), ids)
 
 
 def _one_paragraph_steps(data: Mapping[str, Any]) -> bool:
     return not any("\n\n" in str(s) for s in data.get("solution") or [])
 
 
-def _translations_fit(translations: Any) -> bool:
+def _translations_fit(translations: Any, part_ids: list[Any]) -> bool:
     if translations is None:
         return True
     return isinstance(translations, dict) and all(
         isinstance(t, dict) and set(t) <= set(TRANSLATION_KEYS) and _one_paragraph_steps(t)
-        for t in translations.values())  # fmt: skip
+        and _labels_fit(t.get("labels"), part_ids) for t in translations.values())  # fmt: skip
+
+
+def _labels_fit(labels: Any, part_ids: list[Any]) -> bool:
+    # The form keeps a label beside its part's row: one for a part the exercise lacks has nowhere to go.
+    if labels is None:
+        return True
+    return isinstance(labels, dict) and all(k in part_ids and isinstance(v, str) for k, v in labels.items())
 
 
 def values_from_source(source: str) -> Values | None:
@@ -259,10 +282,13 @@ def values_from_source(source: str) -> Values | None:
     values: Values = {k: _text(data.get(k)) for k in TOP_KEYS if k not in ("params", "parts", "solution", "translations")}
     values["prompt"] = str(data.get("prompt", "")).rstrip("\n")
     values["solution"] = "\n\n".join(map(str, data.get("solution") or []))
+    part_rows = {part.get("id"): j for j, part in enumerate(data.get("parts") or [])}
     for locale, translation in (data.get("translations") or {}).items():
         values[f"translation-{locale}-title"] = str(translation.get("title", ""))
         values[f"translation-{locale}-prompt"] = str(translation.get("prompt", "")).rstrip("\n")
         values[f"translation-{locale}-solution"] = "\n\n".join(map(str, translation.get("solution") or []))
+        for part_id, label in (translation.get("labels") or {}).items():
+            values[f"translation-{locale}-label-{part_rows[part_id]}"] = label
     for i, (name, spec) in enumerate((data.get("params") or {}).items()):
         values.update(_param_values(i, name, spec))
     for j, part in enumerate(data.get("parts") or []):

@@ -107,8 +107,10 @@ def list_exercises() -> ResponseReturnValue:
         stored = exercises.version(exercise.id, exercise.current_version)
         if stored is None:
             continue
-        parts = [CODE_PART] if exercise.kind == "code" else \
-            [PartInfo(p.id, p.type, p.label) for p in exercises.spec_of(stored).parts]  # fmt: skip
+        parts = [CODE_PART]
+        if exercise.kind != "code":
+            spec = exercises.spec_of(stored)
+            parts = [PartInfo(p.id, p.type, spec.label_in(p.id, lang)) for p in spec.parts]
         title = (exercise.titles or {}).get(lang, exercise.title)
         item = ExerciseItem(exercise.id, title, exercise.lesson, exercise.kind, parts)
         items.append(asdict(item))
@@ -214,7 +216,7 @@ VariantFields = tuple[str, str, str, str, dict[str, Any], list[PartDetail]]
 def variant_fields(spec: ExerciseSpec, variant: Variant, lang: str) -> VariantFields:
     """A variant's VariantDetail fields in order: id, title, lesson, prompt, shown parameters, answer fields."""
     params = {name: plain(variant.params[name]) for name, param in spec.params.items() if param.show}
-    parts = [PartDetail(p.spec.id, p.spec.type, p.spec.label, syntax_hint(p.spec.type)) for p in variant.parts]
+    parts = [PartDetail(p.spec.id, p.spec.type, p.label_in(lang), syntax_hint(p.spec.type)) for p in variant.parts]
     return spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts
 
 

@@ -55,10 +55,43 @@ def test_a_translation_may_leave_fields_out() -> None:
     ("  xx:\n    prompt: 'Bad math $\\frobnicate{x}$.'\n", "cannot render"),
     ("  xx:\n    title: ''\n", "translations.xx.title"),
     ("  xx:\n    hint: 'no such field'\n", "translations.xx.hint"),
+    ("  xx:\n    labels: {mu: média, nope: nada}\n", "translations.xx.labels: no part has the id 'nope'"),
+    ("  xx:\n    labels: {mu: ''}\n", "translations.xx.labels.mu"),
+    ("  xx:\n    labels: {mu: '   '}\n", "translations.xx.labels.mu"),
 ])  # fmt: skip
 def test_a_bad_translation_is_refused_with_its_reason(block: str, phrase: str) -> None:
     spec, errors = spec_from_text(with_translation(block), "t.yaml")
     assert spec is None and any(phrase in str(e) for e in errors), errors
+
+
+def test_a_translated_label_replaces_the_english_one_and_the_others_stay_as_written() -> None:
+    spec, errors = spec_from_text(with_translation("  xx:\n    labels: {u: 'u′₅ normalizado'}\n"), "t.yaml")
+    assert errors == [] and spec is not None
+    assert spec.label_in("u", "xx") == "u′₅ normalizado"
+    assert spec.label_in("mu", "xx") == "μ" and spec.label_in("u", "zz") == "u′₅"  # not translated: as written
+    variant = make_variant(spec, 5)
+    assert variant.part("u").label_in("xx") == "u′₅ normalizado" and variant.part("u").label_in("zz") == "u′₅"
+    assert variant.part("mu").label_in("xx") == "μ"
+    with pytest.raises(KeyError):
+        spec.label_in("nope", "xx")
+
+
+# The labels an accessibility audit found shown in English on Portuguese and Russian pages.
+AUDITED_LABELS = [("microgpt-params", "attention"), ("microgpt-params", "total"), ("microgpt-params", "outside_share"),
+                  ("modern-params", "block"), ("modern-params", "model"), ("ffn-keys", "active")]  # fmt: skip
+
+
+def test_the_shipped_labels_are_translated_into_both_page_languages() -> None:
+    numeric, errors = load_specs(EXERCISES)
+    assert errors == []
+    specs = {s.id: s for s in numeric}
+    missing = [(e, p, locale) for e, p in AUDITED_LABELS for locale in ("pt", "ru")
+               if p not in specs[e].translations[locale].labels]  # fmt: skip
+    assert missing == []
+    assert specs["microgpt-params"].label_in("outside_share", "pt") == "parcela fora dos blocos"
+    assert specs["modern-params"].label_in("model", "ru") == "L блоков"
+    one_sided = [s.id for s in numeric if set(s.translations["pt"].labels) != set(s.translations["ru"].labels)]
+    assert one_sided == []
 
 
 def test_code_exercises_take_a_title_and_a_prompt_only() -> None:
@@ -69,6 +102,8 @@ def test_code_exercises_take_a_title_and_a_prompt_only() -> None:
                                                                                "Write GELU")  # fmt: skip
     spec, errors = code_spec_from_text(with_translation("  xx:\n    solution: ['no']\n", CODE_GELU), "c.yaml")
     assert spec is None and any("translations.xx.solution" in str(e) for e in errors)
+    spec, errors = code_spec_from_text(with_translation("  xx:\n    labels: {source: código}\n", CODE_GELU), "c.yaml")
+    assert spec is None and any("translations.xx.labels" in str(e) for e in errors)
 
 
 def test_every_shipped_exercise_is_translated_into_the_pages_languages() -> None:

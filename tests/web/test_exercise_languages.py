@@ -69,6 +69,26 @@ def test_the_api_gives_an_exercise_in_the_language_asked_for(client: FlaskClient
         e for e in listed if e["id"] == "block-residual").items()
 
 
+def test_the_answer_fields_are_labelled_in_the_pages_language(learner: FlaskClient) -> None:
+    choose(learner, "pt", "/")
+    html = learner.get("/exercises/microgpt-params").get_data(as_text=True)
+    assert 'class="label">parcela fora dos blocos</label>' in html and 'class="label">atenção</label>' in html
+    assert "share outside the blocks" not in html and ">attention</label>" not in html
+    assert 'class="label">wte</label>' in html  # a name in the code needs no translation: as written
+
+
+def test_the_api_labels_the_answer_fields_in_the_language_asked_for(client: FlaskClient, token: str) -> None:
+    headers = {"Authorization": f"Bearer {token}"}
+    russian = client.get("/api/v1/exercises/microgpt-params?lang=ru", headers=headers).get_json()
+    english = client.get("/api/v1/exercises/microgpt-params", headers=headers).get_json()
+    labels = {p["id"]: p["label"] for p in russian["parts"]}
+    assert (labels["attention"], labels["outside_share"], labels["wte"]) == ("внимание", "доля вне блоков", "wte")
+    assert {p["id"]: p["label"] for p in english["parts"]}["outside_share"] == "share outside the blocks"
+    listed = client.get("/api/v1/exercises?lang=ru", headers=headers).get_json()
+    parts = next(e for e in listed if e["id"] == "modern-params")["parts"]
+    assert {p["id"]: p["label"] for p in parts}["block"] == "один блок"
+
+
 def test_the_api_refuses_a_language_it_does_not_have(client: FlaskClient, token: str) -> None:
     response = client.get("/api/v1/exercises/block-residual?lang=xx", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 400 and response.get_json()["error"] == "bad_request"

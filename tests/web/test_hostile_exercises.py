@@ -94,7 +94,7 @@ def test_an_extension_date_with_no_utc_time_is_refused_at_its_field(app: Flask, 
     answer = set_due(instructor, user_id(app, "ada@example.com"), exercise, due=typed)
     html = answer.get_data(as_text=True)
     assert answer.status_code == 422
-    assert '<span class="error">the due date falls outside the years 1 to 9999 in UTC' in html
+    assert '<span class="error" id="due-error">the due date falls outside the years 1 to 9999 in UTC' in html
     assert f'value="{typed}"' in html  # what was typed stays in the field
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Extension)) == 0

@@ -13,11 +13,13 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.datastructures import MultiDict
 
+from grader.catalog.loader import spec_from_text
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, User, Variant
 from grader.services import attempts
 from grader.services.exercises import current_version
 from tests.web.conftest import csrf_from, login, make_user
+from tests.web.test_i18n import choose
 
 GET_ROUTES = [
     "/teach/exercises", "/teach/exercises/block-residual", "/teach/exercises/new",
@@ -380,6 +382,32 @@ def test_a_translation_with_a_missing_step_is_refused_in_the_form(app: Flask, in
     html = response.get_data(as_text=True)
     assert response.status_code == 422 and "the solution needs 2 steps, as in English" in html
     assert exercise_row(app, "my-residual") is None
+
+
+def test_the_form_edits_part_labels_per_language_and_keeps_the_others(app: Flask, instructor: FlaskClient) -> None:
+    fields = editor_fields(instructor.get("/teach/exercises/microgpt-params/edit").get_data(as_text=True))
+    assert fields["part-6-id"] == "outside_share" and fields["translation-pt-label-6"] == "parcela fora dos blocos"
+    assert fields["translation-ru-label-3"] == "внимание" and fields["translation-pt-label-0"] == ""  # wte: as written
+    fields["action"], fields["translation-pt-label-6"] = "save", "parcela de fora dos blocos"
+    assert instructor.post("/teach/exercises/microgpt-params/edit", data=fields).status_code == 303
+    spec, errors = spec_from_text(source_of(app, "microgpt-params"), "microgpt-params.yaml")
+    assert errors == [] and spec is not None
+    assert (spec.label_in("outside_share", "pt"), spec.label_in("attention", "ru")) == ("parcela de fora dos blocos",
+                                                                                       "внимание")  # fmt: skip
+    assert "wte" not in spec.translations["pt"].labels  # a blank field keeps the English label
+
+
+def test_a_part_label_typed_in_the_form_reaches_learners_in_that_language(app: Flask, instructor: FlaskClient,
+                                                                          learner: FlaskClient) -> None:  # fmt: skip
+    form = residual_form(instructor, **{"translation-pt-label-0": "h corrigido", "translation-ru-label-0": "  ",
+                                         "translation-pt-label-3": "sem parte"})  # fmt: skip
+    preview = instructor.post("/teach/exercises/preview", data=form).get_data(as_text=True)
+    assert 'h corrigido <span class="muted">(h)</span>' in preview  # as learners reading Português see it
+    assert instructor.post("/teach/exercises/new", data=form).status_code == 303
+    source = source_of(app, "my-residual")
+    assert "labels: {h: h corrigido}" in source and "ru:" not in source and "sem parte" not in source
+    choose(learner, "pt", "/")
+    assert 'class="label">h corrigido</label>' in learner.get("/exercises/my-residual").get_data(as_text=True)
 
 
 def test_the_preview_shows_each_translation_with_the_variants_numbers(instructor: FlaskClient) -> None:
