@@ -18,7 +18,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_validate_passes_on_the_catalogue() -> None:
     result = run("exercises", "validate")
     assert result.returncode == 0, result.stdout
-    assert result.stdout.strip() == "13 exercises valid"
+    assert result.stdout.strip() == "21 exercises valid"  # 13 numeric and 8 code exercises
 
 
 def test_validate_fails_with_file_field_message_lines(tmp_path: Path) -> None:
@@ -28,6 +28,25 @@ def test_validate_fails_with_file_field_message_lines(tmp_path: Path) -> None:
     result = run("exercises", "validate", str(bad))
     assert result.returncode == 1
     assert result.stdout.splitlines() == [f"{bad}: parts.0.tolerance.abs: Input should be greater than 0"]
+
+
+def test_validate_checks_code_exercises_too(tmp_path: Path) -> None:
+    code = tmp_path / "code-gelu.yaml"
+    code.write_text((ROOT / "exercises" / "code" / "code-gelu.yaml").read_text(encoding="utf-8") + "bogus_key: 1\n",
+                    encoding="utf-8")  # fmt: skip
+    result = run("exercises", "validate", str(tmp_path))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{code}: bogus_key: Extra inputs are not permitted"]
+
+
+def test_validate_refuses_one_id_in_a_numeric_and_a_code_file(tmp_path: Path) -> None:
+    gelu = (ROOT / "exercises" / "gpt2-block" / "block-gelu.yaml").read_text(encoding="utf-8")
+    (tmp_path / "a.yaml").write_text(gelu.replace("id: block-gelu", "id: gelu"), encoding="utf-8")
+    code = (ROOT / "exercises" / "code" / "code-gelu.yaml").read_text(encoding="utf-8")
+    (tmp_path / "b.yaml").write_text(code.replace("id: code-gelu", "id: gelu"), encoding="utf-8")
+    result = run("exercises", "validate", str(tmp_path))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{tmp_path / 'b.yaml'}: id: 'gelu' is already used by {tmp_path / 'a.yaml'}"]
 
 
 def test_list_json_has_ids_and_part_types() -> None:

@@ -8,10 +8,37 @@ from typing import Any, Self
 from pydantic import AwareDatetime, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from grader.catalog.strict import Strict
+from grader.texts import Text, say
 
 DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
 MAX_ATTEMPTS = 1000
-_DATE_NAMES = {"due": "the due date", "opens": "the opening date"}
+# Whole sentences for each date, so that a translation never has to fit a date's name into another sentence.
+# Translatable: an instructor giving a learner their own due date reads these in the page's language.
+_DATE_PROBLEMS = {
+    "due": {
+        "unreadable": say("write the due date as a date, time and zone, such as %(example)s", example=DUE_EXAMPLE),
+        "no time": say("give the due date a time and a zone too, such as %(example)s", example=DUE_EXAMPLE),
+        "no zone": say("give the due date a time zone, such as %(example)s (or Z for UTC)", example=DUE_EXAMPLE),
+        "not in UTC": say("the due date falls outside the years 1 to 9999 in UTC; give one such as %(example)s",
+                          example=DUE_EXAMPLE),
+    },
+    "opens": {
+        "unreadable": say("write the opening date as a date, time and zone, such as %(example)s",
+                          example=DUE_EXAMPLE),
+        "no time": say("give the opening date a time and a zone too, such as %(example)s", example=DUE_EXAMPLE),
+        "no zone": say("give the opening date a time zone, such as %(example)s (or Z for UTC)", example=DUE_EXAMPLE),
+        "not in UTC": say("the opening date falls outside the years 1 to 9999 in UTC; give one such as %(example)s",
+                          example=DUE_EXAMPLE),
+    },
+}  # fmt: skip
+
+
+class DateProblem(ValueError):
+    """A date that cannot be one; `.text` says why (to show in the reader's language), `str()` in English."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+        super().__init__(str(text))
 
 
 def applying_due(exercise_due: datetime | None, own_due: datetime | None) -> datetime | None:
@@ -34,11 +61,15 @@ def _fits_in_utc(moment: datetime) -> bool:
 
 
 def due_from_text(text: str) -> datetime:
-    """A due date typed as text, as naive UTC; raises ValueError with the message an exercise file would get."""
+    """A due date typed as text, as naive UTC; raises DateProblem with the message an exercise file would get."""
     try:
         due = AttemptPolicy.model_validate({"due": text}).due_utc
     except ValidationError as error:
-        raise ValueError(error.errors()[0]["msg"].removeprefix("Value error, ")) from None
+        first = error.errors()[0]
+        found = first.get("ctx", {}).get("error")  # the exception the validator raised, with its sentence
+        if isinstance(found, DateProblem):
+            raise found from None
+        raise DateProblem(Text(first["msg"].removeprefix("Value error, "))) from None
     assert due is not None  # a text that parsed is a date
     return due
 
@@ -58,18 +89,18 @@ class AttemptPolicy(Strict):
     @classmethod
     def _instant(cls, value: Any, info: ValidationInfo) -> Any:
         # YAML reads a timestamp with a zone as a datetime; the web form and quoted YAML give text.
-        name = _DATE_NAMES[info.field_name or "due"]
+        problems = _DATE_PROBLEMS[info.field_name or "due"]
         if isinstance(value, str):
             try:
                 value = datetime.fromisoformat(value.strip())
             except ValueError:
-                raise ValueError(f"write {name} as a date, time and zone, such as {DUE_EXAMPLE}") from None
+                raise DateProblem(problems["unreadable"]) from None
         if isinstance(value, date) and not isinstance(value, datetime):
-            raise ValueError(f"give {name} a time and a zone too, such as {DUE_EXAMPLE}")
+            raise DateProblem(problems["no time"])
         if isinstance(value, datetime) and value.tzinfo is None:
-            raise ValueError(f"give {name} a time zone, such as {DUE_EXAMPLE} (or Z for UTC)")
+            raise DateProblem(problems["no zone"])
         if isinstance(value, datetime) and not _fits_in_utc(value):
-            raise ValueError(f"{name} falls outside the years 1 to 9999 in UTC; give one such as {DUE_EXAMPLE}")
+            raise DateProblem(problems["not in UTC"])
         return value
 
     @model_validator(mode="after")

@@ -1,7 +1,9 @@
 """The audit trail: what instructors and operators did to scores, due dates, exercises and accounts.
 
 `note` adds an event to the current transaction, so it is stored with the change it describes or
-not at all. An event with no actor was made on the command line (an operator).
+not at all. An action done in several transactions (a regrade, one learner each) is one event, stored
+as it starts and brought up to date by `amend` in each of its transactions. An event with no actor was
+made on the command line (an operator).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ ACTIONS = ("score.set", "score.removed", "extension.set", "extension.removed", "
 
 
 def note(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,
-         **detail: Any) -> None:  # fmt: skip
+         **detail: Any) -> AuditEvent:  # fmt: skip
     """Add an event to the current transaction (the caller commits it with its change).
 
     Without an actor it was an operator, and the event says so: an actor whose account is later
@@ -31,15 +33,30 @@ def note(actor_id: int | None, action: str, learner_id: int | None = None, exerc
     assert action in ACTIONS, action
     if actor_id is None:
         detail.setdefault("by", "operator")
-    db.session.add(AuditEvent(actor_id=actor_id, action=action, learner_id=learner_id, exercise_id=exercise_id,
-                              detail=detail))  # fmt: skip
+    event = AuditEvent(actor_id=actor_id, action=action, learner_id=learner_id, exercise_id=exercise_id,
+                       detail=detail)  # fmt: skip
+    db.session.add(event)
+    return event
 
 
 def record(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,
-           **detail: Any) -> None:  # fmt: skip
-    """Store an event on its own (for an action that writes nothing else); commits."""
-    note(actor_id, action, learner_id, exercise_id, **detail)
+           **detail: Any) -> int:  # fmt: skip
+    """Store an event on its own (for an action that writes nothing else, or before one that takes several
+    transactions); commits and returns the event's id."""
+    event = note(actor_id, action, learner_id, exercise_id, **detail)
+    db.session.flush()
+    event_id = event.id  # read before the commit expires it (reading it after would query again)
     db.session.commit()
+    return event_id
+
+
+def amend(event_id: int, **detail: Any) -> None:
+    """Replace an event's details in the current transaction (the caller commits it with its change),
+    keeping who did it: each transaction of a long action says what the action has done so far."""
+    event = db.session.get(AuditEvent, event_id)
+    assert event is not None, event_id  # events are never deleted
+    who = {"by": event.detail["by"]} if "by" in (event.detail or {}) else {}
+    event.detail = {**detail, **who}  # a new dict: the JSON column sees a change only on assignment
 
 
 @dataclass(frozen=True)

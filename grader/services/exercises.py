@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy.orm import contains_eager
 
 from grader.catalog.loader import SpecError, is_code_source, read_sources, spec_from_text
+from grader.catalog.selfcheck import check_spec
 from grader.catalog.spec import ExerciseSpec
 from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
@@ -21,6 +22,9 @@ from grader.services import audit
 
 
 Spec = TypeVar("Spec", ExerciseSpec, CodeExerciseSpec)
+AnySpec = ExerciseSpec | CodeExerciseSpec
+
+SELF_CHECK_SEEDS = 20  # what the editor, the import page and a sync check before a numeric exercise is stored
 
 
 class SpecInvalid(ValueError):
@@ -177,19 +181,78 @@ def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[
     return spec, outcome
 
 
+def self_check(spec: ExerciseSpec) -> list[str]:
+    """The self-check's failures for a numeric exercise over seeds 0..SELF_CHECK_SEEDS-1 (empty: it may be stored)."""
+    try:
+        return check_spec(spec, range(SELF_CHECK_SEEDS)).failures
+    except Exception as error:  # noqa: BLE001 - an exercise must never turn into a 500, nor stop a sync
+        return [f"the reference computation failed: {error}"]
+
+
+@lru_cache(maxsize=256)
+def _self_check_by_hash(digest: str, source: str) -> tuple[str, ...]:
+    # The check is a function of the source alone (fixed seeds): a file is checked once per process.
+    return tuple(self_check(_spec_by_hash(digest, source)))
+
+
+def _read_exercise(source: str, name: str) -> tuple[AnySpec | None, list[SpecError]]:
+    """Validate a file as the kind it declares: code for `kind: code`, numeric otherwise."""
+    read = code_spec_from_text if is_code_source(source) else spec_from_text
+    return read(source, name)
+
+
+def _shared_ids(read: list[tuple[str, str, AnySpec]]) -> list[SpecError]:
+    """An error for every file whose id another file also has (sync stores none of them)."""
+    files: dict[str, list[str]] = {}
+    for name, _, spec in read:
+        files.setdefault(spec.id, []).append(name)
+    return [SpecError(name, "id", f"{spec_id!r} is also the id of {', '.join(n for n in names if n != name)}; "
+                                  "neither file is loaded until one is renamed")
+            for spec_id, names in files.items() if len(names) > 1 for name in names]  # fmt: skip
+
+
+def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError | None:
+    """The error for a numeric file that would be a new version but fails the self-check, else None."""
+    digest = source_hash(source)
+    stored = current_version(spec.id)
+    if not isinstance(spec, ExerciseSpec) or (stored is not None and stored.source_hash == digest):
+        return None  # code exercises have no self-check; an unchanged file was checked when it was stored
+    failures = _self_check_by_hash(digest, source)
+    if not failures:
+        return None
+    more = f" (and {len(failures) - 1} more; see python -m grader selfcheck --exercise {spec.id})"
+    return SpecError(name, "(self-check)", f"fails the self-check, so it is not stored: {failures[0]}"
+                                           f"{more if len(failures) > 1 else ''}")  # fmt: skip
+
+
 def sync_directory(root: Path) -> SyncReport:
-    """Load every exercise file under root into the database; invalid files are reported, not stored."""
+    """Load every exercise file under root into the database; commits.
+
+    A file that is invalid, fails the self-check or shares its id with another file is reported as an
+    error and not stored: what the database holds for that id (if anything) stays as it was. Neither of
+    two files with one id is loaded, since which one was meant cannot be told (a copy sorts first).
+    """
     sources, read_errors = read_sources(root)
     report = SyncReport(errors=read_errors)
+    read: list[tuple[str, str, AnySpec]] = []
     for name, source in sources:
-        read = code_spec_from_text if is_code_source(source) else spec_from_text
-        spec, errors = read(source, name)
-        if spec is None:
-            report.errors.extend(errors)
+        spec, errors = _read_exercise(source, name)
+        report.errors.extend(errors)
+        if spec is not None:
+            read.append((name, source, spec))
+    shared = _shared_ids(read)
+    report.errors.extend(shared)
+    refused = {error.file for error in shared}
+    for name, source, spec in read:
+        if name in refused:
             continue
         existing = db.session.get(Exercise, spec.id)
         if existing is not None and existing.origin == "web":
             report.kept.append(spec.id)
+            continue
+        failed = _refused_by_self_check(name, source, spec)
+        if failed is not None:
+            report.errors.append(failed)
             continue
         getattr(report, _store(spec, source, None, "file")).append(spec.id)
     db.session.commit()

@@ -1,5 +1,5 @@
-"""What instructors learn from attempts: per-exercise counts, solve rates, the most common wrong answers
-(with the misconception they matched) and each exercise's version history."""
+"""What instructors learn from learners' attempts: per-exercise counts, solve rates, the most common wrong
+answers (with the misconception they matched) and each exercise's version history."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Progress, User
 
+# Instructors try exercises too (early, to check them); like the gradebook, these figures are learners' only.
+LEARNERS_ONLY = sa.select(User.id).where(User.role == "learner")
 MAX_SCANNED = 5000  # the latest attempts per exercise: enough to see patterns, bounded in cost
 TOP_ON_LIST = 3
 TOP_PER_PART = 50  # rows shown per part on the stats page; the rest are counted
@@ -70,7 +72,8 @@ def _tally(exercise_id: str) -> tuple[Counter[tuple[str, str]], dict[tuple[str, 
     counts: Counter[tuple[str, str]] = Counter()
     named: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     latest = db.session.execute(
-        sa.select(Attempt.answers, Attempt.results).where(Attempt.exercise_id == exercise_id)
+        sa.select(Attempt.answers, Attempt.results)
+        .where(Attempt.exercise_id == exercise_id, Attempt.user_id.in_(LEARNERS_ONLY))
         .order_by(Attempt.id.desc()).limit(MAX_SCANNED)
     )  # fmt: skip
     for answers, results in latest:
@@ -108,15 +111,15 @@ def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
 def _attempt_counts() -> dict[str, tuple[int, int]]:
     rows = db.session.execute(
         sa.select(Attempt.exercise_id, sa.func.count(), sa.func.count(sa.distinct(Attempt.user_id)))
-        .group_by(Attempt.exercise_id)
+        .where(Attempt.user_id.in_(LEARNERS_ONLY)).group_by(Attempt.exercise_id)
     )  # fmt: skip
     return {exercise_id: (attempts, learners) for exercise_id, attempts, learners in rows}
 
 
 def _solved_counts() -> dict[str, int]:
     rows = db.session.execute(
-        sa.select(Progress.exercise_id, sa.func.count()).where(Progress.solved_at.is_not(None))
-        .group_by(Progress.exercise_id)
+        sa.select(Progress.exercise_id, sa.func.count())
+        .where(Progress.solved_at.is_not(None), Progress.user_id.in_(LEARNERS_ONLY)).group_by(Progress.exercise_id)
     )  # fmt: skip
     return {exercise_id: solved for exercise_id, solved in rows}
 
@@ -136,10 +139,11 @@ def stats_of(exercise: Exercise) -> ExerciseStats:
     """Counts and solve rate of one exercise (its wrong answers come from `wrong_by_part`)."""
     tried, learners = db.session.execute(
         sa.select(sa.func.count(), sa.func.count(sa.distinct(Attempt.user_id)))
-        .where(Attempt.exercise_id == exercise.id)
+        .where(Attempt.exercise_id == exercise.id, Attempt.user_id.in_(LEARNERS_ONLY))
     ).one()  # fmt: skip
     solved = db.session.scalar(sa.select(sa.func.count()).select_from(Progress).where(
-        Progress.exercise_id == exercise.id, Progress.solved_at.is_not(None)))  # fmt: skip
+        Progress.exercise_id == exercise.id, Progress.solved_at.is_not(None),
+        Progress.user_id.in_(LEARNERS_ONLY)))  # fmt: skip
     return ExerciseStats(exercise, tried, learners, solved or 0, [])
 
 

@@ -11,6 +11,10 @@ the attempts. Each learner is one transaction that locks their progress row firs
 does: a learner submitting meanwhile waits for it or goes first, and other learners' attempts go
 through between two learners (SQLite's write lock is held for one learner at a time). Interrupted,
 it can simply be run again: an attempt already regraded grades the same.
+
+The audit trail has one `regrade` event per run, stored before the first learner and brought up to
+date in each learner's transaction, so every committed change is on the trail with its counts: while
+learners are left to regrade (a run going on, or one that was interrupted) it says how many (`left`).
 """
 
 from __future__ import annotations
@@ -52,15 +56,23 @@ def regrade(exercise_id: str, by: int | None = None) -> Regraded:
                                        .distinct().order_by(Attempt.user_id)))  # fmt: skip
     db.session.rollback()
     report = Regraded(current.version)
-    for user_id in learners:
-        _regrade_learner(user_id, current, spec.with_due(own_due(user_id, exercise_id)), report)
-    audit.record(by, "regrade", None, exercise_id, version=report.version, attempts=report.attempts,
-                 changed=report.changed, kept=len(report.kept))  # fmt: skip
+    event = audit.record(by, "regrade", None, exercise_id, **_so_far(report, len(learners)))
+    for done, user_id in enumerate(learners, start=1):
+        policy = spec.with_due(own_due(user_id, exercise_id))
+        _regrade_learner(user_id, current, policy, report, event, len(learners) - done)
     return report
 
 
-def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpec, report: Regraded) -> None:
-    """One learner's attempts and standing, in one transaction."""
+def _so_far(report: Regraded, left: int) -> dict[str, int]:
+    """The regrade event's details: the run's counts, and the learners still to regrade while there are some."""
+    counts = {"version": report.version, "attempts": report.attempts, "changed": report.changed,
+              "kept": len(report.kept)}  # fmt: skip
+    return {**counts, "left": left} if left else counts
+
+
+def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpec, report: Regraded,
+                     event_id: int, left: int) -> None:  # fmt: skip
+    """One learner's attempts and standing, and the run's audit event brought up to date, in one transaction."""
     exercise_id = current.exercise_id
     # A write that changes nothing: SQLite takes its write lock before any read here, PostgreSQL locks the row.
     db.session.execute(sa.update(Progress).where(Progress.user_id == user_id, Progress.exercise_id == exercise_id)
@@ -76,6 +88,7 @@ def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpe
         elif _grade_again(attempt, current, policy, report):
             taken.add(attempt.answers_hash)
     _recount(user_id, exercise_id, mine)
+    audit.amend(event_id, **_so_far(report, left))
     db.session.commit()
 
 

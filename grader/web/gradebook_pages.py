@@ -13,7 +13,7 @@ from flask_wtf import FlaskForm
 
 from grader.catalog.display import show
 from grader.catalog.lessons import lesson_title
-from grader.catalog.policy import applying_due, due_from_text
+from grader.catalog.policy import DateProblem, applying_due, due_from_text
 from grader.services import accounts, audit, exports, extensions, gradebook as book, insights, overrides, password_reset
 from grader.extensions import db
 from grader.models import Exercise
@@ -103,8 +103,8 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
         return back
     try:
         due = due_from_text(form.due.data or "")
-    except ValueError as error:
-        form.due.errors = [str(error)]
+    except DateProblem as error:
+        form.due.errors = [translated(error.text)]
         return _work_page(user_id, work, due_form=form), 422
     extensions.grant(user_id, chosen, due, current_user.id)
     if len(chosen) == 1:

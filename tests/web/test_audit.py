@@ -9,11 +9,14 @@ from pathlib import Path
 from flask import Flask
 from flask.testing import FlaskClient
 
+import pytest
+
 from grader.services import audit
 from tests.web.conftest import PASSWORD, csrf_from, empty_database, make_user
 from tests.web.test_app import flask_cli
 from tests.web.test_due_dates import PAST, with_due
 from tests.web.test_extensions import set_due, user_id
+from tests.web.test_i18n import choose, tr
 from tests.web.test_learn import post_answers
 from tests.web.test_overrides import set_score
 from tests.web.test_privacy import close
@@ -102,3 +105,45 @@ def test_an_operator_deleting_an_account_on_the_command_line_is_on_the_trail(tmp
             from grader.extensions import db
 
             db.engine.dispose()
+
+
+def details_cell(html: str, action: str) -> str:
+    """The Details cell of the newest event of one action (its name as the page shows it) on the audit page."""
+    row = html[html.index(f"<td>{action}</td>"):]
+    return row[row.index('<td class="small">'): row.index("</tr>")]
+
+
+def trail_with_each_kind_of_detail(app: Flask, instructor: FlaskClient) -> None:
+    """An exercise saved on the web, an own due date and a score set by hand, for ada."""
+    ada = user_id(app, "ada@example.com")
+    exercise = with_due(app, PAST)
+    assert set_due(instructor, ada, exercise).status_code == 303
+    assert set_score(instructor, ada, "87.5", "Oral exam instead").status_code == 303
+
+
+def test_details_are_named_and_scores_are_percentages(app: Flask, learner: FlaskClient,
+                                                      instructor: FlaskClient) -> None:  # fmt: skip
+    trail_with_each_kind_of_detail(app, instructor)
+    html = instructor.get("/teach/audit").get_data(as_text=True)
+    assert details_cell(html, "score set by hand") == (
+        '<td class="small"><span class="muted">score</span> 87.5 % · '
+        '<span class="muted">reason</span> Oral exam instead</td>')  # fmt: skip
+    assert details_cell(html, "own due date given") == (
+        '<td class="small"><span class="muted">until</span> 01 Jun 2999, 10:00 · '
+        '<span class="muted">exercises</span> residual-due</td>')  # fmt: skip
+    assert details_cell(html, "exercise saved") == (
+        '<td class="small"><span class="muted">version</span> 1 · from the web editor · new exercise</td>')
+
+
+@pytest.mark.parametrize("locale", ["pt", "ru"])
+def test_details_are_in_the_pages_language(app: Flask, learner: FlaskClient, instructor: FlaskClient,
+                                           locale: str) -> None:  # fmt: skip
+    trail_with_each_kind_of_detail(app, instructor)
+    choose(instructor, locale)
+    html = unescape(instructor.get("/teach/audit").get_data(as_text=True))
+    score = details_cell(html, tr(locale, "score set by hand"))
+    assert f'<span class="muted">{tr(locale, "score")}</span> 87.5 %' in score
+    assert f'<span class="muted">{tr(locale, "reason")}</span> Oral exam instead' in score
+    saved = details_cell(html, tr(locale, "exercise saved"))
+    assert f"{tr(locale, 'from the web editor')} · {tr(locale, 'new exercise')}" in saved
+    assert f'<span class="muted">{tr(locale, "until")}</span>' in details_cell(html, tr(locale, "own due date given"))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from html import unescape
+
+import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 from markupsafe import escape
 
+from grader.catalog.policy import DUE_EXAMPLE
 from grader.extensions import db
 from grader.models import Attempt, Extension, Submission, User
 from grader.services import extensions
@@ -15,6 +19,7 @@ from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import csrf_from, login, make_user
 from tests.web.test_code import send
 from tests.web.test_due_dates import PAST, only, utc, with_due
+from tests.web.test_i18n import choose, tr
 from tests.web.test_learn import expected, fmt, post_answers
 
 LATER = "2999-06-01T12:00:00+02:00"  # 10:00 UTC
@@ -87,12 +92,27 @@ def test_a_malformed_date_is_refused_at_its_field(app: Flask, learner: FlaskClie
     exercise = with_due(app, PAST, 0.5)
     answer = set_due(instructor, user_id(app, "ada@example.com"), exercise, due="2999-06-01 12:00")
     html = answer.get_data(as_text=True)
-    assert answer.status_code == 422 and '<span class="error">give the due date a time zone' in html
+    assert answer.status_code == 422 and '<span class="error" id="due-error">give the due date a time zone' in html
     assert 'value="2999-06-01 12:00"' in html  # what was typed stays in the field
     too_long = set_due(instructor, user_id(app, "ada@example.com"), exercise, due="2999-06-01T12:00:00+02:00" + " " * 60)
     assert too_long.status_code == 422 and "longer than 64 characters" in too_long.get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(Extension)) == 0
+
+
+@pytest.mark.parametrize("locale", ["pt", "ru"])
+def test_a_malformed_date_is_refused_in_the_pages_language(app: Flask, learner: FlaskClient, instructor: FlaskClient,
+                                                           locale: str) -> None:  # fmt: skip
+    exercise, ada = with_due(app, PAST, 0.5), user_id(app, "ada@example.com")
+    choose(instructor, locale)
+    for typed, problem in [
+        ("2999-06-01 12:00", "give the due date a time zone, such as %(example)s (or Z for UTC)"),
+        ("next friday", "write the due date as a date, time and zone, such as %(example)s"),
+        ("0001-01-01T00:00:00+14:00", "the due date falls outside the years 1 to 9999 in UTC; give one such as %(example)s"),
+    ]:  # fmt: skip
+        answer = set_due(instructor, ada, exercise, due=typed)
+        said = tr(locale, problem) % {"example": DUE_EXAMPLE}
+        assert answer.status_code == 422 and f'>{said}</span>' in unescape(answer.get_data(as_text=True))
 
 
 def test_the_form_shows_the_date_that_applies_and_only_where_there_is_one(app: Flask, learner: FlaskClient,

@@ -6,13 +6,15 @@ import os
 from pathlib import Path
 
 import numpy as np
+import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import Attempt, Progress
-from grader.services import attempts
+from grader.services import attempts, audit
+from grader.services import regrade as regrading
 from grader.services.exercises import save_source
 from grader.services.regrade import regrade
 from tests.web.conftest import csrf_from, empty_database, make_user
@@ -173,3 +175,37 @@ def test_attempts_sent_during_a_regrade_are_all_kept_and_counted(app: Flask) -> 
             assert progress is not None and (progress.attempts_used, progress.best_score) == (len(mine), 1.0)
         total = db.session.scalar(sa.select(sa.func.count()).select_from(Attempt))
     assert total == len(learners) + (THREADS - 1) * PER_THREAD
+
+
+def regrade_events(app: Flask) -> list[dict[str, object]]:
+    """The details of each regrade on the audit trail, oldest first."""
+    with app.app_context():
+        return [e.detail for e in reversed(audit.latest(action="regrade"))]
+
+
+def test_an_interrupted_regrade_has_an_event_for_what_it_committed(app: Flask, instructor: FlaskClient,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    save(app, TIGHT)
+    ada, bob = make_user(app, "ada@example.com"), make_user(app, "bob@example.com")
+    submit(app, ada, off_by(app, "ada@example.com", 0.004))
+    submit(app, bob, off_by(app, "bob@example.com", 0.004))
+    save(app, LOOSE)
+    one_learner = regrading._regrade_learner
+
+    def lost_on_bob(user_id: int, *rest: object) -> None:
+        if user_id == bob:
+            raise RuntimeError("the process was stopped")
+        one_learner(user_id, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(regrading, "_regrade_learner", lost_on_bob)
+    with app.app_context(), pytest.raises(RuntimeError):
+        regrade("quiz")
+    assert standing(app, ada) == (1.0, True) and standing(app, bob) == (0.0, False)  # ada's new score is committed
+    assert regrade_events(app) == [{"version": 2, "attempts": 1, "changed": 1, "kept": 0, "left": 1, "by": "operator"}]
+    shown = instructor.get("/teach/audit?action=regrade").get_data(as_text=True)
+    assert '<span class="muted">learners still to regrade</span> 1' in shown
+    monkeypatch.undo()
+    with app.app_context():
+        regrade("quiz")  # run again, to the end
+    assert standing(app, bob) == (1.0, True)
+    assert regrade_events(app)[1] == {"version": 2, "attempts": 2, "changed": 1, "kept": 0, "by": "operator"}

@@ -1,0 +1,68 @@
+"""`flask exercises sync`: a file is stored only when it is valid, has an id of its own and passes the
+self-check; anything else is an error (exit 1) and what the database holds for that id stays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import Result
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.test_learn import EXERCISES
+from tests.web.test_teach import exercise_row
+
+GELU = (EXERCISES / "gpt2-block" / "block-gelu.yaml").read_text(encoding="utf-8")
+TOO_LOOSE = GELU.replace("tolerance: {abs: 0.0005}", "tolerance: {abs: 0.5}")  # no variant tells ReLU from GELU
+
+
+def sync(app: Flask, files: dict[str, str], folder: Path) -> Result:
+    """Run `flask exercises sync` on a folder holding these files (name -> text)."""
+    folder.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    app.config["EXERCISES_DIR"] = folder
+    return app.test_cli_runner().invoke(args=["exercises", "sync"])
+
+
+def test_two_files_with_one_id_are_both_refused_on_every_run(app: Flask, tmp_path: Path) -> None:
+    copy = GELU.replace("title: GELU by hand", "title: GELU by hand, again")
+    assert copy != GELU
+    folder = tmp_path / "exercises"
+    for _ in range(3):
+        result = sync(app, {"block-gelu.yaml": GELU, "block-gelu-copy.yaml": copy}, folder)
+        assert result.exit_code == 1, result.output
+        assert "0 created, 0 updated, 0 unchanged, 2 errors" in result.output
+        assert (f"error: {folder / 'block-gelu.yaml'}: id: 'block-gelu' is also the id of "
+                f"{folder / 'block-gelu-copy.yaml'}; neither file is loaded") in result.output  # fmt: skip
+        assert f"error: {folder / 'block-gelu-copy.yaml'}: id: 'block-gelu' is also the id of" in result.output
+    assert exercise_row(app, "block-gelu") == (1, 1)  # as the shipped file loaded it
+
+
+def test_a_shared_id_across_a_numeric_and_a_code_file_is_refused(app: Flask, tmp_path: Path) -> None:
+    code = (EXERCISES / "code" / "code-gelu.yaml").read_text(encoding="utf-8").replace("id: code-gelu", "id: block-gelu")
+    result = sync(app, {"a.yaml": GELU.replace("title: GELU by hand", "title: Changed"), "b.yaml": code},
+                  tmp_path / "exercises")  # fmt: skip
+    assert result.exit_code == 1 and "2 errors" in result.output
+    assert exercise_row(app, "block-gelu") == (1, 1)
+
+
+def test_a_changed_file_that_fails_the_self_check_keeps_the_stored_version(app: Flask, learner: FlaskClient,
+                                                                           tmp_path: Path) -> None:  # fmt: skip
+    result = sync(app, {"block-gelu.yaml": TOO_LOOSE}, tmp_path / "exercises")
+    assert result.exit_code == 1, result.output
+    assert "0 created, 0 updated, 0 unchanged, 1 errors" in result.output
+    assert "block-gelu.yaml: (self-check): fails the self-check, so it is not stored: block-gelu seed 0: " in result.output
+    assert "python -m grader selfcheck --exercise block-gelu" in result.output  # the other seeds fail too
+    assert exercise_row(app, "block-gelu") == (1, 1)
+    assert learner.get("/exercises/block-gelu").status_code == 200  # learners still get the working version
+    fixed = sync(app, {"block-gelu.yaml": GELU.replace("title: GELU by hand", "title: GELU, by hand")},
+                 tmp_path / "exercises")  # fmt: skip
+    assert fixed.exit_code == 0 and "0 created, 1 updated" in fixed.output
+    assert exercise_row(app, "block-gelu") == (2, 2)
+
+
+def test_a_new_file_that_fails_the_self_check_is_not_stored(app: Flask, tmp_path: Path) -> None:
+    result = sync(app, {"loose.yaml": TOO_LOOSE.replace("id: block-gelu", "id: loose-gelu")}, tmp_path / "exercises")
+    assert result.exit_code == 1 and "loose.yaml: (self-check): fails the self-check" in result.output
+    assert exercise_row(app, "loose-gelu") is None

@@ -1,0 +1,54 @@
+"""The instructor's exercise figures count learners only: an instructor trying an exercise (early, to
+check it) changes neither its attempts, learners, solve rate nor its common wrong answers."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Variant
+from grader.services import attempts
+from tests.web.conftest import make_user
+from tests.web.test_extensions import user_id
+from tests.web.test_learn import expected
+
+RELU = "0.000"  # GELU's negative entry answered as ReLU would: a named mistake
+
+
+def on_page_numbers(app: Flask, *user_ids: int) -> None:
+    """Give these users the lesson page's own numbers (seed 0) on block-gelu."""
+    with app.app_context():
+        db.session.add_all(Variant(user_id=u, exercise_id="block-gelu", seed=0) for u in user_ids)
+        db.session.commit()
+
+
+def answer(app: Flask, user: int, email: str, neg: str | None = None) -> None:
+    """Answer block-gelu: right, or with `neg` typed for the negative entry."""
+    right = expected(app, "block-gelu", email)
+    with app.app_context():
+        typed = {"neg": neg if neg is not None else f"{right['neg']:.3f}", "pos": f"{right['pos']:.3f}"}
+        assert attempts.submit(user, "block-gelu", typed).outcome == "graded"
+
+
+def test_an_instructor_trying_an_exercise_is_not_counted_as_a_learner(app: Flask, instructor: FlaskClient) -> None:
+    ada, bob = make_user(app, "ada@example.com"), make_user(app, "bob@example.com")
+    teacher = user_id(app, "teach@example.com")
+    on_page_numbers(app, ada, bob, teacher)
+    answer(app, ada, "ada@example.com", RELU)
+    answer(app, bob, "bob@example.com", RELU)
+    answer(app, teacher, "teach@example.com", RELU)  # a wrong try first, then solved
+    answer(app, teacher, "teach@example.com")
+    listing = instructor.get("/teach/exercises").get_data(as_text=True)
+    row = listing[listing.index("GELU by hand"):]
+    row = row[: row.index("</tr>")]
+    _version, tried, learners, solved = re.findall(r'<td class="num">(.*?)</td>', row)
+    assert (tried, learners, solved) == ("2", "2", "0 %")
+    assert "×2" in row and "relu" in row
+    page = instructor.get("/teach/exercises/block-gelu").get_data(as_text=True)
+    figures = page[page.index('<table class="table stats">'):]
+    assert re.findall(r'<td class="num">(.*?)</td>', figures[: figures.index("</table>")]) == ["2", "2", "0", "0 %"]
+    wrong = page[page.index(f'<code class="wrong">{RELU}</code>'):]
+    assert '<td class="num">2</td>' in wrong[: wrong.index("</tr>")]
