@@ -9,11 +9,10 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from grader.catalog.catalog import DEFAULT_EXERCISES, Catalog
-from grader.catalog.loader import SpecError, collect, is_code_source, read_sources, spec_from_text
+from grader.catalog.loader import collect, read_sources
 from grader.catalog.selfcheck import check_catalog
-from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import VariantError
-from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
+from grader.codecheck.spec import any_spec_from_text
 
 
 def _print_json(data: Any) -> None:
@@ -27,16 +26,11 @@ def _load(root: Path) -> Catalog:
     return catalog
 
 
-def _read_exercise(text: str, name: str) -> tuple[ExerciseSpec | CodeExerciseSpec | None, list[SpecError]]:
-    """Validate a file as the kind it declares: code for `kind: code`, numeric otherwise."""
-    return (code_spec_from_text if is_code_source(text) else spec_from_text)(text, name)
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     """Exit 0 when every file (numeric or code) is valid with an id of its own, else print
     `file: field: message` lines and exit 1."""
     sources, errors = read_sources(Path(args.path))
-    specs, problems = collect(sources, _read_exercise)  # one pass over both kinds: ids are unique across them
+    specs, problems = collect(sources, any_spec_from_text)  # one pass over both kinds: ids are unique across them
     errors += problems
     for error in errors:
         print(error)

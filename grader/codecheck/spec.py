@@ -9,9 +9,9 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources
+from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources, spec_from_text
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import MAX_POSITION, SLUG, CodeTranslation, Locale, Localised
+from grader.catalog.spec import MAX_POSITION, SLUG, CodeTranslation, ExerciseSpec, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
@@ -148,3 +148,9 @@ def load_code_specs(root: Path) -> tuple[list[CodeExerciseSpec], list[SpecError]
     # Other files, and those that cannot be read or parsed, are the numeric loader's to report.
     sources, _ = read_sources(root)
     return collect([(n, t) for n, t in sources if is_code_source(t)], code_spec_from_text)
+
+
+def any_spec_from_text(text: str, name: str) -> tuple[ExerciseSpec | CodeExerciseSpec | None, list[SpecError]]:
+    """Validate a file as the kind it declares: code for `kind: code`, numeric otherwise."""
+    read = code_spec_from_text if is_code_source(text) else spec_from_text
+    return read(text, name)

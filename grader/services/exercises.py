@@ -11,10 +11,10 @@ from typing import Protocol, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.orm import contains_eager
 
-from grader.catalog.loader import SpecError, is_code_source, read_sources, spec_from_text
+from grader.catalog.loader import SpecError, read_sources, spec_from_text
 from grader.catalog.selfcheck import check_spec
 from grader.catalog.spec import ExerciseSpec
-from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
+from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion, utcnow
@@ -195,12 +195,6 @@ def _self_check_by_hash(digest: str, source: str) -> tuple[str, ...]:
     return tuple(self_check(_spec_by_hash(digest, source)))
 
 
-def _read_exercise(source: str, name: str) -> tuple[AnySpec | None, list[SpecError]]:
-    """Validate a file as the kind it declares: code for `kind: code`, numeric otherwise."""
-    read = code_spec_from_text if is_code_source(source) else spec_from_text
-    return read(source, name)
-
-
 def _shared_ids(read: list[tuple[str, str, AnySpec]]) -> list[SpecError]:
     """An error for every file whose id another file also has (sync stores none of them)."""
     files: dict[str, list[str]] = {}
@@ -236,7 +230,7 @@ def sync_directory(root: Path) -> SyncReport:
     report = SyncReport(errors=read_errors)
     read: list[tuple[str, str, AnySpec]] = []
     for name, source in sources:
-        spec, errors = _read_exercise(source, name)
+        spec, errors = any_spec_from_text(source, name)
         report.errors.extend(errors)
         if spec is not None:
             read.append((name, source, spec))
