@@ -48,7 +48,8 @@ def test_instructor_pages_fit_a_phone_screen(
     page = new_page()
     page.set_viewport_size(PHONE)
     login(page, live_server.url, teacher)
-    for path in ("/teach/exercises", "/teach/gradebook", "/teach/exercises/new", "/teach/audit"):
+    for path in ("/teach/exercises", "/teach/gradebook", "/teach/exercises/new", "/teach/audit",
+                 "/teach/exercises/block-layernorm", "/teach/exercises/code-gelu"):
         page.goto(live_server.url + path)
         assert overflow(page) == 0, path
 
