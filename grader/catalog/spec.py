@@ -6,7 +6,8 @@ import re
 from typing import Annotated, Any, Literal, Mapping, Union
 
 import numpy as np
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
@@ -20,6 +21,7 @@ SLUG = r"^[a-z0-9][a-z0-9-]*$"
 PART_ID = r"^[a-z][a-z0-9_]*$"
 PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 Number = Union[int, float]
+Place = tuple[Union[str, int], ...]  # a field's place in an exercise file, as pydantic reports it
 # Bounds that keep every number an instructor writes finite and within reach of the reference models
 # and of the database: an infinite weight or a parameter of 1e300 makes every learner's score NaN.
 MAX_MAGNITUDE = 1e6  # parameters, and an absolute tolerance
@@ -269,10 +271,35 @@ class ExerciseSpec(Localised, AttemptPolicy):
         for locale, translation in self.translations.items():
             if translation.solution is not None and len(translation.solution) != len(self.solution):
                 raise ValueError(f"translations.{locale}: the solution needs {len(self.solution)} steps, as in English")
-        translated = [t for tr in self.translations.values() for t in (tr.prompt or "", *(tr.solution or ()))]
-        for text in (self.prompt, *self.solution, *translated):
-            for name in PLACEHOLDER.findall(text):
-                if name not in known:
-                    raise ValueError(f"placeholder {{{{{name}}}}} names no parameter or quantity")
-            for problem in math_problems(PLACEHOLDER.sub("0", text)):
+        for text in (self.prompt, *self.solution):
+            for problem in _text_problems(text, known):
                 raise ValueError(problem)
+        for where, text in self._translated_texts():
+            for problem in _text_problems(text, known):
+                raise _located(problem, where, text)
+
+    def _translated_texts(self) -> list[tuple[Place, str]]:
+        """Each translated prompt and solution step, with its place in the file."""
+        found: list[tuple[Place, str]] = []
+        for locale, translation in self.translations.items():
+            if translation.prompt is not None:
+                found.append((("translations", locale, "prompt"), translation.prompt))
+            steps = enumerate(translation.solution or [])
+            found.extend((("translations", locale, "solution", i), step) for i, step in steps)
+        return found
+
+
+def _text_problems(text: str, known: set[str]) -> list[str]:
+    """Why a prompt or solution step cannot be shown: unknown placeholders, then math that cannot render."""
+    unknown = [f"placeholder {{{{{name}}}}} names no parameter or quantity"
+               for name in PLACEHOLDER.findall(text) if name not in known]  # fmt: skip
+    return [*unknown, *math_problems(PLACEHOLDER.sub("0", text))]
+
+
+def _located(problem: str, where: Place, text: str) -> ValidationError:
+    """An error placed at `where` (e.g. translations.pt.prompt), which names the language and the field."""
+    # A ValueError raised in a model validator is placed on the whole file; pydantic keeps the places
+    # of a ValidationError raised there. The problem goes in as context: it is no message template.
+    error = PydanticCustomError("value_error", "{problem}", {"problem": problem})
+    details = InitErrorDetails(type=error, loc=where, input=text)
+    return ValidationError.from_exception_data("ExerciseSpec", [details])

@@ -128,10 +128,14 @@ def _param(form: Mapping[str, Any], i: int, draft: Draft) -> None:
 
 
 def _misconceptions(form: Any, j: int) -> list[Any]:
-    required = [n for n in form.getlist(f"part-{j}-mistakes") if n]
-    optional = [{"name": n, "optional": True}
-                for n in form.getlist(f"part-{j}-optional") if n and n not in required]  # fmt: skip
-    return [*required, *optional]
+    """The part's mistakes, each once, in the exercise's own order; ones added in the form come last."""
+    required = list(dict.fromkeys(n for n in form.getlist(f"part-{j}-mistakes") if n))
+    optional = [n for n in dict.fromkeys(form.getlist(f"part-{j}-optional")) if n and n not in required]
+    # The lists offer mistakes in the model's order, but variants are built in the exercise's: read
+    # in list order, an untouched exercise would come back as another one and save as a new version.
+    order = list(dict.fromkeys(str(form.get(f"part-{j}-order", "")).split()))
+    ordered = sorted([*required, *optional], key=lambda n: order.index(n) if n in order else len(order))
+    return [name if name in required else {"name": name, "optional": True} for name in ordered]
 
 
 def _part(form: Any, j: int, draft: Draft) -> None:
@@ -234,6 +238,7 @@ def _part_values(j: int, part: dict[str, Any]) -> Values:
             f"part-{j}-tol_kind": kind, f"part-{j}-tol_value": "" if kind == "exact" else _text(value),
             f"part-{j}-mistakes": [r["name"] for r in refs if not r.get("optional")],
             f"part-{j}-optional": [r["name"] for r in refs if r.get("optional")],
+            f"part-{j}-order": " ".join(r["name"] for r in refs),
             f"part-{j}-partial_credit": bool(part.get("partial_credit")),
             f"part-{j}-weight": _text(part.get("weight")),
             f"part-{j}-entry": _text(part.get("entry"))}  # fmt: skip

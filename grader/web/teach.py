@@ -87,7 +87,8 @@ def _choices(model: str) -> dict[str, Any]:
     return {
         "model": scenario.name, "models": list(SCENARIOS), "kinds": list(KINDS),
         "tolerances": exercise_form.TOLERANCE_KINDS, "quantities": list(scenario.quantities),
-        "mistakes": [*scenario.mistakes, "transposed-shape"],
+        # Any part may recognise a transposed shape, and a model may list it already: offer it once.
+        "mistakes": list(dict.fromkeys([*scenario.mistakes, "transposed-shape"])),
         "params": [*scenario.params, *scenario.optional],
     }  # fmt: skip
 
@@ -138,6 +139,8 @@ def _start_values(editing: str | None) -> dict[str, Any] | None:
 
 def _area(error: SpecError, draft: exercise_form.Draft) -> str:
     path = error.field.split(".")
+    if path[0] == "translations" and len(path) > 2 and path[2] in ("title", "prompt", "solution"):
+        return f"translation-{path[1]}-{path[2]}"  # the field in that language's section
     if path[0] == "parts" and len(path) > 1 and path[1].isdigit() and int(path[1]) < len(draft.part_rows):
         return f"part-{draft.part_rows[int(path[1])]}"
     if path[0] == "params" and len(path) > 1 and path[1] in draft.param_rows:

@@ -112,3 +112,16 @@ def test_every_shipped_exercise_is_translated_into_the_pages_languages() -> None
     missing = [(s.id, locale) for s in [*numeric, *code] for locale in ("pt", "ru")
                if locale not in s.translations or not s.translations[locale].prompt]  # fmt: skip
     assert missing == []
+
+
+@pytest.mark.parametrize("block, field, phrase", [
+    ("  xx:\n    prompt: 'Uses {{nothing}}.'\n", "translations.xx.prompt",
+     "placeholder {{nothing}} names no parameter or quantity"),
+    ("  xx:\n    solution: ['one', 'two {{nothing}}', 'three']\n", "translations.xx.solution.1",
+     "placeholder {{nothing}} names no parameter or quantity"),
+    ("  xx:\n    solution: ['one', 'two', 'Bad math $\\frobnicate{x}$.']\n", "translations.xx.solution.2", "cannot render"),
+])  # fmt: skip
+def test_a_problem_in_a_translated_text_is_reported_at_that_text(block: str, field: str, phrase: str) -> None:
+    spec, errors = spec_from_text(with_translation(block), "t.yaml")
+    assert spec is None and len(errors) == 1, errors
+    assert errors[0].field == field and errors[0].message.startswith(phrase)  # the language named, not the English

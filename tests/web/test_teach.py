@@ -418,3 +418,30 @@ def test_the_preview_shows_each_translation_with_the_variants_numbers(instructor
     shown_a = html.split("Add the correction", 1)[1].split("to the row", 1)[0]  # the variant's a, in English
     numbers = shown_a[shown_a.rindex("</math>") + len("</math>"):].strip()
     assert f"Some a correção {numbers} à linha" in html and "Some entrada por entrada." in html
+
+
+def field_area(html: str, name: str) -> str:
+    """The HTML of a textarea's field in the editor, up to the end of its label (where its problems are)."""
+    start = html.index(f'<textarea name="{name}"')
+    return html[start: html.index("</label>", start)]
+
+
+def test_an_exercise_without_parts_is_refused_with_the_reason_at_the_parts(app: Flask, instructor: FlaskClient) -> None:
+    response = instructor.post("/teach/exercises/new", data=residual_form(instructor, **{"part-0-id": "",
+                                                                                        "part-0-label": ""}))  # fmt: skip
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422 and "Fix the problems marked below." in html
+    parts = html[html.index("<h2>Parts</h2>"): html.index("<legend>Part 1</legend>")]
+    assert "parts: List should have at least 1 item" in parts
+    assert exercise_row(app, "my-residual") is None
+
+
+def test_an_unknown_placeholder_in_a_translation_is_shown_at_that_language(app: Flask, instructor: FlaskClient) -> None:
+    response = instructor.post("/teach/exercises/new", data=residual_form(instructor, **{
+        "translation-pt-prompt": "Some {{nope}}."}))  # fmt: skip
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422
+    problem = "translations.pt.prompt: placeholder {{nope}} names no parameter or quantity"
+    assert problem in field_area(html, "translation-pt-prompt") and 'aria-invalid=true>Some {{nope}}.' in html
+    assert "{{nope}}" not in field_area(html, "prompt")  # the English prompt is fine
+    assert exercise_row(app, "my-residual") is None

@@ -1,0 +1,101 @@
+"""The structured editor gives back what it was given: every shipped numeric exercise, opened in the
+form and saved untouched, stays the version it was (same source, same origin)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.datastructures import MultiDict
+
+from grader.catalog.loader import is_code_source, spec_from_text
+from grader.extensions import db
+from grader.models import Exercise
+from tests.web.test_teach import editor_fields, exercise_row, part_area, source_of, upload
+
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+NUMERIC = sorted(p.stem for p in EXERCISES.glob("*/*.yaml") if not is_code_source(p.read_text(encoding="utf-8")))
+
+# block-gelu with what no shipped exercise has: an optional mistake listed before a required one, a weight,
+# a never-zero parameter, the attempt policy and dates, and a translated label.
+POLICY = """opens: 2026-12-01T09:00:00+00:00
+max_attempts: 3
+penalty: 0.1
+due: 2026-12-15T23:59:00Z
+late_credit: 0.5
+"""
+
+
+def rich_source(app: Flask) -> str:
+    """A copy of block-gelu (as gelu-rich) that uses every field the form can hold."""
+    source = source_of(app, "block-gelu").replace("id: block-gelu", "id: gelu-rich")
+    source = source.replace("misconceptions: [relu, {name: erf-gelu, optional: true}]",
+                            "misconceptions: [{name: erf-gelu, optional: true}, relu]\n    weight: 2", 1)  # fmt: skip
+    source = source.replace("decimals: 1}", "decimals: 1, exclude_zero: true}", 1)
+    source = source.replace("translations:", POLICY + "translations:", 1)
+    return source.replace("    title: GELU à mão\n", "    title: GELU à mão\n    labels: {pos: gelu(z) positivo}\n", 1)
+
+
+def save_unchanged(client: FlaskClient, exercise_id: str) -> str:
+    """Open the exercise in the form, press Save without touching anything; the page it lands on."""
+    fields = editor_fields(client.get(f"/teach/exercises/{exercise_id}/edit").get_data(as_text=True))
+    fields["action"] = "save"
+    response = client.post(f"/teach/exercises/{exercise_id}/edit", data=fields)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return client.get(response.headers["Location"]).get_data(as_text=True)
+
+
+def origin_of(app: Flask, exercise_id: str) -> str:
+    with app.app_context():
+        found = db.session.get(Exercise, exercise_id)
+        assert found is not None
+        return found.origin
+
+
+def test_every_numeric_exercise_is_covered() -> None:
+    assert len(NUMERIC) >= 13 and "microgpt-stations" in NUMERIC and "code-gelu" not in NUMERIC
+
+
+@pytest.mark.parametrize("exercise_id", NUMERIC)
+def test_saving_a_shipped_exercise_unchanged_from_the_form_keeps_its_version(
+        app: Flask, instructor: FlaskClient, exercise_id: str) -> None:  # fmt: skip
+    before = source_of(app, exercise_id)
+    page = save_unchanged(instructor, exercise_id)
+    assert f"No changes to {exercise_id}." in page
+    assert exercise_row(app, exercise_id) == (1, 1) and source_of(app, exercise_id) == before
+    assert origin_of(app, exercise_id) == "file"  # so `exercises sync` still updates it from its file
+
+
+def test_every_field_the_form_holds_survives_an_unchanged_save(app: Flask, instructor: FlaskClient) -> None:
+    source = rich_source(app)
+    spec, errors = spec_from_text(source, "gelu-rich.yaml")
+    assert errors == [] and spec is not None
+    assert [(m.name, m.optional) for m in spec.parts[0].misconceptions] == [("erf-gelu", True), ("relu", False)]
+    assert spec.max_attempts == 3 and spec.due is not None and spec.translations["pt"].labels == {"pos": "gelu(z) positivo"}
+    assert upload(instructor, source.encode(), "gelu-rich.yaml").status_code == 303
+    assert "No changes to gelu-rich." in save_unchanged(instructor, "gelu-rich")
+    assert exercise_row(app, "gelu-rich") == (1, 1) and source_of(app, "gelu-rich") == source
+
+
+def test_a_mistake_added_in_the_form_comes_after_the_stored_ones(app: Flask, instructor: FlaskClient) -> None:
+    fields = editor_fields(instructor.get("/teach/exercises/block-mlp/edit").get_data(as_text=True))
+    assert fields.getlist("part-0-mistakes") == ["sample-variance", "no-centering", "relu"]  # the model's order
+    fields.add("part-0-optional", "no-residual-attention")
+    fields["action"] = "save"
+    assert instructor.post("/teach/exercises/block-mlp/edit", data=fields).status_code == 303
+    spec, errors = spec_from_text(source_of(app, "block-mlp"), "block-mlp.yaml")
+    assert errors == [] and spec is not None and exercise_row(app, "block-mlp") == (2, 2)
+    assert [m.name for m in spec.parts[0].misconceptions] == ["relu", "sample-variance", "no-centering", "erf-gelu",
+                                                              "no-residual-attention"]  # fmt: skip
+
+
+def test_each_mistake_is_offered_once_and_counted_once(app: Flask, instructor: FlaskClient) -> None:
+    html = instructor.get("/teach/exercises/modern-shapes/edit").get_data(as_text=True)
+    assert part_area(html, 1).count('<option value="transposed-shape"') == 2  # once in each of the two lists
+    fields: MultiDict = editor_fields(html)
+    fields.add("part-0-mistakes", "transposed-shape")  # as the page offered it twice before
+    fields["action"] = "save"
+    assert instructor.post("/teach/exercises/modern-shapes/edit", data=fields).status_code == 303
+    assert exercise_row(app, "modern-shapes") == (1, 1)
