@@ -1,7 +1,8 @@
 """Learner pages in each language, against a bare Flask endpoint in the same process and run.
 
 Builds the app on a fresh SQLite file with the shipped exercises and one learner, then times the
-dashboard and an exercise page (with feedback on a malformed answer) through Flask's test client,
+dashboard, an exercise page (with feedback on a malformed answer) and, once the learner has solved
+it, a practice page and a practice check (new numbers, nothing stored) through Flask's test client,
 in English, Portuguese and Russian. The baseline is a route on the same app that returns a short
 string, so the ratios show what the pages themselves cost, and what translating them adds.
 
@@ -26,10 +27,11 @@ from flask.testing import FlaskClient  # noqa: E402
 
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
-from grader.services import accounts  # noqa: E402
+from grader.services import accounts, attempts  # noqa: E402
 from grader.services.exercises import sync_directory  # noqa: E402
 
 PASSWORD = "benchmark password"
+EXERCISE = "block-layernorm"
 
 
 def app_with_learner(work: Path) -> tuple[Flask, FlaskClient]:
@@ -43,7 +45,17 @@ def app_with_learner(work: Path) -> tuple[Flask, FlaskClient]:
         accounts.create_user("reader@example.com", PASSWORD, "learner")
     client = app.test_client()
     client.post("/login", data={"email": "reader@example.com", "password": PASSWORD, "csrf_token": token(client)})
+    with app.app_context():
+        user = accounts.user_by_email("reader@example.com")
+        assert user is not None
+        right = {f"part-{p.spec.id}": _typed(p.answer_json()) for p in attempts.learner_variant(user.id, EXERCISE)[1].parts}
+    solved = client.post(f"/exercises/{EXERCISE}", data={"csrf_token": token(client), **right})
+    assert solved.status_code == 303, "the learner must solve the exercise before practising it"
     return app, client
+
+
+def _typed(value: object) -> str:
+    return "[" + "; ".join(f"{v:.4f}" for v in value) + "]" if isinstance(value, list) else f"{value:.4f}"
 
 
 def token(client: FlaskClient) -> str:
@@ -77,10 +89,15 @@ def main() -> int:
     for locale in ("en", "pt", "ru"):
         client.post("/language", data={"csrf_token": token(client), "locale": locale, "next": "/"})
         broken = {"csrf_token": token(client), "part-mu": "", "part-sigma": "1", "part-u": "[1; 2; 3]"}
+        numbers = client.get(f"/exercises/{EXERCISE}/practice").headers["Location"]
+        practice = {"csrf_token": token(client), "numbers": numbers.split("numbers=")[1], "part-mu": "0.1000",
+                    "part-sigma": "1.0000", "part-u": "[1; 2; 3; 4]"}  # fmt: skip
         pages = {
             "dashboard": lambda: client.get("/"),
-            "exercise": lambda: client.get("/exercises/block-layernorm"),
-            "feedback (422)": lambda: client.post("/exercises/block-layernorm", data=broken),
+            "exercise": lambda: client.get(f"/exercises/{EXERCISE}"),
+            "feedback (422)": lambda: client.post(f"/exercises/{EXERCISE}", data=broken),
+            "practice": lambda: client.get(numbers),
+            "practice check": lambda: client.post(f"/exercises/{EXERCISE}/practice", data=practice),
         }
         for name, call in pages.items():
             ms = per_request_ms(call, args.requests)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Mapping
 
 from itsdangerous import BadData, URLSafeSerializer
@@ -71,9 +72,14 @@ def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersi
 
 def with_seed(current: CurrentVersion, seed: int) -> Practice:
     """The practice variant with `seed` of a version `allowed` returned."""
-    # Not the shared variant cache: practice seeds are used once or twice, and would push the
-    # learners' own variants out of it.
-    return Practice(current, make_variant(spec_of(current), seed))
+    return Practice(current, _practice_variant(current, seed))
+
+
+# A cache of its own: practice numbers are shown, checked and reloaded a few times, then dropped,
+# and in the shared variant cache they would push the learners' own variants out.
+@lru_cache(maxsize=512)
+def _practice_variant(current: CurrentVersion, seed: int) -> Variant:
+    return make_variant(spec_of(current), seed)
 
 
 def check(practice: Practice, answers: Mapping[str, object]) -> ExerciseResult:
