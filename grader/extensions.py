@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from flask import request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
-from flask_login import LoginManager
+from flask_login import LoginManager, current_user
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
 from flask_wtf import CSRFProtect
@@ -32,3 +33,8 @@ migrate = Migrate(render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()
 limiter = Limiter(key_func=get_remote_address)
+
+
+def user_key() -> str:
+    """The rate limiter's key for a signed-in user's requests: the account, or the address before login."""
+    return f"user:{current_user.id}" if current_user.is_authenticated else request.remote_addr or "-"

@@ -46,7 +46,10 @@ def test_validate_refuses_one_id_in_a_numeric_and_a_code_file(tmp_path: Path) ->
     (tmp_path / "b.yaml").write_text(code.replace("id: code-gelu", "id: gelu"), encoding="utf-8")
     result = run("exercises", "validate", str(tmp_path))
     assert result.returncode == 1
-    assert result.stdout.splitlines() == [f"{tmp_path / 'b.yaml'}: id: 'gelu' is already used by {tmp_path / 'a.yaml'}"]
+    assert result.stdout.splitlines() == [
+        f"{tmp_path / name}: id: 'gelu' is also the id of {tmp_path / other}; neither file is loaded until one is renamed"
+        for name, other in (("a.yaml", "b.yaml"), ("b.yaml", "a.yaml"))
+    ]
 
 
 def test_list_json_has_ids_and_part_types() -> None:

@@ -136,16 +136,6 @@ def bands(
     return Bands(low, high, _SLACK * np.maximum(1.0, np.maximum(np.abs(low), np.abs(high))))
 
 
-def too_coarse(resolution: np.ndarray, expected: np.ndarray, tolerance: Tolerance, integral: bool,
-               typed: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-    """Per entry: was it typed with fewer digits than the part needs (given the typed values, as
-    `fewer_digits_than_asked` says)?"""
-    coarsest = tolerance.coarsest_resolution(expected, integral)
-    if typed is None:
-        return typed_too_coarse(resolution, coarsest)
-    return fewer_digits_than_asked(resolution, typed, expected, coarsest, tolerance)
-
-
 def fewer_digits_than_asked(resolution: np.ndarray, typed: np.ndarray, expected: np.ndarray,
                             coarsest: np.ndarray, tolerance: Tolerance) -> np.ndarray:  # fmt: skip
     """Per entry: typed coarser than `coarsest` (the part's need at the expected value), unless

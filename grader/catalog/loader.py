@@ -181,22 +181,29 @@ def read_sources(root: Path) -> tuple[list[tuple[str, str]], list[SpecError]]:
 Reader = Callable[[str, str], tuple[Any, list[SpecError]]]
 
 
+def shared_ids(named: list[tuple[str, str]]) -> list[SpecError]:
+    """An error for each (file, id) whose id another file also has. None of them is loaded: which one
+    was meant cannot be told (a copy may sort first)."""
+    files: dict[str, list[str]] = {}
+    for name, spec_id in named:
+        files.setdefault(spec_id, []).append(name)
+    return [SpecError(name, "id", f"{spec_id!r} is also the id of {', '.join(n for n in names if n != name)}; "
+                                  "neither file is loaded until one is renamed")
+            for spec_id, names in files.items() if len(names) > 1 for name in names]  # fmt: skip
+
+
 def collect(sources: list[tuple[str, str]], read: Reader) -> tuple[list[Any], list[SpecError]]:
-    """Validate each (file name, text) with `read`; ids must be unique across the files."""
-    specs: list[Any] = []
+    """Validate each (file name, text) with `read`; files sharing an id are reported and left out."""
+    read_specs: list[tuple[str, Any]] = []
     errors: list[SpecError] = []
-    seen: dict[str, str] = {}
     for name, text in sources:
         spec, problems = read(text, name)
         errors.extend(problems)
-        if spec is None:
-            continue
-        if spec.id in seen:
-            errors.append(SpecError(name, "id", f"{spec.id!r} is already used by {seen[spec.id]}"))
-            continue
-        seen[spec.id] = name
-        specs.append(spec)
-    return specs, errors
+        if spec is not None:
+            read_specs.append((name, spec))
+    shared = shared_ids([(name, spec.id) for name, spec in read_specs])
+    refused = {error.file for error in shared}
+    return [spec for name, spec in read_specs if name not in refused], errors + shared
 
 
 def load_specs(root: Path) -> tuple[list[ExerciseSpec], list[SpecError]]:

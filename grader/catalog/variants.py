@@ -156,7 +156,7 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
 
 def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
     """The part's label in each language the exercise translates it into."""
-    return {locale: t.labels[part_id] for locale, t in spec.translations.items() if part_id in t.labels}
+    return {locale: spec.label_in(part_id, locale) for locale in spec.translations}
 
 
 def _filled(spec: ExerciseSpec, locale: str, shown: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:

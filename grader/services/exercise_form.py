@@ -13,7 +13,6 @@ from grader.catalog.loader import SpecError, parse_yaml
 
 PARAM_ROWS = 6
 PART_ROWS = 8
-SELF_CHECK_SEEDS = 20
 TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution", "opens",
             "max_attempts", "penalty", "due", "late_credit", "translations")  # fmt: skip
 TRANSLATION_KEYS = ("title", "prompt", "solution", "labels")

@@ -11,7 +11,7 @@ from typing import Protocol, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.orm import contains_eager
 
-from grader.catalog.loader import SpecError, read_sources, spec_from_text
+from grader.catalog.loader import SpecError, read_sources, shared_ids, spec_from_text
 from grader.catalog.selfcheck import check_spec
 from grader.catalog.spec import ExerciseSpec
 from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text, code_spec_from_text
@@ -195,16 +195,6 @@ def _self_check_by_hash(digest: str, source: str) -> tuple[str, ...]:
     return tuple(self_check(_spec_by_hash(digest, source)))
 
 
-def _shared_ids(read: list[tuple[str, str, AnySpec]]) -> list[SpecError]:
-    """An error for every file whose id another file also has (sync stores none of them)."""
-    files: dict[str, list[str]] = {}
-    for name, _, spec in read:
-        files.setdefault(spec.id, []).append(name)
-    return [SpecError(name, "id", f"{spec_id!r} is also the id of {', '.join(n for n in names if n != name)}; "
-                                  "neither file is loaded until one is renamed")
-            for spec_id, names in files.items() if len(names) > 1 for name in names]  # fmt: skip
-
-
 def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError | None:
     """The error for a numeric file that would be a new version but fails the self-check, else None."""
     digest = source_hash(source)
@@ -234,7 +224,7 @@ def sync_directory(root: Path) -> SyncReport:
         report.errors.extend(errors)
         if spec is not None:
             read.append((name, source, spec))
-    shared = _shared_ids(read)
+    shared = shared_ids([(name, spec.id) for name, _, spec in read])
     report.errors.extend(shared)
     refused = {error.file for error in shared}
     for name, source, spec in read:

@@ -70,6 +70,13 @@ def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersi
     return current
 
 
+def from_token(current: CurrentVersion, token: str, secret: str) -> Practice | None:
+    """The practice variant a token names, of a version `allowed` returned; None for a token not made
+    here for this exercise."""
+    seed = seed_from_token(token, current.exercise_id, secret)
+    return None if seed is None else with_seed(current, seed)
+
+
 def with_seed(current: CurrentVersion, seed: int) -> Practice:
     """The practice variant with `seed` of a version `allowed` returned."""
     return Practice(current, _practice_variant(current, seed))

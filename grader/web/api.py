@@ -206,7 +206,6 @@ def openapi_document() -> ResponseReturnValue:
 
 def plain(value: Any) -> Any:
     """A parameter value as JSON: numpy arrays and scalars become lists and numbers."""
-    # numpy arrays and scalars become lists and numbers; page values are plain already.
     return value.tolist() if hasattr(value, "tolist") else value
 
 

@@ -42,10 +42,10 @@ def _allowed(exercise_id: str) -> attempts.CurrentVersion:
 
 
 def _opened(current: attempts.CurrentVersion, token: str) -> practice.Practice:
-    seed = practice.seed_from_token(token, current.exercise_id, current_app.config["SECRET_KEY"])
-    if seed is None:
+    opened = practice.from_token(current, token, current_app.config["SECRET_KEY"])
+    if opened is None:
         abort(400, "These practice numbers were not made here for this exercise: ask for new ones.")
-    return practice.with_seed(current, seed)
+    return opened
 
 
 @bp.get("/exercises/<exercise_id>/practice")
@@ -53,6 +53,7 @@ def _opened(current: attempts.CurrentVersion, token: str) -> practice.Practice:
                                               **REFUSED}, query=PracticeQuery,
             description="Without ?numbers=, new numbers each time. Nothing is stored.")  # fmt: skip
 @bearer
+@limiter.limit("30 per minute; 300 per day", key_func=caller_key)
 def practice_numbers(exercise_id: str) -> ResponseReturnValue:
     """A practice variant: new numbers, or the ones ?numbers= names."""
     lang = language()

@@ -51,7 +51,8 @@ def _headers(response: Response) -> Response:
 
 def _load_user(session_id: str) -> models.User | None:
     account, _, fingerprint = session_id.partition(":")
-    user = db.session.get(models.User, int(account)) if account.isdigit() and len(account) < 19 else None
+    known = account.isdigit() and len(account) <= len(str(ROW_ID_MAX)) and int(account) <= ROW_ID_MAX
+    user = db.session.get(models.User, int(account)) if known else None
     return user if user is not None and secrets.compare_digest(fingerprint, user.password_fingerprint()) else None
 
 

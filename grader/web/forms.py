@@ -13,8 +13,8 @@ from wtforms.validators import DataRequired, EqualTo, Length
 from grader.services.accounts import MAX_PASSWORD, MIN_PASSWORD
 from grader.web.i18n import LANGUAGES
 
-# The largest row id a database integer column holds; a larger number in a URL names nothing.
-ROW_ID_MAX = 2**63 - 1
+# The largest row id an integer column holds (32 bits on PostgreSQL); a larger number in a URL names nothing.
+ROW_ID_MAX = 2**31 - 1
 
 
 def query_int(name: str, high: int = ROW_ID_MAX) -> int | None:

@@ -11,7 +11,7 @@ from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
-from grader.extensions import db, limiter
+from grader.extensions import db, limiter, user_key
 from grader.models import Exercise, utcnow
 from grader.services import attempts, exercises, progress
 from grader.web import code
@@ -21,11 +21,6 @@ from grader.web.forms import AnswerForm, query_int
 
 bp = Blueprint("learn", __name__)
 FIELD_PREFIX = "part-"
-
-
-def user_key() -> str:
-    """The rate limiter's key for a learner's requests: the account, or the address before login."""
-    return f"user:{current_user.id}" if current_user.is_authenticated else request.remote_addr or "-"
 
 
 @bp.get("/")

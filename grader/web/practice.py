@@ -16,19 +16,11 @@ from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
-from grader.extensions import limiter
+from grader.extensions import limiter, user_key
 from grader.services import attempts, practice
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm
-from grader.web.learn import FIELD_PREFIX, bp, refuse_unopened, typed_answers, user_key
-
-
-def _seed(exercise_id: str, token: str) -> int:
-    """The seed a practice token carries, or a 400 when it was not made here for this exercise."""
-    seed = practice.seed_from_token(token, exercise_id, current_app.config["SECRET_KEY"])
-    if seed is None:
-        abort(400, gettext("These practice numbers are not valid any more. Ask for new ones."))
-    return seed
+from grader.web.learn import FIELD_PREFIX, bp, refuse_unopened, typed_answers
 
 
 def _refuse_unfinished() -> NoReturn:
@@ -49,8 +41,10 @@ def _allowed(exercise_id: str) -> attempts.CurrentVersion:
 
 def _opened(exercise_id: str, token: str) -> practice.Practice:
     """The practice variant a token names, after checking that the user may practise the exercise."""
-    current = _allowed(exercise_id)
-    return practice.with_seed(current, _seed(exercise_id, token))
+    opened = practice.from_token(_allowed(exercise_id), token, current_app.config["SECRET_KEY"])
+    if opened is None:
+        abort(400, gettext("These practice numbers are not valid any more. Ask for new ones."))
+    return opened
 
 
 def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, typed: dict[str, str],
@@ -66,6 +60,8 @@ def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, 
 
 @bp.get("/exercises/<exercise_id>/practice")
 @login_required
+# New numbers come with their worked solution: a bound, so nobody can draw until a classmate's come up.
+@limiter.limit("30 per minute; 300 per day", key_func=user_key)
 def practice_page(exercise_id: str) -> Response | tuple[str, int]:
     """A practice variant: new numbers on first visit (by redirect, so a reload keeps them)."""
     token = request.args.get("numbers")

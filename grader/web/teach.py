@@ -18,7 +18,7 @@ from grader.catalog.lessons import lesson_order, lesson_title
 from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError
 from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.variants import Variant
-from grader.extensions import db, limiter
+from grader.extensions import db, limiter, user_key
 from grader.models import Exercise
 from grader.services import authoring, exercise_form, insights
 from grader.services.exercises import all_exercises, current_version, part_labels
@@ -42,10 +42,6 @@ def _instructors_only() -> BaseResponse | None:
     if not current_user.is_instructor:
         abort(403)
     return None
-
-
-def _user_key() -> str:
-    return f"user:{current_user.id}"
 
 
 def _exercise_or_404(exercise_id: str) -> Exercise:
@@ -242,7 +238,7 @@ def edit(exercise_id: str) -> BaseResponse | tuple[str, int]:
 
 
 @bp.post("/exercises/preview")
-@limiter.limit("120 per minute", key_func=_user_key)
+@limiter.limit("120 per minute", key_func=user_key)
 def preview() -> tuple[str, int]:
     """An HTML fragment: a random variant of the posted exercise, or its errors (422)."""
     if request.form.get("mode") == "yaml":

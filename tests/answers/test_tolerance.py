@@ -9,7 +9,7 @@ import pytest
 
 from grader.answers.kinds import grade_part
 from grader.answers.results import Mutant, Target
-from grader.answers.tolerance import Tolerance, bands, sigfig_unit, too_coarse
+from grader.answers.tolerance import Tolerance, bands, fewer_digits_than_asked, sigfig_unit
 
 ABS = Tolerance("abs", 0.0005)
 
@@ -37,17 +37,23 @@ def test_rel_width_scales_with_the_value() -> None:
     assert float(Tolerance("rel", 0.01).half_width(np.array(-200.0))) == pytest.approx(2.0)
 
 
+def too_coarse(typed: float, resolution: float, expected: float, tolerance: Tolerance, integral: bool) -> bool:
+    """Whether `typed`, written to `resolution`, has fewer digits than grading asks for."""
+    answer = np.array(expected)
+    coarsest = tolerance.coarsest_resolution(answer, integral)
+    return bool(fewer_digits_than_asked(np.array(resolution), np.array(typed), answer, coarsest, tolerance))
+
+
 def test_typed_precision_must_match_the_tolerance() -> None:
-    expected = np.array(0.64)
-    assert too_coarse(np.array(0.01), expected, ABS, integral=False)
-    assert not too_coarse(np.array(0.001), expected, ABS, integral=False)
-    assert not too_coarse(np.array(0.0001), expected, ABS, integral=False)
+    assert too_coarse(0.65, 0.01, 0.6405, ABS, integral=False)
+    assert not too_coarse(0.641, 0.001, 0.6405, ABS, integral=False)
+    assert not too_coarse(0.6405, 0.0001, 0.6405, ABS, integral=False)
 
 
 def test_exact_reals_set_no_precision_but_exact_integers_need_units() -> None:
     exact = Tolerance("exact")
-    assert not too_coarse(np.array(1.0), np.array(3.0), exact, integral=False)
-    assert too_coarse(np.array(1e5), np.array(41943040.0), exact, integral=True)
+    assert not too_coarse(3.0, 1.0, 3.0, exact, integral=False)
+    assert too_coarse(41_900_000.0, 1e5, 41943040.0, exact, integral=True)
 
 
 def target(value: float, *mutants: tuple[str, float]) -> Target:

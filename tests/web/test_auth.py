@@ -168,7 +168,7 @@ def test_changing_the_password_ends_every_other_session(app: Flask, learner: Fla
 def test_a_session_id_without_the_right_fingerprint_is_not_trusted(app: Flask, learner: FlaskClient) -> None:
     with learner.session_transaction() as session:
         account = session["_user_id"].partition(":")[0]
-    for forged in (account, f"{account}:", f"{account}:0000", "9" * 40 + ":x"):
+    for forged in (account, f"{account}:", f"{account}:0000", "9" * 40 + ":x", "3000000000:x"):
         with learner.session_transaction() as session:
             session["_user_id"] = forged
         assert learner.get("/profile").status_code == 302, forged

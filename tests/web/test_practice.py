@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import sqlalchemy as sa
@@ -12,7 +13,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import Attempt, Progress, User
 from grader.services import practice
-from tests.web.conftest import csrf_from
+from tests.web.conftest import build_app, csrf_from, login, make_user
 from tests.web.test_learn import count, expected, fmt, limited_exercise, post_answers
 
 PRACTICE = "/exercises/block-layernorm/practice"
@@ -94,8 +95,14 @@ def test_practice_names_the_mistake_and_reports_every_field(app: Flask, learner:
 def test_the_same_numbers_come_back_on_reload(app: Flask, learner: FlaskClient) -> None:
     solve(app, learner)
     token = numbers_token(learner)
-    assert practice_answers(app, token) == practice_answers(app, token)
-    assert numbers_token(learner) != token  # asking again gives other numbers
+
+    def prompt() -> str:
+        html = learner.get(f"{PRACTICE}?numbers={token}").get_data(as_text=True)
+        return html.split('<section class="card prompt">')[1].split("</section>")[0]
+
+    assert prompt() == prompt()
+    other = numbers_token(learner)  # asking again gives other numbers
+    assert other != token and practice_answers(app, other) != practice_answers(app, token)
 
 
 def test_tampered_or_borrowed_numbers_are_refused(app: Flask, learner: FlaskClient) -> None:
@@ -139,3 +146,13 @@ def test_changing_the_language_after_a_check_keeps_the_numbers(app: Flask, learn
     token = numbers_token(learner)
     html = check(learner, token, {"mu": "0.000"}).get_data(as_text=True)
     assert re.search(rf'name="next" value="/exercises/block-layernorm/practice\?numbers={re.escape(token)}"', html)
+
+
+def test_new_numbers_are_rate_limited(tmp_path: Path) -> None:
+    app = build_app(tmp_path, RATELIMIT_ENABLED=True)
+    make_user(app, "ada@example.com")
+    client = app.test_client()
+    login(client, "ada@example.com")
+    solve(app, client)
+    statuses = [client.get(PRACTICE).status_code for _ in range(31)]
+    assert statuses[:30] == [303] * 30 and statuses[30] == 429
