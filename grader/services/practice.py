@@ -48,7 +48,7 @@ def numbers_token(exercise_id: str, seed: int, secret: str) -> str:
     return URLSafeSerializer(secret, salt=_SALT).dumps([exercise_id, seed])
 
 
-def seed_from_token(token: str, exercise_id: str, secret: str) -> int | None:
+def _seed_from_token(token: str, exercise_id: str, secret: str) -> int | None:
     """The seed a token made here for this exercise carries; None for any other token."""
     try:
         bound, seed = URLSafeSerializer(secret, salt=_SALT).loads(token[:200])
@@ -73,13 +73,8 @@ def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersi
 def from_token(current: CurrentVersion, token: str, secret: str) -> Practice | None:
     """The practice variant a token names, of a version `allowed` returned; None for a token not made
     here for this exercise."""
-    seed = seed_from_token(token, current.exercise_id, secret)
-    return None if seed is None else with_seed(current, seed)
-
-
-def with_seed(current: CurrentVersion, seed: int) -> Practice:
-    """The practice variant with `seed` of a version `allowed` returned."""
-    return Practice(current, _practice_variant(current, seed))
+    seed = _seed_from_token(token, current.exercise_id, secret)
+    return None if seed is None else Practice(current, _practice_variant(current, seed))
 
 
 # A cache of its own: practice numbers are shown, checked and reloaded a few times, then dropped,

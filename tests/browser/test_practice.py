@@ -20,10 +20,9 @@ def practice_answers(live_server: LiveServer, email: str, url: str) -> dict[str,
     """The answers the practice numbers in the page's address expect."""
     token = parse_qs(urlsplit(url).query)["numbers"][0]
     uid = user_id(live_server.app, email)
-    seed = practice.seed_from_token(token, EXERCISE, live_server.app.config["SECRET_KEY"])
-    assert seed is not None
     with live_server.app.app_context():
-        opened = practice.with_seed(practice.allowed(uid, EXERCISE), seed)
+        opened = practice.from_token(practice.allowed(uid, EXERCISE), token, live_server.app.config["SECRET_KEY"])
+    assert opened is not None
     return {p.spec.id: p.answer_json() for p in opened.variant.parts}
 
 

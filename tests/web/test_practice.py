@@ -33,11 +33,10 @@ def numbers_token(client: FlaskClient, path: str = PRACTICE) -> str:
 
 def practice_answers(app: Flask, token: str, exercise: str = "block-layernorm") -> dict[str, object]:
     """The answers the practice variant behind `token` expects."""
-    seed = practice.seed_from_token(token, exercise, app.config["SECRET_KEY"])
-    assert seed is not None
     with app.app_context():
         user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
-        opened = practice.with_seed(practice.allowed(user_id, exercise), seed)
+        opened = practice.from_token(practice.allowed(user_id, exercise), token, app.config["SECRET_KEY"])
+    assert opened is not None
     return {p.spec.id: p.answer_json() for p in opened.variant.parts}
 
 
