@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Mapping, Union
+from typing import Annotated, Any, Literal, Union
 
 import numpy as np
 from pydantic import AfterValidator, Field, ValidationError, field_validator, model_validator
@@ -15,6 +15,7 @@ from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.strict import Strict
+from grader.catalog.translations import Localised, Locale, Translation
 from grader.markup import math_problems
 
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
@@ -40,58 +41,6 @@ def _in_range(value: Number) -> Number:
 
 BoundedNumber = Annotated[Number, AfterValidator(_in_range)]
 Dimension = Annotated[int, Field(ge=1, le=MAX_DIMENSION)]
-
-
-Locale = Annotated[str, Field(pattern=r"^[a-z]{2}$")]
-
-
-class CodeTranslation(Strict):
-    """A code exercise's title and prompt in another language; what is left out stays as written."""
-
-    title: str | None = Field(default=None, min_length=1)
-    prompt: str | None = Field(default=None, min_length=1)
-
-    @field_validator("prompt")
-    @classmethod
-    def _renders(cls, value: str | None) -> str | None:
-        for problem in math_problems(value or ""):
-            raise ValueError(problem)
-        return value
-
-
-def _written(text: str) -> str:
-    # Blank would hide the English label behind nothing; leaving the part out keeps the English.
-    if not text.strip():
-        raise ValueError("give the label's text, or leave the part out to keep its English label")
-    return text
-
-
-Label = Annotated[str, AfterValidator(_written)]
-
-
-class Translation(CodeTranslation):
-    """A numeric exercise's title, prompt, worked solution and part labels in another language (same placeholders)."""
-
-    solution: list[str] | None = None
-    labels: dict[str, Label] = {}  # part id -> label; a part left out keeps its English label
-
-
-class Localised:
-    """Title and prompt in the reader's language, for a spec with `translations`."""
-
-    title: str
-    prompt: str
-    translations: Mapping[str, CodeTranslation]
-
-    def title_in(self, locale: str) -> str:
-        """The title in `locale` if the exercise has one there, else as written."""
-        found = self.translations.get(locale)
-        return found.title if found is not None and found.title else self.title
-
-    def prompt_in(self, locale: str) -> str:
-        """The prompt (a template, for numeric exercises) in `locale` if there is one, else as written."""
-        found = self.translations.get(locale)
-        return found.prompt if found is not None and found.prompt else self.prompt
 
 
 class ToleranceSpec(Strict):

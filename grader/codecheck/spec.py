@@ -11,7 +11,8 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources, spec_from_text
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import MAX_POSITION, SLUG, CodeTranslation, ExerciseSpec, Locale, Localised
+from grader.catalog.spec import MAX_POSITION, SLUG, ExerciseSpec
+from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
