@@ -17,6 +17,7 @@ GRADER_BASE_URL          the site's public address for links in mail, e.g. https
                          (needed with GRADER_SMTP_URL: a link is never built from the request's Host)
 GRADER_TRUSTED_PROXIES   reverse proxies in front of gunicorn whose X-Forwarded-For/-Proto to believe
                          (default: 0, the peer address is the client's)
+GRADER_SIGN_IN_IDLE_DAYS a browser sign-in unused for this many days ends (default: 14)
 GRADER_SECURE_COOKIES    "true" sends cookies over HTTPS only (default: true when GRADER_BASE_URL is https)
 """
 
@@ -103,6 +104,7 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "REMEMBER_COOKIE_SECURE": _secure_cookies(env),
         "TRUSTED_PROXIES": int(env.get("GRADER_TRUSTED_PROXIES") or 0),
         "SESSION_COOKIE_SAMESITE": "Lax",
+        "SIGN_IN_IDLE_DAYS": int(env.get("GRADER_SIGN_IN_IDLE_DAYS") or 14),
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,

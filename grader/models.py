@@ -13,6 +13,7 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from grader.extensions import db
 
 ROLES = ("learner", "instructor")
+SIGN_IN_KEY = "sign_in"  # where a loaded User keeps its sign-in's secret, in its SQLAlchemy instance info
 
 
 def utcnow() -> datetime:
@@ -44,10 +45,25 @@ class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
         """A short digest of the password hash: it changes whenever the password does."""
         return hashlib.sha256(self.password_hash.encode()).hexdigest()[:20]
 
+    def __eq__(self, other: object) -> bool:
+        """The same account (Flask-Login's mixin would compare sign-in secrets instead)."""
+        return other is self or (isinstance(other, User) and self.id is not None and other.id == self.id)
+
+    def __hash__(self) -> int:
+        return hash((User, self.id))
+
+    def sign_in_secret(self) -> str | None:
+        """The secret of the sign-in this object was loaded for or signed in with (grader.services.sign_ins)."""
+        secret: object = sa.inspect(self).info.get(SIGN_IN_KEY)
+        return secret if isinstance(secret, str) else None
+
     def get_id(self) -> str:
-        """The id a login session keeps: the account and its password fingerprint, so that changing
-        or resetting the password ends every session made with the old one."""
-        return f"{self.id}:{self.password_fingerprint()}"
+        """What the session cookie keeps: this object's sign-in secret, so that ending the sign-in on the
+        server ends that cookie too."""
+        secret = self.sign_in_secret()
+        if secret is None:
+            raise LookupError("this user object carries no sign-in")
+        return secret
 
 
 class ApiToken(db.Model):  # type: ignore[name-defined,misc]
@@ -65,6 +81,20 @@ class ApiToken(db.Model):  # type: ignore[name-defined,misc]
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
 
     user: Mapped[User] = relationship(back_populates="tokens")
+
+
+class SignIn(db.Model):  # type: ignore[name-defined,misc]
+    """A browser session on the server: the cookie holds a secret whose SHA-256 is stored here, so
+    signing out, a new password or the owner ending it from another browser makes the cookie worthless."""
+
+    __tablename__ = "sign_ins"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    secret_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    agent: Mapped[str] = mapped_column(sa.String(200), default="")  # the browser's User-Agent, cut short
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 
 
 class Exercise(db.Model):  # type: ignore[name-defined,misc]

@@ -14,6 +14,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from grader.extensions import db
 from grader.models import ROLES, ApiToken, User, utcnow
+from grader.services import sign_ins
 from grader.texts import Refusal
 
 MIN_PASSWORD = 10
@@ -86,11 +87,12 @@ def change_password(user: User, current: str, new: str) -> None:
 
 
 def set_password(user: User, new: str) -> None:
-    """Replace the user's password (length checked, argon2id-hashed); commits."""
+    """Replace the user's password (length checked, argon2id-hashed) and end every sign-in but the one
+    this user object carries, if any; commits."""
     if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
         raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
     user.password_hash = _hasher.hash(new)
-    db.session.commit()
+    sign_ins.end_others(user)  # commits the new hash with it
 
 
 def set_locale(user: User, locale: str) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from grader.extensions import db
-from grader.models import ApiToken, Attempt, Extension, Progress, Submission, User, utcnow
+from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utcnow
 from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
 
@@ -42,6 +42,8 @@ def export(user: User) -> dict[str, Any]:
                     "created_at": _moment(user.created_at)},
         "api_tokens": _rows(ApiToken.name, ApiToken.prefix, ApiToken.created_at, ApiToken.last_used_at,
                             ApiToken.revoked_at, where=ApiToken.user_id == uid, order=[ApiToken.id]),
+        "sign_ins": _rows(SignIn.agent, SignIn.created_at, SignIn.last_seen_at, where=SignIn.user_id == uid,
+                          order=[SignIn.id]),
         "progress": _rows(Progress.exercise_id.label("exercise"), Progress.best_score, Progress.attempts_used,
                           Progress.solved_at, Progress.last_attempt_at, Progress.override_score,
                           Progress.override_reason, Progress.override_at, where=Progress.user_id == uid,

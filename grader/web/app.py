@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
 
-from flask import Flask, Response
+from flask import Flask, Response, current_app, g
 from flask_babel import lazy_gettext
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -17,6 +16,7 @@ from werkzeug.routing import IntegerConverter, Map
 from grader import models
 from grader.config import DEFAULT_INSTANCE, engine_options, settings
 from grader.extensions import csrf, db, limiter, login_manager, migrate
+from grader.services import sign_ins
 from grader.web.forms import ROW_ID_MAX
 from grader.web.i18n import init_i18n
 
@@ -49,11 +49,21 @@ def _headers(response: Response) -> Response:
     return response
 
 
-def _load_user(session_id: str) -> models.User | None:
-    account, _, fingerprint = session_id.partition(":")
-    known = account.isdigit() and len(account) <= len(str(ROW_ID_MAX)) and int(account) <= ROW_ID_MAX
-    user = db.session.get(models.User, int(account)) if known else None
-    return user if user is not None and secrets.compare_digest(fingerprint, user.password_fingerprint()) else None
+def _load_user(session_secret: str) -> models.User | None:
+    found = sign_ins.resume(session_secret, current_app.config["SIGN_IN_IDLE_DAYS"])
+    if found is None:
+        return None
+    user, seen_long_ago = found
+    if seen_long_ago:
+        g.sign_in_seen = session_secret
+    return user
+
+
+def _note_sign_in_seen(response: Response) -> Response:
+    # After the view, not in the user loader: the loader may run in the middle of a view's transaction.
+    if (secret := g.pop("sign_in_seen", None)) is not None:
+        sign_ins.touch(secret)
+    return response
 
 
 class _RowId(IntegerConverter):
@@ -83,6 +93,7 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_i18n(app)
     _register(app)
     app.after_request(_headers)
+    app.after_request(_note_sign_in_seen)
     if app.config["TRUSTED_PROXIES"] > 0:  # else X-Forwarded-For is anyone's to forge
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
@@ -93,7 +104,8 @@ def _register(app: Flask) -> None:
     from grader.cli import register_commands
     from grader.web import api, auth, errors, health, learn, teach
     from grader.web import api_code, api_practice, audit_pages, gradebook_pages, practice, regrading  # noqa: F401
-    # (they add routes to the api, learn and teach blueprints)
+    from grader.web import sign_in_pages  # noqa: F401
+    # (they add routes to the api, auth, learn and teach blueprints)
     from grader.web.filters import register_filters
 
     for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp):

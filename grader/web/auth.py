@@ -14,7 +14,7 @@ from werkzeug.wrappers import Response
 
 from grader.extensions import csrf, limiter
 from grader.models import User
-from grader.services import accounts, mail, password_reset, privacy
+from grader.services import accounts, mail, password_reset, privacy, sign_ins
 from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm,
                               PasswordForm, RegisterForm, TokenForm)  # fmt: skip
@@ -43,6 +43,12 @@ def _safe_next(target: str | None) -> str:
     return url_for("learn.dashboard")
 
 
+def sign_in(user: User) -> None:
+    """Begin a sign-in kept on the server and put its secret in this browser's session cookie."""
+    sign_ins.start(user, request.user_agent.string, current_app.config["SIGN_IN_IDLE_DAYS"])
+    login_user(user)
+
+
 # Login and registration check CSRF inside the view (the form does it) rather than in the global
 # before-request hook: Flask-Limiter counts decorated views only when the view runs, and a failed
 # login must count whether or not its CSRF token was good.
@@ -58,7 +64,7 @@ def login() -> ResponseReturnValue:
             if form.csrf_token.errors:
                 return error_response(400, CSRF_MESSAGE)
         elif user := accounts.authenticate(form.email.data or "", form.password.data or ""):
-            login_user(user)
+            sign_in(user)
             remember(supported(user.locale) or str(get_locale()))
             return redirect(_safe_next(request.args.get("next")))
         else:
@@ -85,7 +91,7 @@ def register() -> ResponseReturnValue:
             except accounts.AccountError as error:
                 form.email.errors = [translated(error.text)]
             else:
-                login_user(user)
+                sign_in(user)
                 flash(gettext("Welcome! Pick an exercise to start."))
                 return redirect(url_for("learn.dashboard"))
     status = 200 if request.method == "GET" else 422
@@ -98,6 +104,7 @@ def logout() -> Response:
     """Sign out (POST with CSRF, so another site cannot sign you out)."""
     form = IdForm()
     if form.validate_on_submit():
+        sign_ins.end(current_user)
         logout_user()
     return redirect(url_for("auth.login"))
 
@@ -106,7 +113,9 @@ def _profile_page(status: int = 200, **forms: object) -> tuple[str, int]:
     """The profile page; a form given by name replaces its empty default (to show its errors)."""
     page = {"form": TokenForm(), "new_token": None, "revoke": IdForm(), "password": PasswordForm(prefix="pw"),
             "close": CloseAccountForm(prefix="close"), **forms}  # fmt: skip
-    return render_template("auth/profile.html", tokens=accounts.active_tokens(current_user), **page), status
+    signed_in = sign_ins.listing(current_user, current_app.config["SIGN_IN_IDLE_DAYS"])
+    return render_template("auth/profile.html", tokens=accounts.active_tokens(current_user), sign_ins=signed_in,
+                           **page), status  # fmt: skip
 
 
 @bp.route("/profile", methods=["GET", "POST"])
@@ -131,7 +140,6 @@ def change_password() -> ResponseReturnValue:
         except accounts.AccountError as error:
             form.current.errors = [translated(error.text)]
         else:
-            login_user(current_user._get_current_object())  # this session goes on; every other one ends
             flash(gettext("Your password was changed."))
             return redirect(url_for("auth.profile"))
     return _profile_page(422, password=form)

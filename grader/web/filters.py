@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from flask import Flask
-from flask_babel import format_datetime
+from flask_babel import format_datetime, gettext
 from markupsafe import Markup
 
 from grader.answers.results import PartResult
@@ -47,7 +47,22 @@ def feedback(result: PartResult) -> str:
     return translated(result.text if result.text is not None else result.message)
 
 
+# Checked in order: Edge and Opera also say Chrome, Chrome also says Safari.
+_BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+_SYSTEMS = (("Android", "Android"), ("iPhone", "iOS"), ("iPad", "iPadOS"), ("Windows", "Windows"),
+            ("Mac OS X", "macOS"), ("CrOS", "ChromeOS"), ("Linux", "Linux"))  # fmt: skip
+
+
+def browser(agent: str) -> str:
+    """A short name for a User-Agent, such as "Firefox on Linux"; the start of it when not recognised."""
+    name = next((label for mark, label in _BROWSERS if mark in agent), None)
+    system = next((label for mark, label in _SYSTEMS if mark in agent), None)
+    if name and system:
+        return gettext("%(browser)s on %(system)s", browser=name, system=system)
+    return name or system or agent[:60] or gettext("an unnamed browser")
+
+
 def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
     app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
-                                 when=when, utc_time=utc_time, percent=percent)  # fmt: skip
+                                 when=when, utc_time=utc_time, percent=percent, browser=browser)  # fmt: skip

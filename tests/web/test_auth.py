@@ -165,10 +165,18 @@ def test_changing_the_password_ends_every_other_session(app: Flask, learner: Fla
     assert ended.status_code == 302 and "/login?next=" in ended.headers["Location"]
 
 
-def test_a_session_id_without_the_right_fingerprint_is_not_trusted(app: Flask, learner: FlaskClient) -> None:
+def test_a_session_id_that_names_no_live_sign_in_is_not_trusted(app: Flask, learner: FlaskClient) -> None:
     with learner.session_transaction() as session:
-        account = session["_user_id"].partition(":")[0]
-    for forged in (account, f"{account}:", f"{account}:0000", "9" * 40 + ":x", "3000000000:x"):
+        secret = session["_user_id"]
+    with app.app_context():
+        user = accounts.user_by_email("ada@example.com")
+        assert user is not None
+        account, fingerprint = str(user.id), user.password_fingerprint()
+    flipped = secret[:-1] + ("A" if secret[-1] != "A" else "B")
+    for forged in (account, f"{account}:{fingerprint}", "s1.", flipped, secret[:-1], secret + "x" * 100, ""):
         with learner.session_transaction() as session:
             session["_user_id"] = forged
         assert learner.get("/profile").status_code == 302, forged
+    with learner.session_transaction() as session:
+        session["_user_id"] = secret
+    assert learner.get("/profile").status_code == 200

@@ -26,7 +26,7 @@ CLASSES = {
     r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
 }  # fmt: skip
 SAMPLE_ARGS = {"exercise_id": "block-gelu", "token_id": "999", "filename": "style.css", "submission_id": "999",
-               "user_id": "1", "token": "not-a-token"}
+               "user_id": "1", "token": "not-a-token", "sign_in_id": "999"}
 
 
 def classify(rule: str) -> str | None:
