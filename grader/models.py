@@ -119,6 +119,10 @@ class Exercise(db.Model):  # type: ignore[name-defined,misc]
         back_populates="exercise", order_by="ExerciseVersion.version", cascade="all, delete-orphan"
     )
 
+    def title_in(self, locale: str) -> str:
+        """The title in `locale` when the exercise has one there, else as written."""
+        return (self.titles or {}).get(locale, self.title)
+
 
 class ExerciseVersion(db.Model):  # type: ignore[name-defined,misc]
     """One immutable version of an exercise: its YAML source, exactly as the catalogue reads it."""

@@ -111,8 +111,7 @@ def list_exercises() -> ResponseReturnValue:
         if exercise.kind != "code":
             spec = exercises.spec_of(stored)
             parts = [PartInfo(p.id, p.type, spec.label_in(p.id, lang)) for p in spec.parts]
-        title = (exercise.titles or {}).get(lang, exercise.title)
-        item = ExerciseItem(exercise.id, title, exercise.lesson, exercise.kind, parts)
+        item = ExerciseItem(exercise.id, exercise.title_in(lang), exercise.lesson, exercise.kind, parts)
         items.append(asdict(item))
     return jsonify(items)
 

@@ -93,3 +93,17 @@ def test_the_api_refuses_a_language_it_does_not_have(client: FlaskClient, token:
     response = client.get("/api/v1/exercises/block-residual?lang=xx", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 400 and response.get_json()["error"] == "bad_request"
     assert "en, pt, ru" in response.get_json()["message"]
+
+
+def test_instructor_pages_show_exercise_titles_in_the_pages_language(app: Flask, instructor: FlaskClient,
+                                                                     learner: FlaskClient) -> None:  # fmt: skip
+    post_answers(learner, "block-layernorm", {"mu": "1", "sigma": "1"})  # a learner in the gradebook
+    with app.app_context():
+        ada = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
+    choose(instructor, "pt", "/teach/exercises")
+    paths = ("/teach/exercises", "/teach/gradebook", "/teach/exercises/block-layernorm",
+             f"/teach/gradebook/{ada}/block-layernorm")  # fmt: skip
+    pages = {path: instructor.get(path).get_data(as_text=True) for path in paths}
+    for path, html in pages.items():
+        assert "LayerNorm de uma linha" in html, path
+        assert "LayerNorm of a row" not in html, path
