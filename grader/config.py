@@ -17,7 +17,7 @@ GRADER_BASE_URL          the site's public address for links in mail, e.g. https
                          (needed with GRADER_SMTP_URL: a link is never built from the request's Host)
 GRADER_TRUSTED_PROXIES   reverse proxies in front of gunicorn whose X-Forwarded-For/-Proto to believe
                          (default: 0, the peer address is the client's)
-GRADER_SIGN_IN_IDLE_DAYS a browser sign-in unused for this many days ends (default: 14)
+GRADER_SIGN_IN_IDLE_DAYS a browser sign-in unused for this many days ends (1 to 3650; default: 14)
 GRADER_SECURE_COOKIES    "true" sends cookies over HTTPS only (default: true when GRADER_BASE_URL is https)
 """
 
@@ -34,6 +34,7 @@ from grader.services.mail import SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_INSTANCE = PROJECT_ROOT / "instance"
+MAX_IDLE_DAYS = 3650
 
 
 def _secret_key(instance: Path, env: Mapping[str, str]) -> str:
@@ -82,6 +83,14 @@ def _flag(value: str) -> bool:
     return value.lower() == "true"
 
 
+def _idle_days(env: Mapping[str, str]) -> int:
+    """GRADER_SIGN_IN_IDLE_DAYS, checked: 0 would end every sign-in at once, a huge value overflow a date."""
+    days = int(env.get("GRADER_SIGN_IN_IDLE_DAYS") or 14)
+    if not 1 <= days <= MAX_IDLE_DAYS:
+        raise ValueError(f"GRADER_SIGN_IN_IDLE_DAYS must be a whole number of days from 1 to {MAX_IDLE_DAYS}")
+    return days
+
+
 def _secure_cookies(env: Mapping[str, str]) -> bool:
     """Cookies over HTTPS only: as set, else whenever the public address is https."""
     default = (env.get("GRADER_BASE_URL") or "").startswith("https://")
@@ -104,7 +113,7 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "REMEMBER_COOKIE_SECURE": _secure_cookies(env),
         "TRUSTED_PROXIES": int(env.get("GRADER_TRUSTED_PROXIES") or 0),
         "SESSION_COOKIE_SAMESITE": "Lax",
-        "SIGN_IN_IDLE_DAYS": int(env.get("GRADER_SIGN_IN_IDLE_DAYS") or 14),
+        "SIGN_IN_IDLE_DAYS": _idle_days(env),
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,

@@ -87,12 +87,13 @@ def change_password(user: User, current: str, new: str) -> None:
 
 
 def set_password(user: User, new: str) -> None:
-    """Replace the user's password (length checked, argon2id-hashed) and end every sign-in but the one
-    this user object carries, if any; commits."""
+    """Replace the user's password (length checked, argon2id-hashed) and end every sign-in of theirs,
+    copied cookies included, in one transaction; commits. A browser that should go on signs in anew."""
     if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
         raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
     user.password_hash = _hasher.hash(new)
-    sign_ins.end_others(user)  # commits the new hash with it
+    sign_ins.end_all(user)
+    db.session.commit()
 
 
 def set_locale(user: User, locale: str) -> None:

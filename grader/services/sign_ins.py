@@ -9,21 +9,24 @@ idle for longer than the configured days ends by itself.
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from datetime import timedelta
 from typing import Any, cast
 
 import sqlalchemy as sa
+from sqlalchemy.exc import SQLAlchemyError
 
 from grader.extensions import db
 from grader.models import SIGN_IN_KEY, SignIn, User, utcnow
 
 SECRET_PREFIX = "s1."
 MAX_AGENT = 200
+log = logging.getLogger(__name__)
 TOUCH_EVERY = timedelta(minutes=5)  # how stale "last seen" may get: not one write per page view
 
 _CURRENT = (  # built once: every signed-in page view runs it
-    sa.select(User, SignIn.id, SignIn.last_seen_at).join(SignIn, SignIn.user_id == User.id)
+    sa.select(User, SignIn.last_seen_at).join(SignIn, SignIn.user_id == User.id)
     .where(SignIn.secret_hash == sa.bindparam("digest"))
 )  # fmt: skip
 
@@ -47,40 +50,51 @@ def start(user: User, agent: str, idle_days: int) -> None:
 def resume(secret: str, idle_days: int) -> tuple[User, bool] | None:
     """The user whose live sign-in has this secret, marked with it, and whether its "last seen" is older
     than TOUCH_EVERY (then call `touch` once the request's own work is done); None for an unknown or
-    expired secret. An expired sign-in is deleted."""
+    expired secret. Reads only: it may run in the middle of a request's transaction (the next `start`
+    deletes expired sign-ins)."""
     if not secret.startswith(SECRET_PREFIX) or len(secret) > 100:
         return None
     row = db.session.execute(_CURRENT, {"digest": _digest(secret)}).first()
     if row is None:
         return None
-    user, sign_in_id, last_seen = row
+    user, last_seen = row
     age = utcnow() - last_seen
     if age > timedelta(days=idle_days):
-        _delete(SignIn.id == sign_in_id)
         return None
     sa.inspect(user).info[SIGN_IN_KEY] = secret
     return user, age >= TOUCH_EVERY
 
 
 def touch(secret: str) -> None:
-    """Note that the sign-in with this secret was seen now; commits, in a transaction of its own."""
+    """Note that the sign-in with this secret was seen now; commits, in a transaction of its own.
+
+    Best effort: "last seen" is a convenience, so a database that cannot take the write now (locked,
+    read-only, full) leaves it as it was rather than failing the request.
+    """
     db.session.rollback()  # whatever a request meant to keep it has committed already
-    db.session.execute(sa.update(SignIn).where(SignIn.secret_hash == _digest(secret)).values(last_seen_at=utcnow()))
-    db.session.commit()
+    now = utcnow()
+    try:
+        db.session.execute(sa.update(SignIn).where(SignIn.secret_hash == _digest(secret),
+                                                   SignIn.last_seen_at < now - TOUCH_EVERY).values(last_seen_at=now))  # fmt: skip
+        db.session.commit()
+    except SQLAlchemyError as error:
+        db.session.rollback()
+        log.warning("sign-in not marked as seen: %s", type(error).__name__)
 
 
-def end(user: User) -> None:
-    """End the sign-in this user object carries (signing out); commits."""
-    secret = user.sign_in_secret()
+def end(secret: str | None) -> None:
+    """End the sign-in with this secret, if there is one (signing out); commits."""
     if secret is not None:
         _delete(SignIn.secret_hash == _digest(secret))
 
 
-def end_others(user: User) -> int:
-    """End every sign-in of the user but the one this object carries (all of them if none); commits.
+def end_all(user: User) -> None:
+    """End every sign-in of the user (a new password); does not commit, so it goes with the change."""
+    db.session.execute(sa.delete(SignIn).where(SignIn.user_id == user.id))
 
-    Returns how many ended.
-    """
+
+def end_others(user: User) -> int:
+    """End every sign-in of the user but the one this object was loaded for; commits. Returns how many ended."""
     secret = user.sign_in_secret()
     others = SignIn.user_id == user.id
     return _delete(others if secret is None else others & (SignIn.secret_hash != _digest(secret)))

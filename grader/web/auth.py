@@ -6,7 +6,7 @@ import json
 from email.message import EmailMessage
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, session, url_for
 from flask_babel import force_locale, get_locale, gettext
 from flask_login import current_user, login_required, login_user, logout_user
 from flask.typing import ResponseReturnValue
@@ -44,7 +44,9 @@ def _safe_next(target: str | None) -> str:
 
 
 def sign_in(user: User) -> None:
-    """Begin a sign-in kept on the server and put its secret in this browser's session cookie."""
+    """Begin a sign-in kept on the server and put its secret in this browser's session cookie, ending
+    the one this browser had (a copy of the old cookie must not outlive it)."""
+    sign_ins.end(session.get("_user_id"))
     sign_ins.start(user, request.user_agent.string, current_app.config["SIGN_IN_IDLE_DAYS"])
     login_user(user)
 
@@ -104,7 +106,7 @@ def logout() -> Response:
     """Sign out (POST with CSRF, so another site cannot sign you out)."""
     form = IdForm()
     if form.validate_on_submit():
-        sign_ins.end(current_user)
+        sign_ins.end(session.get("_user_id"))
         logout_user()
     return redirect(url_for("auth.login"))
 
@@ -139,7 +141,8 @@ def change_password() -> ResponseReturnValue:
             accounts.change_password(current_user, form.current.data or "", form.new.data or "")
         except accounts.AccountError as error:
             form.current.errors = [translated(error.text)]
-        else:
+        else:  # every sign-in ended with the old password, copies of this one included; this browser goes on
+            sign_in(current_user._get_current_object())
             flash(gettext("Your password was changed."))
             return redirect(url_for("auth.profile"))
     return _profile_page(422, password=form)

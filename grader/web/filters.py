@@ -48,7 +48,8 @@ def feedback(result: PartResult) -> str:
 
 
 # Checked in order: Edge and Opera also say Chrome, Chrome also says Safari.
-_BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+_BROWSERS = (("Edg/", "Edge"), ("EdgiOS/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("FxiOS/", "Firefox"),
+             ("Chrome/", "Chrome"), ("CriOS/", "Chrome"), ("Safari/", "Safari"))  # fmt: skip
 _SYSTEMS = (("Android", "Android"), ("iPhone", "iOS"), ("iPad", "iPadOS"), ("Windows", "Windows"),
             ("Mac OS X", "macOS"), ("CrOS", "ChromeOS"), ("Linux", "Linux"))  # fmt: skip
 

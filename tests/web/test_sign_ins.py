@@ -3,16 +3,19 @@ idle sign-ins expire, and a new password or a closed account ends them."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
+from grader.config import settings
 from grader.extensions import db
 from grader.models import SignIn, utcnow
-from grader.services import accounts
+from grader.services import accounts, password_reset
 from grader.web.filters import browser
 from tests.web.conftest import PASSWORD, csrf_from, login, make_user
 
@@ -80,9 +83,18 @@ def test_each_login_is_its_own_sign_in_with_a_new_secret(app: Flask, learner: Fl
     login(learner, "ada@example.com")
     with learner.session_transaction() as session:
         assert session["_user_id"] != first
-    stored = sign_ins_of(app, "ada@example.com")
-    assert len(stored) == 2
-    assert all(first not in row.secret_hash for row in stored)  # only digests are kept
+    (stored,) = sign_ins_of(app, "ada@example.com")  # logging in again ended this browser's old sign-in
+    with learner.session_transaction() as session:
+        assert stored.secret_hash == hashlib.sha256(session["_user_id"].encode()).hexdigest()  # only its digest
+
+
+def test_logging_in_again_ends_the_old_cookie_of_that_browser(app: Flask, learner: FlaskClient) -> None:
+    old_copy = copy_of(app, learner)
+    login(learner, "ada@example.com")
+    assert signed_in(learner) and not signed_in(old_copy)
+    make_user(app, "bob@example.com")
+    login(learner, "bob@example.com")  # another account, without logging out first
+    assert sign_ins_of(app, "ada@example.com") == []
 
 
 def test_the_profile_lists_browsers_and_marks_this_one(app: Flask) -> None:
@@ -140,11 +152,11 @@ def set_last_seen(app: Flask, email: str, ago: timedelta) -> None:
         db.session.commit()
 
 
-def test_a_sign_in_idle_past_the_limit_ends_and_is_deleted(app: Flask, learner: FlaskClient) -> None:
+def test_a_sign_in_idle_past_the_limit_ends(app: Flask, learner: FlaskClient) -> None:
     set_last_seen(app, "ada@example.com", timedelta(days=app.config["SIGN_IN_IDLE_DAYS"], minutes=1))
     response = learner.get("/profile")
     assert response.status_code == 302 and "/login?next=" in response.headers["Location"]
-    assert sign_ins_of(app, "ada@example.com") == []
+    assert learner.get("/").status_code == 302
 
 
 def test_use_keeps_a_sign_in_alive_but_writes_last_seen_only_now_and_then(app: Flask, learner: FlaskClient) -> None:
@@ -167,13 +179,54 @@ def test_a_new_sign_in_clears_out_everyones_expired_ones(app: Flask, learner: Fl
     assert len(sign_ins_of(app, "bob@example.com")) == 1
 
 
-def test_changing_the_password_keeps_only_this_sign_in(app: Flask, learner: FlaskClient) -> None:
+def test_a_new_password_ends_every_other_cookie_even_copies_of_this_browsers(app: Flask, learner: FlaskClient) -> None:
     elsewhere = browser_as(app, "ada@example.com", CHROME_WINDOWS)
+    stolen = copy_of(app, learner)
     token = csrf_from(learner.get("/profile").get_data(as_text=True))
-    learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": PASSWORD,
-                                            "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
-    assert signed_in(learner) and not signed_in(elsewhere)
+    changed = learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": PASSWORD,
+                                                      "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
+    assert changed.status_code == 302
+    assert signed_in(learner)
+    assert not signed_in(elsewhere) and not signed_in(stolen)
     assert len(sign_ins_of(app, "ada@example.com")) == 1
+
+
+def test_a_reset_from_a_signed_in_browser_ends_every_sign_in(app: Flask, learner: FlaskClient) -> None:
+    with app.app_context():
+        user = accounts.user_by_email("ada@example.com")
+        assert user is not None
+        link = password_reset.reset_token(user, app.config["SECRET_KEY"])
+    token = csrf_from(learner.get(f"/reset/{link}").get_data(as_text=True))
+    done = learner.post(f"/reset/{link}", data={"csrf_token": token, "new": "a brand new password",
+                                                "confirm": "a brand new password"})  # fmt: skip
+    assert done.status_code == 302
+    assert not signed_in(learner)
+    assert sign_ins_of(app, "ada@example.com") == []
+
+
+REFUSE_UPDATES = {  # the database refuses to write "last seen", as a read-only or full one would
+    "sqlite": ["CREATE TRIGGER refuse BEFORE UPDATE ON sign_ins BEGIN SELECT RAISE(ABORT, 'refused'); END"],
+    "postgresql": ["CREATE OR REPLACE FUNCTION refuse() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$ "
+                   "LANGUAGE plpgsql",
+                   "CREATE TRIGGER refuse BEFORE UPDATE ON sign_ins FOR EACH ROW EXECUTE FUNCTION refuse()"],
+}  # fmt: skip
+
+
+def test_a_failed_last_seen_write_does_not_fail_the_page(app: Flask, learner: FlaskClient,
+                                                         caplog: pytest.LogCaptureFixture) -> None:  # fmt: skip
+    set_last_seen(app, "ada@example.com", timedelta(hours=1))
+    before = sign_ins_of(app, "ada@example.com")[0].last_seen_at
+    with app.app_context():
+        for statement in REFUSE_UPDATES[db.engine.dialect.name]:
+            db.session.execute(sa.text(statement))
+        db.session.commit()
+    response = learner.get("/profile")
+    assert response.status_code == 200 and "Where you are signed in" in response.get_data(as_text=True)
+    assert "sign-in not marked as seen" in caplog.text
+    assert sign_ins_of(app, "ada@example.com")[0].last_seen_at == before
+    token = csrf_from(response.get_data(as_text=True))
+    made = learner.post("/profile", data={"csrf_token": token, "name": "laptop"})
+    assert made.status_code == 200 and "shown only once" in made.get_data(as_text=True)  # the view's work stands
 
 
 def test_closing_the_account_deletes_its_sign_ins(app: Flask, learner: FlaskClient) -> None:
@@ -202,9 +255,24 @@ def test_the_data_download_lists_sign_ins(app: Flask) -> None:
      "Version/17.0 Mobile/15E148 Safari/604.1", "Safari on iOS"),
     ("Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 "
      "Safari/605.1.15", "Safari on macOS"),
+    ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+     "CriOS/131.0.6778.73 Mobile/15E148 Safari/604.1", "Chrome on iOS"),
+    ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
+     "FxiOS/133.0 Mobile/15E148 Safari/605.1.15", "Firefox on iOS"),
     ("curl/8.5.0", "curl/8.5.0"),
     ("", "an unnamed browser"),
 ])  # fmt: skip
 def test_browser_names(app: Flask, agent: str, name: str) -> None:
     with app.test_request_context():
         assert browser(agent) == name
+
+
+@pytest.mark.parametrize("days", ["0", "-3", "3651", "99999999999"])
+def test_an_idle_limit_that_would_break_sign_in_stops_the_app_at_start(tmp_path: Path, days: str) -> None:
+    with pytest.raises(ValueError, match="GRADER_SIGN_IN_IDLE_DAYS must be a whole number of days from 1 to 3650"):
+        settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, "GRADER_SIGN_IN_IDLE_DAYS": days})
+
+
+def test_the_idle_limit_is_read_from_the_environment(tmp_path: Path) -> None:
+    assert settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32})["SIGN_IN_IDLE_DAYS"] == 14
+    assert settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, "GRADER_SIGN_IN_IDLE_DAYS": "30"})["SIGN_IN_IDLE_DAYS"] == 30
