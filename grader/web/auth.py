@@ -113,7 +113,7 @@ def logout() -> Response:
 
 def _profile_page(status: int = 200, **forms: object) -> tuple[str, int]:
     """The profile page; a form given by name replaces its empty default (to show its errors)."""
-    page = {"form": TokenForm(), "new_token": None, "revoke": IdForm(), "password": PasswordForm(prefix="pw"),
+    page = {"form": TokenForm(), "new_token": None, "password": PasswordForm(prefix="pw"),
             "close": CloseAccountForm(prefix="close"), **forms}  # fmt: skip
     signed_in = sign_ins.listing(current_user, current_app.config["SIGN_IN_IDLE_DAYS"])
     return render_template("auth/profile.html", tokens=accounts.active_tokens(current_user), sign_ins=signed_in,
