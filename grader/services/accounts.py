@@ -6,7 +6,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import sqlalchemy as sa
 from argon2 import PasswordHasher
@@ -14,7 +14,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from grader.extensions import db
 from grader.models import ROLES, ApiToken, User, utcnow
-from grader.services import sign_ins
+from grader.services import last_seen, sign_ins
 from grader.texts import Refusal
 
 MIN_PASSWORD = 10
@@ -159,6 +159,20 @@ _OWNER = (  # built once: every API request runs it
     .join_from(_TOKENS, _USERS, _USERS.c.id == _TOKENS.c.user_id)
     .where(_TOKENS.c.token_hash == sa.bindparam("digest"), _TOKENS.c.revoked_at.is_(None))
 )  # fmt: skip
+
+
+TOKEN_TOUCH_EVERY = timedelta(minutes=1)
+
+
+def touch_token(owner: TokenOwner) -> None:
+    """Note that the token was used now, at most once a TOKEN_TOUCH_EVERY; best effort."""
+    now = utcnow()
+    if owner.last_used_at is not None and now - owner.last_used_at < TOKEN_TOUCH_EVERY:
+        return
+    # The WHERE keeps concurrent requests with one token from writing twice.
+    stale = ApiToken.last_used_at.is_(None) | (ApiToken.last_used_at <= now - TOKEN_TOUCH_EVERY)
+    last_seen.record(sa.update(ApiToken).where(ApiToken.id == owner.token_id, stale).values(last_used_at=now),
+                     "API token last used")  # fmt: skip
 
 
 def token_owner(token: str) -> TokenOwner | None:

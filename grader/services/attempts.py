@@ -40,6 +40,14 @@ class CodeExercise(LookupError):
     """The exercise takes code, not typed answers."""
 
 
+class UnknownParts(ValueError):
+    """Answers to parts the exercise does not have (a typo in a part id, through the API)."""
+
+    def __init__(self, unknown: list[str], known: list[str]) -> None:
+        super().__init__(", ".join(unknown))
+        self.unknown, self.known = unknown, known
+
+
 class NotOpen(LookupError):
     """The exercise opens later; learners can neither see nor answer it before `opens` (naive UTC)."""
 
@@ -135,16 +143,24 @@ def seed_of(user_id: int, exercise_id: str) -> int | None:
     return db.session.execute(_SEED, {"user_id": user_id, "exercise_id": exercise_id}).scalar_one_or_none()
 
 
-def learner_variant(user_id: int, exercise_id: str) -> tuple[CurrentVersion, Variant]:
-    """The current version of an exercise and the learner's variant of it (a stable seed, made on first use)."""
+def _current(user_id: int, exercise_id: str) -> tuple[CurrentVersion, int | None]:
     row = db.session.execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
     if row is None:
         raise UnknownExercise(exercise_id)
     kind, number, digest, source, own_due, opens_at, seed = row
     if kind == "code":
         raise CodeExercise(exercise_id)
-    current = CurrentVersion(exercise_id, number, digest, source, own_due, opens_at)
-    return current, variant_of(current, seed if seed is not None else _new_seed(user_id, exercise_id))
+    return CurrentVersion(exercise_id, number, digest, source, own_due, opens_at), seed
+
+
+def _variant(user_id: int, current: CurrentVersion, seed: int | None) -> Variant:
+    return variant_of(current, seed if seed is not None else _new_seed(user_id, current.exercise_id))
+
+
+def learner_variant(user_id: int, exercise_id: str) -> tuple[CurrentVersion, Variant]:
+    """The current version of an exercise and the learner's variant of it (a stable seed, made on first use)."""
+    current, seed = _current(user_id, exercise_id)
+    return current, _variant(user_id, current, seed)
 
 
 def answers_digest(answers: Mapping[str, str]) -> str:
@@ -166,9 +182,12 @@ def finished(mine: Progress | None, spec: ExerciseSpec, now: datetime) -> bool:
 
 
 def known_answers(variant: Variant, answers: Mapping[str, object]) -> dict[str, str]:
-    """The answers given as text to parts the variant has; anything else is dropped."""
-    known = {p.spec.id for p in variant.parts}
-    return {k: v for k, v in answers.items() if k in known and isinstance(v, str)}
+    """The answers given as text, by part id; raises UnknownParts for an id the variant does not have."""
+    known = [p.spec.id for p in variant.parts]
+    unknown = sorted(k for k in answers if k not in known)
+    if unknown:
+        raise UnknownParts(unknown, known)
+    return {k: v for k, v in answers.items() if isinstance(v, str)}
 
 
 def _previous(user_id: int, current: CurrentVersion, digest: str) -> StoredAttempt | None:
@@ -208,8 +227,9 @@ def submit(user_id: int, exercise_id: str, answers: Mapping[str, str], early: bo
 
     Raises NotOpen before the exercise's opening date unless `early`.
     """
-    current, variant = learner_variant(user_id, exercise_id)
-    ensure_open(current.opens_at, early)
+    current, seed = _current(user_id, exercise_id)
+    ensure_open(current.opens_at, early)  # before the seed is made: a refused attempt leaves nothing behind
+    variant = _variant(user_id, current, seed)
     answers = known_answers(variant, answers)
     result = check_answers(variant, answers)
     if not result.counted:

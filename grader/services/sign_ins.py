@@ -9,20 +9,18 @@ idle for longer than the configured days ends by itself.
 from __future__ import annotations
 
 import hashlib
-import logging
 import secrets
 from datetime import timedelta
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy.exc import SQLAlchemyError
 
 from grader.extensions import db
 from grader.models import SIGN_IN_KEY, SignIn, User, utcnow
+from grader.services import last_seen
 
 SECRET_PREFIX = "s1."
 MAX_AGENT = 200
-log = logging.getLogger(__name__)
 TOUCH_EVERY = timedelta(minutes=5)  # how stale "last seen" may get: not one write per page view
 
 _CURRENT = (  # built once: every signed-in page view runs it
@@ -66,20 +64,10 @@ def resume(secret: str, idle_days: int) -> tuple[User, bool] | None:
 
 
 def touch(secret: str) -> None:
-    """Note that the sign-in with this secret was seen now; commits, in a transaction of its own.
-
-    Best effort: "last seen" is a convenience, so a database that cannot take the write now (locked,
-    read-only, full) leaves it as it was rather than failing the request.
-    """
-    db.session.rollback()  # whatever a request meant to keep it has committed already
+    """Note that the sign-in with this secret was seen now, if it was not within TOUCH_EVERY; best effort."""
     now = utcnow()
-    try:
-        db.session.execute(sa.update(SignIn).where(SignIn.secret_hash == _digest(secret),
-                                                   SignIn.last_seen_at < now - TOUCH_EVERY).values(last_seen_at=now))  # fmt: skip
-        db.session.commit()
-    except SQLAlchemyError as error:
-        db.session.rollback()
-        log.warning("sign-in not marked as seen: %s", type(error).__name__)
+    last_seen.record(sa.update(SignIn).where(SignIn.secret_hash == _digest(secret), SignIn.last_seen_at < now - TOUCH_EVERY)
+                     .values(last_seen_at=now), "sign-in last seen")  # fmt: skip
 
 
 def end(secret: str | None) -> None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, fields
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import wraps
 from typing import Any, NoReturn
 
-import sqlalchemy as sa
-from flask import Blueprint, Response, abort, current_app, g, jsonify, request, stream_with_context
+from flask import Blueprint, Response, abort, current_app, g, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from grader.answers.results import ExerciseResult
@@ -18,9 +17,10 @@ from grader.catalog.policy import AttemptPolicy, is_open
 from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db, limiter
-from grader.models import ApiToken, Exercise, utcnow
+from grader.models import Exercise, utcnow
 from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
 from grader.web import openapi
+from grader.web.csv_download import csv_attachment
 from grader.web.api_schema import (CODE_PART, AttemptIn, AttemptOut, ExerciseDetail, ExerciseItem, InLanguage,
                                    PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
 from grader.web.errors import NO_SUCH_EXERCISE, error_response
@@ -28,7 +28,6 @@ from grader.web.i18n import DEFAULT, LANGUAGES, supported
 from grader.web.openapi import ErrorBody, Reply, documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
-TOUCH_EVERY = timedelta(minutes=1)
 STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
 View = Callable[..., ResponseReturnValue]
 CODE_HINT = "Python source (UTF-8, at most 64 KB) defining the function in the stub"
@@ -37,16 +36,6 @@ CODE_HINT = "Python source (UTF-8, at most 64 KB) defining the function in the s
 def _bearer_token() -> str | None:
     scheme, _, token = request.headers.get("Authorization", "").partition(" ")
     return (token.strip() or None) if scheme.lower() == "bearer" else None
-
-
-def _touch(owner: accounts.TokenOwner) -> None:
-    # At most one write a minute per token; the WHERE keeps concurrent requests from writing twice.
-    now = utcnow()
-    if owner.last_used_at is not None and now - owner.last_used_at < TOUCH_EVERY:
-        return
-    stale = ApiToken.last_used_at.is_(None) | (ApiToken.last_used_at <= now - TOUCH_EVERY)
-    db.session.execute(sa.update(ApiToken).where(ApiToken.id == owner.token_id, stale).values(last_used_at=now))
-    db.session.commit()
 
 
 def _unauthorized(message: str, error: str | None) -> ResponseReturnValue:
@@ -67,7 +56,7 @@ def bearer(view: View) -> View:
         owner = accounts.token_owner(token)
         if owner is None:
             return _unauthorized("This API token is not valid or has been revoked.", "invalid_token")
-        _touch(owner)
+        accounts.touch_token(owner)
         g.api_user = owner
         return view(*args, **kwargs)
 
@@ -147,6 +136,8 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     403: Reply("The exercise has not opened yet; the message says when.", ErrorBody),
     404: Reply("No exercise with that id.", ErrorBody),
     409: Reply("No attempts are left on this exercise.", ErrorBody),
+    400: Reply("The body is not JSON of the documented shape, or names a part the exercise does not have.",
+               ErrorBody),
     422: Reply("An answer is malformed: per-part messages; nothing stored.", AttemptOut),
     429: Reply("More than 30 attempts a minute.", ErrorBody),
 }, body=AttemptIn, description="Graded against your own variant and stored as from the web form.")
@@ -191,9 +182,7 @@ def gradebook_csv() -> ResponseReturnValue:
         abort(403, "Only instructors can download the gradebook.")
     given = {f.name: request.args.get(f.name) or None for f in fields(gradebook.Filters)}
     filters = gradebook.Filters(**given)
-    response = Response(stream_with_context(gradebook.csv_lines(filters)), mimetype="text/csv")
-    response.headers["Content-Disposition"] = 'attachment; filename="gradebook.csv"'
-    return response
+    return csv_attachment(gradebook.csv_lines(filters), "gradebook.csv")
 
 
 @bp.get("/openapi.json")

@@ -62,6 +62,7 @@ def _source() -> bytes | str:
     404: Reply("No exercise with that id.", ErrorBody),
     409: Reply("Not a code exercise, or no attempts left.", ErrorBody),
     422: Reply("Not acceptable source: not UTF-8, over 64 KB, or empty.", ErrorBody),
+    429: Reply("More than 10 submissions a minute.", ErrorBody),
 }, body=SourceIn, description="Poll GET /api/v1/submissions/<id> while the status is pending.")
 @bearer
 @limiter.limit("10 per minute", key_func=caller_key)

@@ -50,6 +50,7 @@ def _opened(current: attempts.CurrentVersion, token: str) -> practice.Practice:
 
 @bp.get("/exercises/<exercise_id>/practice")
 @documented("New numbers to practise with", {200: Reply("A practice variant and its worked solution.", PracticeDetail),
+                                              429: Reply("More than 30 new numbers a minute, or 300 a day.", ErrorBody),
                                               **REFUSED}, query=PracticeQuery,
             description="Without ?numbers=, new numbers each time. Nothing is stored.")  # fmt: skip
 @bearer
@@ -74,6 +75,8 @@ def practice_numbers(exercise_id: str) -> ResponseReturnValue:
     422: Reply("An answer is malformed: per-part messages (the others are checked too).", PracticeOut),
     429: Reply("More than 30 checks a minute.", ErrorBody),
     **REFUSED,
+    400: Reply("The body is not JSON of the documented shape, names a part the exercise does not have, or "
+               "carries numbers not made here for this exercise.", ErrorBody),
 }, body=PracticeIn)
 @bearer
 @limiter.limit("30 per minute", key_func=caller_key)

@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
 
-from flask import Flask, Response, current_app, g
+from flask import Flask, Response, current_app, g, request
 from flask_babel import lazy_gettext
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -43,9 +43,14 @@ def _sqlite_pragmas(dbapi_connection: Any, record: Any) -> None:
         cursor.close()
 
 
+CACHEABLE = frozenset({"static", "api.openapi_document"})  # the same for everyone
+
+
 def _headers(response: Response) -> Response:
     for name, value in SECURITY_HEADERS.items():
         response.headers.setdefault(name, value)
+    if request.endpoint not in CACHEABLE:  # pages and API replies carry someone's work, or a CSRF token
+        response.headers.setdefault("Cache-Control", "no-store")
     return response
 
 
@@ -79,6 +84,7 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     instance = Path((config or {}).get("INSTANCE_PATH", DEFAULT_INSTANCE))
     app = Flask("grader", instance_path=str(instance), root_path=str(Path(__file__).parent))
     app.url_map.converters["int"] = _RowId
+    app.url_map.merge_slashes = False  # "/api/v1//progress" is a 404, not an HTML redirect
     app.config.update(settings(instance))
     app.config.update(config or {})
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, Response, jsonify, make_response, render_template, request
+from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from grader.catalog.variants import VariantError
+from grader.services.attempts import UnknownParts
 
 MESSAGES = {
     400: (_l("Bad request"), _l("The request could not be understood.")),
@@ -30,7 +32,7 @@ ERROR_NAMES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "
 
 def wants_json() -> bool:
     """API routes answer in JSON."""
-    return request.path.startswith("/api/")
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def error_response(code: int, message: object = None):  # type: ignore[no-untyped-def]
@@ -42,10 +44,14 @@ def error_response(code: int, message: object = None):  # type: ignore[no-untype
     return render_template("errors/error.html", code=code, title=title, message=text), code
 
 
-def _http(error: HTTPException):  # type: ignore[no-untyped-def]
+def _http(error: HTTPException) -> Response:
     code = error.code or 500
     message = None if code >= 500 or code == 429 else _specific(error)
-    return error_response(code, message)
+    response = make_response(error_response(code, message))
+    for name, value in error.get_headers():  # Allow on a 405, Retry-After, WWW-Authenticate …
+        if name.lower() != "content-type":
+            response.headers[name] = value
+    return response
 
 
 NO_SUCH_EXERCISE = _l("There is no exercise with that name.")
@@ -98,6 +104,11 @@ def _broken_exercise(error: VariantError):  # type: ignore[no-untyped-def]
     return error_response(500, BROKEN_EXERCISE)
 
 
+def _unknown_parts(error: UnknownParts):  # type: ignore[no-untyped-def]
+    return error_response(400, gettext("This exercise has no part %(unknown)s; its parts are %(known)s.",
+                                       unknown=", ".join(error.unknown), known=", ".join(error.known)))  # fmt: skip
+
+
 def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
     from flask import current_app
 
@@ -113,6 +124,7 @@ def register(app: Flask) -> None:
     # a broken constraint is the one exception: a 500, since trying again would not help.
     app.register_error_handler(SQLAlchemyError, _database)
     app.register_error_handler(VariantError, _broken_exercise)
+    app.register_error_handler(UnknownParts, _unknown_parts)
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(InternalServerError, _unexpected)
     app.register_error_handler(Exception, _unexpected)

@@ -5,7 +5,7 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 
 from __future__ import annotations
 
-from flask import Response, abort, current_app, flash, redirect, render_template, request, stream_with_context, url_for
+from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
@@ -19,6 +19,7 @@ from grader.extensions import db
 from grader.models import Exercise
 from grader.services.exercises import all_exercises, part_labels
 from grader.web.auth import reset_url
+from grader.web.csv_download import csv_attachment
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.i18n import translated
 from grader.web.filters import percent, when
@@ -145,17 +146,14 @@ def attempts_csv(exercise_id: str) -> Response:
     exercise = db.session.get(Exercise, exercise_id)
     if exercise is None:
         abort(404, NO_SUCH_EXERCISE)
-    lines = stream_with_context(exports.exercise_attempts_csv(exercise, list(part_labels(exercise))))
-    disposition = f'attachment; filename="{exercise.id}-attempts.csv"'
-    return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})
+    return csv_attachment(exports.exercise_attempts_csv(exercise, list(part_labels(exercise))),
+                          f"{exercise.id}-attempts.csv")  # fmt: skip
 
 
 @bp.get("/gradebook.csv")
 def gradebook_csv() -> Response:
     """The filtered gradebook as CSV, streamed row by row (not paginated)."""
-    lines = stream_with_context(book.csv_lines(_filters()))
-    disposition = 'attachment; filename="gradebook.csv"'
-    return Response(lines, mimetype="text/csv", headers={"Content-Disposition": disposition})
+    return csv_attachment(book.csv_lines(_filters()), "gradebook.csv")
 
 
 @bp.route("/reset-link", methods=["GET", "POST"])

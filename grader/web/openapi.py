@@ -184,6 +184,8 @@ def _responses(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, A
     if op.body is not None:
         replies.setdefault(400, Reply("The body is not JSON of the documented shape.", ErrorBody))
         replies.setdefault(413, Reply("The body is larger than the service accepts.", ErrorBody))
+    replies.setdefault(500, Reply("An unexpected fault, logged; nothing half-written is kept.", ErrorBody))
+    replies.setdefault(503, Reply("The database is unreachable, read-only or full; nothing was saved.", ErrorBody))
     out: dict[str, Any] = {}
     for status in sorted(replies):
         reply = replies[status]

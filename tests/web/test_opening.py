@@ -7,7 +7,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Submission
+from grader.models import Attempt, Exercise, Submission, Variant
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import csrf_from
@@ -44,6 +44,7 @@ def test_before_it_opens_a_learner_neither_sees_nor_answers_it(app: Flask, learn
     assert page.status_code == 403 and f"This exercise opens {SHOWN}." in page.get_data(as_text=True)
     sent = answer(learner, exercise, "[1,000; 2,000; 3,000; 4,000]")
     assert sent.status_code == 403 and stored(app, Attempt, exercise) == 0
+    assert stored(app, Variant, exercise) == 0  # refused before any numbers were made
 
 
 def test_before_it_opens_the_api_hides_it_and_refuses_it(app: Flask, client: FlaskClient, token: str) -> None:
@@ -56,6 +57,7 @@ def test_before_it_opens_the_api_hides_it_and_refuses_it(app: Flask, client: Fla
     sent = client.post(f"{API}/exercises/{exercise}/attempts", json={"answers": {"h": "[1; 2; 3; 4]"}},
                        headers=auth(token))  # fmt: skip
     assert sent.status_code == 403 and stored(app, Attempt, exercise) == 0
+    assert stored(app, Variant, exercise) == 0
 
 
 def test_a_code_exercise_takes_no_code_before_it_opens(app: Flask, learner: FlaskClient, client: FlaskClient) -> None:

@@ -222,7 +222,7 @@ def test_a_failed_last_seen_write_does_not_fail_the_page(app: Flask, learner: Fl
         db.session.commit()
     response = learner.get("/profile")
     assert response.status_code == 200 and "Where you are signed in" in response.get_data(as_text=True)
-    assert "sign-in not marked as seen" in caplog.text
+    assert "sign-in last seen not recorded" in caplog.text
     assert sign_ins_of(app, "ada@example.com")[0].last_seen_at == before
     token = csrf_from(response.get_data(as_text=True))
     made = learner.post("/profile", data={"csrf_token": token, "name": "laptop"})
