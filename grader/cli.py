@@ -134,7 +134,9 @@ def backup_command(target: Path | None) -> None:
     """Copy the SQLite database, consistently, while the service runs (default: backups/ beside it)."""
     from grader.services.backup import BackupError, backup, database_file, default_target
 
-    url = current_app.config["SQLALCHEMY_DATABASE_URI"]
+    from grader.extensions import db
+
+    url = db.engine.url.render_as_string(hide_password=False)  # a relative SQLite path as the app resolves it
     try:
         made = backup(url, target or default_target(database_file(url).parent / "backups"))
     except BackupError as error:

@@ -118,6 +118,10 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,
         "RATELIMIT_HEADERS_ENABLED": True,
+        # A Redis outage must not take logins and attempts down with it: each process counts in
+        # memory meanwhile (a looser limit for a while), and goes back to Redis once it answers.
+        "RATELIMIT_IN_MEMORY_FALLBACK_ENABLED": True,
+        "RATELIMIT_SWALLOW_ERRORS": True,
         "MAIL_SERVER": _mail_server(env),
         "MAIL_FROM": env.get("GRADER_MAIL_FROM") or "grader@localhost",
         "BASE_URL": (env.get("GRADER_BASE_URL") or "").rstrip("/") or None,

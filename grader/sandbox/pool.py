@@ -129,6 +129,7 @@ class SandboxPool:
             )
         bwrap = find_bwrap()
         self.runtime = ensure_runtime()
+        log.info("sandbox runtime: %s", self.runtime.path)
         seccomp = build_filter()
         self._lease = UidLease.acquire(count, cache_root() / "uids")
         runtime, tmpfs = self.runtime, self.limits.tmpfs_bytes

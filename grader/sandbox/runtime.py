@@ -120,7 +120,7 @@ def _walk(root: Path) -> list[tuple[str, os.stat_result]]:
 
 
 def fingerprint(src: Sources) -> str:
-    """A hash of everything copied: file names, sizes and mtimes, plus our module sources."""
+    """A hash of everything copied (file names, sizes and mtimes, bytecode caches aside) and our module sources."""
     digest = hashlib.sha256(f"v1 {sys.version} {src.version}".encode())
     for path in (src.python, src.libpython):
         if path is not None:
@@ -130,7 +130,9 @@ def fingerprint(src: Sources) -> str:
         if tree is not None:
             digest.update(f"[{tree}]\n".encode())
             for rel, info in _walk(tree):
-                digest.update(f"{rel}:{info.st_size}:{info.st_mtime_ns}\n".encode())
+                # Bytecode the host writes on first import must not make a second copy of the same install.
+                if "__pycache__" not in Path(rel).parts:
+                    digest.update(f"{rel}:{info.st_size}:{info.st_mtime_ns}\n".encode())
     for module in src.modules:
         digest.update(module.read_bytes())
     return digest.hexdigest()[:20]

@@ -51,6 +51,12 @@ def _exercise_or_404(exercise_id: str) -> Exercise:
     return found
 
 
+@bp.get("/")
+def home() -> BaseResponse:
+    """/teach itself: the exercise list is the instructors' start page."""
+    return redirect(url_for("teach.exercises"))
+
+
 @bp.get("/exercises")
 def exercises() -> str:
     """All exercises with attempts, solve rate and their most common wrong answers."""

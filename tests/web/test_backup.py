@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
+from grader import create_app
+from grader.extensions import db
+from grader.services import accounts
 from grader.services.backup import BackupError, backup, database_file, default_target
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import SERVER_DATABASE
@@ -112,3 +115,20 @@ def test_the_cli_writes_a_dated_backup_beside_the_database(tmp_path: Path) -> No
     assert dated.returncode == 0, dated.stderr
     [made] = (tmp_path / "backups").glob("grader-*.db")
     assert f"backed up to {made} (" in dated.stdout and len(made.name) == len(default_target(tmp_path).name)
+
+
+@sqlite_only
+def test_the_cli_backs_up_a_relative_sqlite_path_where_the_app_keeps_it(tmp_path: Path) -> None:
+    instance = tmp_path / "instance"
+    instance.mkdir()
+    app = create_app({"SQLALCHEMY_DATABASE_URI": "sqlite:///relative.db", "INSTANCE_PATH": str(instance),
+                      "SECRET_KEY": "x" * 32})  # fmt: skip
+    with app.app_context():
+        db.create_all()
+        accounts.create_user("boss@example.com", "a long enough password", "instructor")
+    with app.app_context():  # as `flask` runs its commands
+        made = app.test_cli_runner().invoke(args=["backup", str(tmp_path / "copy.db")])
+    assert made.exit_code == 0, made.output
+    assert (instance / "relative.db").is_file() and not (tmp_path / "relative.db").exists()
+    with sqlite3.connect(tmp_path / "copy.db") as copy:
+        assert copy.execute("SELECT email FROM users").fetchall() == [("boss@example.com",)]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
 from flask import Flask
 
 from grader.config import settings
-from tests.web.conftest import PASSWORD, build_app, csrf_from, make_user
+from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
 
 FORWARDED = "X-Forwarded-For"
 
@@ -68,3 +69,16 @@ def test_a_secure_app_marks_its_session_cookie_secure(tmp_path: Path) -> None:
     token = csrf_from(client.get("/login").get_data(as_text=True))
     response = client.post("/login", data={"email": "ada@example.com", "password": PASSWORD, "csrf_token": token})
     assert "; Secure" in response.headers["Set-Cookie"]
+
+
+def test_rate_limits_outlive_a_redis_outage(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: Redis is down
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = build_app(tmp_path, RATELIMIT_ENABLED=True, RATELIMIT_STORAGE_URI=f"redis://127.0.0.1:{port}/1")
+    make_user(app, "ada@example.com")
+    client = app.test_client()
+    login(client, "ada@example.com")  # not a 500: logins go on
+    failures = [client.post("/login", data={"email": "ada@example.com", "password": "x"}).status_code
+                for _ in range(11)]  # fmt: skip
+    assert failures == [400] * 10 + [429]  # and are still limited, in this process's memory

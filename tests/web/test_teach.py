@@ -445,3 +445,9 @@ def test_an_unknown_placeholder_in_a_translation_is_shown_at_that_language(app: 
     assert problem in field_area(html, "translation-pt-prompt") and 'aria-invalid=true>Some {{nope}}.' in html
     assert "{{nope}}" not in field_area(html, "prompt")  # the English prompt is fine
     assert exercise_row(app, "my-residual") is None
+
+
+def test_teach_itself_leads_to_the_exercise_list(instructor: FlaskClient, learner: FlaskClient) -> None:
+    landed = instructor.get("/teach", follow_redirects=True)
+    assert landed.status_code == 200 and landed.request.path == "/teach/exercises"
+    assert learner.get("/teach/").status_code == 403
