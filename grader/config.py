@@ -76,25 +76,30 @@ def _mail_server(env: Mapping[str, str]) -> SmtpServer | None:
     return SmtpServer.from_url(url)
 
 
-def _flag(value: str) -> bool:
-    """An on/off setting; anything but true/false is refused at start."""
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """An on/off setting; anything but true/false is refused at start, naming the variable."""
+    value = env.get(name)
+    if not value:
+        return default
     if value.lower() not in ("true", "false"):
-        raise ValueError(f"expected true or false, got {value!r}")
+        raise ValueError(f"{name} must be true or false, not {value!r}")
     return value.lower() == "true"
 
 
-def _idle_days(env: Mapping[str, str]) -> int:
-    """GRADER_SIGN_IN_IDLE_DAYS, checked: 0 would end every sign-in at once, a huge value overflow a date."""
-    days = int(env.get("GRADER_SIGN_IN_IDLE_DAYS") or 14)
-    if not 1 <= days <= MAX_IDLE_DAYS:
-        raise ValueError(f"GRADER_SIGN_IN_IDLE_DAYS must be a whole number of days from 1 to {MAX_IDLE_DAYS}")
-    return days
+def _whole(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """A whole-number setting within [low, high]; anything else is refused at start, naming the variable."""
+    raw = env.get(name)
+    if not raw:
+        return default
+    value = int(raw) if raw.strip().lstrip("-").isdigit() else None
+    if value is None or not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return value
 
 
 def _secure_cookies(env: Mapping[str, str]) -> bool:
     """Cookies over HTTPS only: as set, else whenever the public address is https."""
-    default = (env.get("GRADER_BASE_URL") or "").startswith("https://")
-    return _flag(env["GRADER_SECURE_COOKIES"]) if env.get("GRADER_SECURE_COOKIES") else default
+    return _flag(env, "GRADER_SECURE_COOKIES", (env.get("GRADER_BASE_URL") or "").startswith("https://"))
 
 
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -105,15 +110,15 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "SQLALCHEMY_DATABASE_URI": database_url,
         "SECRET_KEY": _secret_key(instance, env),
         "RATELIMIT_STORAGE_URI": env.get("GRADER_RATELIMIT_STORAGE", "memory://"),
-        "RATELIMIT_ENABLED": env.get("GRADER_RATELIMIT_ENABLED", "true").lower() != "false",
+        "RATELIMIT_ENABLED": _flag(env, "GRADER_RATELIMIT_ENABLED", True),
         "EXERCISES_DIR": Path(env.get("GRADER_EXERCISES_DIR", PROJECT_ROOT / "exercises")),
-        "MAX_CONTENT_LENGTH": int(env.get("GRADER_MAX_UPLOAD_BYTES", 1024 * 1024)),
+        "MAX_CONTENT_LENGTH": _whole(env, "GRADER_MAX_UPLOAD_BYTES", 2**20, 2**16, 2**30),
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SECURE": _secure_cookies(env),
         "REMEMBER_COOKIE_SECURE": _secure_cookies(env),
-        "TRUSTED_PROXIES": int(env.get("GRADER_TRUSTED_PROXIES") or 0),
+        "TRUSTED_PROXIES": _whole(env, "GRADER_TRUSTED_PROXIES", 0, 0, 10),
         "SESSION_COOKIE_SAMESITE": "Lax",
-        "SIGN_IN_IDLE_DAYS": _idle_days(env),
+        "SIGN_IN_IDLE_DAYS": _whole(env, "GRADER_SIGN_IN_IDLE_DAYS", 14, 1, MAX_IDLE_DAYS),
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
@@ -82,3 +83,24 @@ def test_rate_limits_outlive_a_redis_outage(tmp_path: Path) -> None:
     failures = [client.post("/login", data={"email": "ada@example.com", "password": "x"}).status_code
                 for _ in range(11)]  # fmt: skip
     assert failures == [400] * 10 + [429]  # and are still limited, in this process's memory
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("GRADER_SECURE_COOKIES", "yes", "GRADER_SECURE_COOKIES must be true or false, not 'yes'"),
+    ("GRADER_RATELIMIT_ENABLED", "no", "GRADER_RATELIMIT_ENABLED must be true or false, not 'no'"),
+    ("GRADER_TRUSTED_PROXIES", "one", "GRADER_TRUSTED_PROXIES must be a whole number from 0 to 10, not 'one'"),
+    ("GRADER_MAX_UPLOAD_BYTES", "1MB", "GRADER_MAX_UPLOAD_BYTES must be a whole number from 65536 to 1073741824"),
+    ("GRADER_MAX_UPLOAD_BYTES", "100", "GRADER_MAX_UPLOAD_BYTES must be a whole number from 65536"),
+])  # fmt: skip
+def test_a_malformed_setting_stops_the_app_naming_the_variable(tmp_path: Path, name: str, value: str,
+                                                                message: str) -> None:  # fmt: skip
+    with pytest.raises(ValueError, match=re.escape(message)):
+        settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, name: value})
+
+
+def test_whole_number_and_flag_settings_are_read(tmp_path: Path) -> None:
+    read = settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, "GRADER_RATELIMIT_ENABLED": "FALSE",
+                               "GRADER_TRUSTED_PROXIES": "2", "GRADER_MAX_UPLOAD_BYTES": "2097152"})  # fmt: skip
+    assert (read["RATELIMIT_ENABLED"], read["TRUSTED_PROXIES"], read["MAX_CONTENT_LENGTH"]) == (False, 2, 2097152)
+    defaults = settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32})
+    assert (defaults["RATELIMIT_ENABLED"], defaults["TRUSTED_PROXIES"], defaults["MAX_CONTENT_LENGTH"]) == (True, 0, 2**20)
