@@ -19,3 +19,6 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
 # milliseconds instead of re-importing numpy, SQLAlchemy and the catalogue (about 1 s of CPU).
 # create_app opens no database connection and starts no thread, so nothing is shared by the fork.
 preload_app = True
+# gunicorn's control socket has one fixed path per user, so a second gunicorn on the host (a test,
+# a benchmark, a blue/green switch) would take it over; nothing here uses gunicornc.
+control_socket_disable = True
