@@ -51,6 +51,9 @@ def _as_array(got: Any) -> np.ndarray | Mismatch:
         return Mismatch("type", say("Expected a numpy array, got None: does the function return it?"))
     if isinstance(got, (bool, np.bool_)) or not isinstance(got, ARRAY_LIKE):
         return Mismatch("type", say("Expected a numpy array, got %(type)s.", type=_type_name(got)))
+    if isinstance(got, tuple) and any(isinstance(item, np.ndarray) for item in got):
+        return Mismatch("type", say("Expected one numpy array, got a tuple of %(num)d items: return only the "
+                                    "output asked for.", num=len(got)))  # fmt: skip
     try:
         arr = np.asarray(got)
     except (ValueError, TypeError):
@@ -75,30 +78,38 @@ def _compare_array(expected: np.ndarray, got: Any, rtol: float, atol: float) -> 
             bad=int(bad.sum()), size=arr.size, first=_index(np.argwhere(bad)[0])))  # fmt: skip
     if np.allclose(arr, expected, rtol=rtol, atol=atol, equal_nan=True):
         return None
-    return Mismatch("values", _values_detail(expected, arr.astype(float)))
+    detail = _values_detail(expected, arr.astype(float), rtol, atol)
+    return Mismatch("values", joined([detail, FLOAT32], " ") if arr.dtype == np.float32 else detail)
 
 
 def _index(position: Any) -> str:
     return "[" + ", ".join(str(int(i)) for i in position) + "]"
 
 
-def _values_detail(expected: np.ndarray, got: np.ndarray) -> Text:
-    """The largest absolute error, where it is, and both arrays in short."""
-    with np.errstate(invalid="ignore"):
+def _values_detail(expected: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> Text:
+    """The entry furthest outside the tolerance, by how much, and both arrays in short."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         error = np.abs(got - expected)
-    # Equal infinities and paired NaNs are no error; a NaN against a number is the worst one.
-    same = (got == expected) | (np.isnan(got) & np.isnan(expected))
-    error = np.where(same, 0.0, np.nan_to_num(error, nan=np.inf))
-    worst = np.unravel_index(int(np.argmax(error)), error.shape) if error.ndim else ()
-    values = {"error": _number(error[worst]), "want": _number(expected[worst]), "got": _number(got[worst])}
-    if not error.ndim:
-        return say("Largest absolute error %(error)s: expected %(want)s, got %(got)s.", **values)
+        allowed = atol + rtol * np.abs(expected)
+        # Equal infinities and paired NaNs are no error; a NaN against a number is the worst one.
+        same = (got == expected) | (np.isnan(got) & np.isnan(expected))
+        error = np.where(same, 0.0, np.nan_to_num(error, nan=np.inf))
+        excess = np.nan_to_num(error / allowed, nan=0.0)
+    worst = np.unravel_index(int(np.argmax(excess)), excess.shape) if excess.ndim else ()
+    values = {"error": _number(error[worst]), "allowed": _number(allowed[worst]), "want": _number(expected[worst]),
+              "got": _number(got[worst])}  # fmt: skip
+    if not excess.ndim:
+        return say("Off by %(error)s where %(allowed)s is allowed: expected %(want)s, got %(got)s.", **values)
     if expected.size == 1:
-        return say("Largest absolute error %(error)s at index %(where)s: expected %(want)s, got %(got)s.",
-                   where=_index(worst), **values)  # fmt: skip
-    return say("Largest absolute error %(error)s at index %(where)s: expected %(want)s, got %(got)s; "
+        return say("Off by %(error)s at index %(where)s, where %(allowed)s is allowed: expected %(want)s, "
+                   "got %(got)s.", where=_index(worst), **values)  # fmt: skip
+    return say("Off by %(error)s at index %(where)s, where %(allowed)s is allowed: expected %(want)s, got %(got)s; "
                "expected %(want_all)s, got %(got_all)s.", where=_index(worst), want_all=_short(expected),
                got_all=_short(got), **values)  # fmt: skip
+
+
+FLOAT32 = say("The output is float32, which keeps about 7 significant digits: compute in float64, numpy's "
+              "default, to meet the tolerance.")
 
 
 def _short(a: np.ndarray) -> str:

@@ -77,7 +77,8 @@ MICROGPT = Task(
     mutants=mutants(
         _gpt_options("no-initial-norm", "no RMSNorm after the embedding", initial_norm=False),
         _gpt_options("gelu-mlp", "GELU in place of microGPT's ReLU", activation="gelu"),
-        _gpt_options("scale-dh", "scores divided by d_h instead of √d_h", scale="dh"),
+        # With n_embd = 16 and d_h = 4, dividing by √n_embd and by d_h are the same mistake: name both.
+        _gpt_options("scale-dh", "scores divided by 4 (√n_embd, or d_h) instead of √d_h = 2", scale="dh"),
     ),
 )
 

@@ -104,15 +104,16 @@ def _uncheckable(error: Any) -> Text:
 
 
 def _exception_message(error: Any, visible: bool) -> Text:
-    """The sandbox's error text for a visible case; only the exception's type for a hidden one."""
+    """The sandbox's error text for a visible case; for a hidden one, only that it raised."""
     lines = [line.rstrip() for line in str(error or "").splitlines() if line.strip()]
     if visible:
         text = "\n".join(lines)
         if not text:
             return say("Raised an exception (no message).")
         return say("Raised an exception:\n%(error)s", error=text[-MAX_ERROR_CHARS:])
-    # Nothing from the traceback: its last line is whatever the learner's exception message says,
-    # which could spell out the hidden inputs.
+    # Nothing from the traceback, not even the exception's type: code can pick which exception to
+    # raise from the hidden inputs (one of sixty built-in types is six bits a case), and the
+    # message could spell them out. The visible cases show the whole error.
     return say("Raised an exception.")
 
 

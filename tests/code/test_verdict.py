@@ -7,9 +7,10 @@ import re
 import numpy as np
 import pytest
 
-from grader.codecheck.compare import HIDDEN_MESSAGES
+from grader.codecheck.compare import HIDDEN_MESSAGES, compare
 from grader.codecheck.prepare import limit_visible, prepare, sandbox_cases
 from grader.codecheck.tasks import get_task
+from grader.codecheck.verdict import _exception_message
 from tests.code.support import FakeCaseRun, FakeRun, grade_run, grade_values, prepared_for
 
 DIGIT = re.compile(r"\d")
@@ -75,8 +76,40 @@ def test_values_off_on_a_visible_case_give_largest_error_and_both_values() -> No
     got = prepared.expected[i].copy()
     got[2] += 0.25
     message = grade_values(spec, prepared, _replace(prepared.expected, i, got)).cases[i].message
-    assert message.startswith("Largest absolute error 0.25 at index [2]: expected ")
+    assert re.match(r"Off by 0\.25 at index \[2\], where [0-9.e-]+ is allowed: expected ", message), message
     assert "expected [" in message and "got [" in message
+
+
+def test_the_entry_named_is_the_one_furthest_outside_the_tolerance_not_the_largest_error() -> None:
+    expected = np.array([3.0, 0.00031073, -1.5])
+    got = np.array([3.00002, 0.00031069, -1.5])  # 2e-5 is within 1e-5 × 3; 4e-8 is far outside 3e-9
+    mismatch = compare(expected, got, rtol=1e-5, atol=1e-8)
+    assert mismatch is not None
+    assert str(mismatch.detail).startswith("Off by 4e-08 at index [1], where 1.31073e-08 is allowed: "
+                                           "expected 0.00031073, got 0.00031069;")  # fmt: skip
+
+
+def test_a_float32_output_that_misses_the_tolerance_is_told_to_use_float64() -> None:
+    expected = np.linspace(-3, 3, 50) / 7000
+    near = compare(expected, (expected + 1e-7).astype(np.float32), rtol=1e-5, atol=1e-8)
+    assert near is not None and "float32" in str(near.detail) and "float64" in str(near.detail)
+    off = compare(expected, expected + 1e-7, rtol=1e-5, atol=1e-8)
+    assert off is not None and "float32" not in str(off.detail)
+    assert compare(expected, expected.astype(np.float32), rtol=1e-5, atol=1e-8) is None  # close enough passes
+
+
+def test_a_tuple_of_arrays_is_told_to_return_only_the_output() -> None:
+    mismatch = compare(np.zeros((2, 3)), (np.zeros((2, 3)), np.ones(2)), rtol=1e-5, atol=1e-8)
+    assert mismatch is not None and mismatch.kind == "type"
+    assert str(mismatch.detail) == "Expected one numpy array, got a tuple of 2 items: return only the output asked for."
+
+
+@pytest.mark.parametrize("last_line", ["IndexError: index 5 is out of bounds for axis 0 with size 4",
+                                       "ZeroDivisionError: division by zero", "Secret_0_731Error: from the inputs"])
+def test_a_hidden_case_says_only_that_it_raised(last_line: str) -> None:
+    # Even a built-in type is refused: code could choose which one to raise from the hidden inputs.
+    traceback = f'Traceback (most recent call last):\n  File "<submission>", line 3, in f\n{last_line}\n'
+    assert str(_exception_message(traceback, visible=False)) == "Raised an exception."
 
 
 def test_none_says_to_return_and_object_dtype_is_refused() -> None:
