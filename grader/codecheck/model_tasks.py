@@ -12,6 +12,7 @@ from grader.codecheck.base import Case, Mutant, Task, edge, hidden, mutants
 from grader.reference.microgpt import MicroConfig, init_state_dict
 from grader.reference.microgpt import gpt as reference_gpt
 from grader.reference.modern import ModernConfig, ParamCounts, param_counts
+from grader.texts import N_
 
 MICRO = MicroConfig(vocab=27, n_embd=16, block_size=16, n_head=4, n_layer=1)
 BOS = MICRO.vocab - 1  # microGPT's names model: letters a..z are 0..25, BOS/EOS is 26
@@ -78,7 +79,7 @@ MICROGPT = Task(
         _gpt_options("no-initial-norm", "no RMSNorm after the embedding", initial_norm=False),
         _gpt_options("gelu-mlp", "GELU in place of microGPT's ReLU", activation="gelu"),
         # With n_embd = 16 and d_h = 4, dividing by √n_embd and by d_h are the same mistake: name both.
-        _gpt_options("scale-dh", "scores divided by 4 (√n_embd, or d_h) instead of √d_h = 2", scale="dh"),
+        _gpt_options("scale-dh", N_("scores divided by 4 (√n_embd, or d_h) instead of √d_h = 2"), scale="dh"),
     ),
 )
 
