@@ -34,7 +34,7 @@ def utc_time(moment: datetime | None) -> Markup:
 
 def percent(score: float | None) -> str:
     """A score as a whole percentage."""
-    return "" if score is None else f"{round(score * 100)} %"
+    return "" if score is None else f"{round(score * 100)}\u00a0%"  # no line break between number and sign
 
 
 def typing_hint(kind: str) -> str:

@@ -107,7 +107,7 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     student.fill("#part-h", fmt(h))
     student.click("button.primary")
     student.wait_for_url(re.compile(rf"/exercises/{EXERCISE}\?attempt=\d+"))
-    assert student.locator("#feedback .notice").inner_text() == "Score for this attempt: 100 %"
+    assert student.locator("#feedback .notice").inner_text() == "Score for this attempt: 100\u00a0%"
     assert student.locator("#part-h-msg .verdict.correct").inner_text().startswith("✓")
     assert student.locator("section.solution li").count() == 2
     assert student.locator("aside.history tbody tr").count() == 2
@@ -122,7 +122,7 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     cells = learner_row.locator("td")
     shown = len(headers) - 3  # learner, solved and average come first
     assert cells.nth(1).inner_text() == f"1 / {shown}"
-    assert cells.nth(2).inner_text() == f"{round(100 / shown)} %"  # one exercise solved, the rest not tried
+    assert cells.nth(2).inner_text() == f"{round(100 / shown)}\u00a0%"  # one exercise solved, the rest not tried
     assert cells.nth(column).inner_text().split() == ["100", "%", "2", "att."]
     assert staff.locator("tbody tr", has=staff.locator("td", has_text=teacher)).count() == 0
     staff.screenshot(path=str(artifacts / "gradebook.png"), full_page=True)

@@ -55,7 +55,7 @@ def test_learner_registers_solves_with_decimal_commas_and_sees_progress(
     page.click("button.primary")
 
     page.wait_for_url(re.compile(rf"/exercises/{EXERCISE}\?attempt=\d+.*#feedback$"))
-    assert page.locator("#feedback .notice").inner_text() == "Score for this attempt: 100 %"
+    assert page.locator("#feedback .notice").inner_text() == "Score for this attempt: 100\u00a0%"
     for part, text in answers.items():
         verdict = page.locator(f"#part-{part}-msg .verdict")
         assert "correct" in (verdict.get_attribute("class") or "").split()
@@ -92,8 +92,8 @@ def test_mixed_attempt_marks_each_field_and_names_the_likely_mistake(
 
     page.wait_for_url(re.compile(r"\?attempt=\d+"))
     score = page.locator("#feedback .notice").inner_text()
-    assert re.fullmatch(r"Score for this attempt: \d+ %", score), score
-    assert score != "Score for this attempt: 100 %"
+    assert re.fullmatch(r"Score for this attempt: \d+\u00a0%", score), score
+    assert score != "Score for this attempt: 100\u00a0%"
     assert page.locator("#part-mu-msg .verdict.correct").inner_text().startswith("✓")
     assert page.locator("#part-u-msg .verdict.correct").inner_text().startswith("✓")
     sigma = page.locator("#part-sigma-msg")

@@ -35,7 +35,7 @@ def test_an_instructor_sets_a_score_and_the_learner_sees_it_with_the_reason(
     assert staff.locator("#score + .error").inner_text() == "Give a score between 0 and 100."
     staff.fill("#score", "85")
     staff.get_by_role("button", name="Set this score").click()
-    assert f"{learner} now has 85 % on this exercise." in staff.locator("main").inner_text()
+    assert f"{learner} now has 85\u00a0% on this exercise." in staff.locator("main").inner_text()
     assert staff.locator("#reason").input_value() == REASON
     staff.screenshot(path=str(artifacts / "learner-work-score-set-by-hand.png"), full_page=True)
     staff.goto(f"{base}/teach/gradebook?learner={learner}")
@@ -44,8 +44,8 @@ def test_an_instructor_sets_a_score_and_the_learner_sees_it_with_the_reason(
 
     student.goto(base)
     badge = student.locator('a[href="/exercises/block-gelu"] + .badges .badge').first
-    assert badge.inner_text() == "85 % · definida pelo seu professor"
+    assert badge.inner_text() == "85\u00a0% · definida pelo seu professor"
     student.goto(f"{base}/exercises/block-gelu")
     notice = student.locator("p.notice.override").inner_text()
-    assert notice == f"Seu professor definiu sua pontuação neste exercício como 85 %: {REASON}", notice
+    assert notice == f"Seu professor definiu sua pontuação neste exercício como 85\u00a0%: {REASON}", notice
     student.screenshot(path=str(artifacts / "exercise-score-set-by-hand.png"))

@@ -51,7 +51,7 @@ def test_after_solving_a_learner_practises_with_new_numbers(
 
     page.wait_for_load_state()
     score = page.locator("#feedback .notice").inner_text()
-    assert re.fullmatch(r"Score for these answers: \d+ %", score) and score != "Score for these answers: 100 %"
+    assert re.fullmatch(r"Score for these answers: \d+\u00a0%", score) and score != "Score for these answers: 100\u00a0%"
     assert page.locator("#part-neg-msg .verdict.correct").is_visible()
     assert page.locator("#part-pos-msg .verdict.incorrect").is_visible()
     assert page.locator("section.solution ol > li").count() == 2 and page.locator("section.solution ol").is_visible()

@@ -43,7 +43,7 @@ def test_correct_code_passes_every_case_and_counts(app: Flask, learner: FlaskCli
     with app.app_context():
         assert db.session.get(Progress, (row.user_id, "code-layer-norm")).solved_at is not None
     sidebar = page[page.index("Your submissions"):]
-    assert f'?submission={row.id}#feedback">{row.id}</a>' in sidebar and "100" in sidebar
+    assert f'?submission={row.id}#feedback" aria-label="Submission {row.number}">{row.number}</a>' in sidebar and "100" in sidebar
 
 
 def test_a_known_mistake_is_named(app: Flask, learner: FlaskClient) -> None:

@@ -63,10 +63,10 @@ def only(app: Flask, model: type[Row]) -> Row:
 def test_before_the_due_date_the_page_says_when_and_attempts_count_fully(app: Flask, learner: FlaskClient) -> None:
     exercise = with_due(app, FUTURE, 0.5)
     page = learner.get(f"/exercises/{exercise}").get_data(as_text=True)
-    assert f"Due {utc('2999-12-15T23:59:00', '15 Dec 2999, 23:59')}." in page and "After that, an attempt keeps 50 % of its score." in page
+    assert f"Due {utc('2999-12-15T23:59:00', '15 Dec 2999, 23:59')}." in page and "After that, an attempt keeps 50\u00a0% of its score." in page
     right = fmt(expected(app, exercise)["h"])
     shown = learner.get(post_answers(learner, exercise, {"h": right}).headers["Location"]).get_data(as_text=True)
-    assert "Score for this attempt: 100 %" in shown and "sent after the due date" not in shown
+    assert "Score for this attempt: 100\u00a0%" in shown and "sent after the due date" not in shown
     attempt = only(app, Attempt)
     assert (attempt.score, attempt.late) == (1.0, False)
 
@@ -74,12 +74,12 @@ def test_before_the_due_date_the_page_says_when_and_attempts_count_fully(app: Fl
 def test_after_the_due_date_a_correct_answer_keeps_the_late_credit(app: Flask, learner: FlaskClient) -> None:
     exercise = with_due(app, PAST, 0.5)
     page = learner.get(f"/exercises/{exercise}").get_data(as_text=True)
-    assert f"The due date ({utc('2000-01-01T00:00:00', '01 Jan 2000, 00:00')}) has passed: an attempt now keeps 50 % of its score." in page
+    assert f"The due date ({utc('2000-01-01T00:00:00', '01 Jan 2000, 00:00')}) has passed: an attempt now keeps 50\u00a0% of its score." in page
     assert "Worked solution" not in page  # a late attempt can still earn something
     right = fmt(expected(app, exercise)["h"])
     shown = learner.get(post_answers(learner, exercise, {"h": right}).headers["Location"]).get_data(as_text=True)
-    assert "Score for this attempt: 50 % · sent after the due date" in shown
-    assert '50 % <span class="badge quiet">late</span>' in shown
+    assert "Score for this attempt: 50\u00a0% · sent after the due date" in shown
+    assert '50\u00a0% <span class="badge quiet">late</span>' in shown
     attempt, progress = only(app, Attempt), only(app, Progress)
     assert (attempt.raw_score, attempt.score, attempt.late) == (1.0, 0.5, True)
     assert progress.best_score == 0.5 and progress.solved_at is not None
@@ -93,7 +93,7 @@ def test_after_the_due_date_without_late_credit_it_is_practice_and_the_solution_
     assert "Worked solution" in page
     right = fmt(expected(app, exercise)["h"])
     shown = learner.get(post_answers(learner, exercise, {"h": right}).headers["Location"]).get_data(as_text=True)
-    assert "Score for this attempt: 0 % · sent after the due date" in shown
+    assert "Score for this attempt: 0\u00a0% · sent after the due date" in shown
     assert "✓" in shown  # the feedback still says the answer is right
     assert only(app, Progress).best_score == 0.0
 
@@ -115,7 +115,7 @@ def test_pages_say_it_in_the_readers_language(app: Flask, learner: FlaskClient) 
     exercise = with_due(app, PAST, 0.5)
     learner.post("/language", data={"csrf_token": csrf_from(learner.get("/").get_data(as_text=True)), "locale": "ru"})
     page = learner.get(f"/exercises/{exercise}").get_data(as_text=True)
-    assert f"Срок сдачи ({utc('2000-01-01T00:00:00', '01 янв. 2000, 00:00')}) прошёл: теперь попытка сохраняет 50 % своей оценки." in page
+    assert f"Срок сдачи ({utc('2000-01-01T00:00:00', '01 янв. 2000, 00:00')}) прошёл: теперь попытка сохраняет 50\u00a0% своей оценки." in page
     assert "срок прошёл" in learner.get("/").get_data(as_text=True)
 
 
@@ -136,8 +136,8 @@ def test_the_api_gives_the_due_date_and_marks_late_attempts(app: Flask, client: 
 def test_a_late_code_submission_keeps_the_late_credit(app: Flask, learner: FlaskClient) -> None:
     with_due(app, PAST, 0.5, exercise="code/code-layer-norm", new_id="code-layer-norm")
     page = learner.get(send(learner, GOOD).headers["Location"]).get_data(as_text=True)
-    assert "All cases passed" in page and "score 50 % · sent after the due date" in page
-    assert "has passed: an attempt now keeps 50 % of its score" in page
+    assert "All cases passed" in page and "score 50\u00a0% · sent after the due date" in page
+    assert "has passed: an attempt now keeps 50\u00a0% of its score" in page
     row = only(app, Submission)
     assert (row.status, row.score, row.late) == ("graded", 0.5, True)
 
@@ -177,7 +177,7 @@ def test_instructors_see_which_attempts_were_late(app: Flask, learner: FlaskClie
         ada = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
     late_page = instructor.get(f"/teach/gradebook/{ada}/{exercise}").get_data(as_text=True)
     on_time_page = instructor.get(f"/teach/gradebook/{ada}/block-residual").get_data(as_text=True)
-    assert '50 % <span class="badge quiet">late</span>' in late_page and ">late</span>" not in on_time_page
+    assert '50\u00a0% <span class="badge quiet">late</span>' in late_page and ">late</span>" not in on_time_page
     csv_rows = instructor.get(f"/teach/exercises/{exercise}/attempts.csv").get_data(as_text=True).splitlines()
     assert csv_rows[0].split(",")[4:7] == ["score", "raw score", "late"]
     assert csv_rows[1].split(",")[4:7] == ["0.500", "1.000", "yes"]

@@ -53,7 +53,7 @@ def test_an_extended_learner_is_on_time_and_the_others_are_not(app: Flask, learn
     assert f"due {SHOWN}" in learner.get("/").get_data(as_text=True)
     right = fmt(expected(app, exercise)["h"])
     shown = learner.get(post_answers(learner, exercise, {"h": right}).headers["Location"]).get_data(as_text=True)
-    assert "Score for this attempt: 100 %" in shown and "sent after the due date" not in shown
+    assert "Score for this attempt: 100\u00a0%" in shown and "sent after the due date" not in shown
     make_user(app, "bob@example.com")
     bob = app.test_client()
     login(bob, "bob@example.com")

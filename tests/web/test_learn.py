@@ -61,7 +61,7 @@ def test_correct_decimal_comma_answer_is_stored_and_redirects(app: Flask, learne
     response = post_answers(learner, "block-layernorm", answers)
     assert response.status_code == 303
     page = learner.get(response.headers["Location"]).get_data(as_text=True)
-    assert "Score for this attempt: 100 %" in page
+    assert "Score for this attempt: 100\u00a0%" in page
     assert "Worked solution" in page
     assert count(app, Attempt) == 1
     assert "1 / 5 solved" in learner.get("/").get_data(as_text=True)
@@ -90,7 +90,7 @@ def test_wrong_answer_names_the_misconception_next_to_the_field(app: Flask, lear
     response = post_answers(learner, "block-gelu", {"neg": "0.000", "pos": fmt(right["pos"])})
     page = learner.get(response.headers["Location"]).get_data(as_text=True)
     assert "ReLU in place of GELU" in page and "Likely mistake" in page
-    assert "Score for this attempt: 50 %" in page
+    assert "Score for this attempt: 50\u00a0%" in page
     assert "Worked solution" not in page
 
 
@@ -115,7 +115,7 @@ def test_attempt_limit_and_penalty(app: Flask, learner: FlaskClient) -> None:
     post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 4.000"})
     right = fmt(expected(app, "residual-quiz")["h"])
     page = learner.get(post_answers(learner, "residual-quiz", {"h": right}).headers["Location"]).get_data(as_text=True)
-    assert "Score for this attempt: 75 %" in page
+    assert "Score for this attempt: 75\u00a0%" in page
     assert "0 attempts left" in page and "Worked solution" in page
     closed = post_answers(learner, "residual-quiz", {"h": "4.000 3.000 2.000 1.000"})
     assert closed.status_code == 409 and "used all your attempts" in closed.get_data(as_text=True)

@@ -35,7 +35,7 @@ def test_a_gradebook_cell_opens_the_learners_attempts_as_typed(app: Flask, learn
     book = instructor.get("/teach/gradebook").get_data(as_text=True)
     assert f'href="/teach/gradebook/{ada}/block-gelu"' in book
     page = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
-    assert "ada@example.com" in page and "best 100 % after 2 counted attempts" in page and "· solved" in page
+    assert "ada@example.com" in page and "best 100\u00a0% after 2 counted attempts" in page and "· solved" in page
     second, first = page.index(f"<code>{typed}</code>"), page.index('<code class="wrong">0.000</code>')
     assert second < first  # newest first
     assert '<span class="pill">relu</span>' in page[first: page.index("</tr>", first)]

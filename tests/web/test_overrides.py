@@ -43,8 +43,8 @@ def test_a_score_set_by_hand_shows_everywhere_a_score_does(app: Flask, learner: 
     answer = set_score(instructor, ada, "72,5 %")
     assert answer.status_code == 303
     page = instructor.get(answer.headers["Location"]).get_data(as_text=True)
-    assert "ada@example.com now has 72 % on this exercise." in page  # whole percentages, as everywhere
-    assert "set by hand on" in page and "Their best attempt has 0 %." in page
+    assert "ada@example.com now has 72\u00a0% on this exercise." in page  # whole percentages, as everywhere
+    assert "set by hand on" in page and "Their best attempt has 0\u00a0%." in page
     assert f"{REASON}</textarea>" in page and 'value="72.5"' in page
     gradebook = instructor.get("/teach/gradebook").get_data(as_text=True)
     assert 'aria-label="set by hand">✎</span>' in gradebook
@@ -56,9 +56,9 @@ def test_a_score_set_by_hand_shows_everywhere_a_score_does(app: Flask, learner: 
     assert shown[0].split(",")[:3] == ["email", "solved", "average"]
     assert shown[1].split(",")[:3] == ["ada@example.com", "0", f"{0.725 / 5:.3f}"]  # five exercises in the lesson
     dashboard = learner.get("/").get_data(as_text=True)
-    assert "72 % · set by your instructor" in dashboard
+    assert "72\u00a0% · set by your instructor" in dashboard
     exercise_page = learner.get(f"/exercises/{EXERCISE}").get_data(as_text=True)
-    assert f"Your instructor set your score on this exercise to 72 %:\n    <q>{REASON}</q>" in exercise_page
+    assert f"Your instructor set your score on this exercise to 72\u00a0%:\n    <q>{REASON}</q>" in exercise_page
     progress = learner.get(f"{API}/progress", headers=auth(token_for(app))).get_json()
     [item] = [i for i in progress if i["exercise"] == EXERCISE]
     assert item == {"exercise": EXERCISE, "best_score": 0.725, "attempts": 1, "solved": False, "overridden": True}
@@ -73,7 +73,7 @@ def test_later_attempts_and_regrades_leave_it_and_removing_it_brings_the_best_ba
         regrade(EXERCISE)
     row = progress_row(app, ada)
     assert row is not None and (row.best_score, row.score, row.solved_at is not None) == (1.0, 0.4, True)
-    assert "40 % · set by your instructor" in learner.get("/").get_data(as_text=True)
+    assert "40\u00a0% · set by your instructor" in learner.get("/").get_data(as_text=True)
     removed = set_score(instructor, ada, "", "", action="remove")
     assert removed.status_code == 303
     assert "the best attempt counts again" in instructor.get(removed.headers["Location"]).get_data(as_text=True)
@@ -92,9 +92,9 @@ def test_a_score_can_be_given_for_an_exercise_never_attempted(app: Flask, learne
     assert set_score(instructor, ada, "100", exercise="code-layer-norm").status_code == 303
     row = progress_row(app, ada, "code-layer-norm")
     assert row is not None and (row.attempts_used, row.score, row.solved_at) == (0, 1.0, None)
-    assert "100 % · set by your instructor" in learner.get("/").get_data(as_text=True)
+    assert "100\u00a0% · set by your instructor" in learner.get("/").get_data(as_text=True)
     exercise_page = learner.get("/exercises/code-layer-norm").get_data(as_text=True)
-    assert "Your instructor set your score on this exercise to 100 %" in exercise_page
+    assert "Your instructor set your score on this exercise to 100\u00a0%" in exercise_page
     progress = learner.get(f"{API}/progress", headers=auth(token_for(app))).get_json()
     assert progress == [{"exercise": "code-layer-norm", "best_score": 1.0, "attempts": 0, "solved": False,
                          "overridden": True}]  # fmt: skip

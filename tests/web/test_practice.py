@@ -70,7 +70,7 @@ def test_after_solving_new_numbers_are_checked_and_nothing_is_stored(app: Flask,
     right = check(learner, token, {k: fmt(v) for k, v in wanted.items()})
     html = right.get_data(as_text=True)
     assert right.status_code == 200
-    assert "Score for these answers: 100 %" in html and html.count('class="verdict correct"') == 3
+    assert "Score for these answers: 100\u00a0%" in html and html.count('class="verdict correct"') == 3
     assert count(app, Attempt) == 1
     with app.app_context():
         after = db.session.scalars(sa.select(Progress)).one()
@@ -125,7 +125,7 @@ def test_practice_opens_when_attempts_are_used_up(app: Flask, learner: FlaskClie
     post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 5.000"})
     token = numbers_token(learner, "/exercises/residual-quiz/practice")
     right = {"h": fmt(practice_answers(app, token, "residual-quiz")["h"])}
-    assert "Score for these answers: 100 %" in check(learner, token, right, "residual-quiz").get_data(as_text=True)
+    assert "Score for these answers: 100\u00a0%" in check(learner, token, right, "residual-quiz").get_data(as_text=True)
 
 
 def test_instructors_practise_any_exercise_and_code_has_no_practice(instructor: FlaskClient, learner: FlaskClient) -> None:

@@ -311,7 +311,7 @@ def test_stats_page_lists_common_wrong_answers(app: Flask, instructor: FlaskClie
     listing = instructor.get("/teach/exercises").get_data(as_text=True)
     gelu = listing[listing.index("GELU by hand"):]
     gelu = gelu[: gelu.index("</tr>")]
-    assert "0.000" in gelu and "×2" in gelu and "relu" in gelu and '<td class="num">0 %</td>' in gelu
+    assert "0.000" in gelu and "×2" in gelu and "relu" in gelu and '<td class="num">0\u00a0%</td>' in gelu
 
 
 # ---- gradebook -------------------------------------------------------------------------------------
