@@ -27,6 +27,9 @@ def test_learner_pages_fit_a_phone_screen(
     base = live_server.url
     register(page, base, unique_email("phone"))
     assert overflow(page) == 0, "dashboard"
+    page.goto(base + "/profile")  # a token and its table on the profile
+    page.fill("#name", "a token with a long name for a laptop")
+    page.get_by_role("button", name="Make a token").click()
     for path in ("/exercises/block-layernorm", "/exercises/code-causal-attention", "/profile"):
         page.goto(base + path)
         assert overflow(page) == 0, path
@@ -48,7 +51,7 @@ def test_instructor_pages_fit_a_phone_screen(
     page = new_page()
     page.set_viewport_size(PHONE)
     login(page, live_server.url, teacher)
-    for path in ("/teach/exercises", "/teach/gradebook", "/teach/exercises/new", "/teach/audit",
+    for path in ("/teach/exercises", "/teach/gradebook", "/teach/exercises/new", "/teach/audit", "/teach/import",
                  "/teach/exercises/block-layernorm", "/teach/exercises/code-gelu"):
         page.goto(live_server.url + path)
         assert overflow(page) == 0, path
