@@ -48,7 +48,7 @@ def test_correct_code_passes_every_case_and_counts(app: Flask, learner: FlaskCli
 
 def test_a_known_mistake_is_named(app: Flask, learner: FlaskClient) -> None:
     page = learner.get(send(learner, NO_EPS).headers["Location"]).get_data(as_text=True)
-    assert "Likely mistake" in page
+    assert "<strong>Likely mistake:</strong> no ε under the square root." in page
     assert rows(app)[0].result["misconception"] == "no-eps"
 
 
