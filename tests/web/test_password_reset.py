@@ -50,6 +50,7 @@ def test_a_learner_resets_through_the_instructors_link_once(app: Flask, instruct
     assert can_log_in(app, "ada@example.com", NEW) and not can_log_in(app, "ada@example.com", PASSWORD)
     again = learner.get(path)
     assert again.status_code == 400 and "expired or has been used" in again.get_data(as_text=True)
+    assert "Ask your instructor for a new one." in again.get_data(as_text=True)  # no mail here
 
 
 def test_a_reset_ends_the_sessions_made_with_the_old_password(app: Flask, instructor: FlaskClient) -> None:
