@@ -182,7 +182,7 @@ def gradebook_csv() -> ResponseReturnValue:
         abort(403, "Only instructors can download the gradebook.")
     given = {f.name: request.args.get(f.name) or None for f in fields(gradebook.Filters)}
     filters = gradebook.Filters(**given)
-    return csv_attachment(gradebook.csv_lines(filters), "gradebook.csv")
+    return csv_attachment(lambda: gradebook.csv_lines(filters), "gradebook.csv")
 
 
 @bp.get("/openapi.json")

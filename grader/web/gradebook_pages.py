@@ -146,14 +146,15 @@ def attempts_csv(exercise_id: str) -> Response:
     exercise = db.session.get(Exercise, exercise_id)
     if exercise is None:
         abort(404, NO_SUCH_EXERCISE)
-    return csv_attachment(exports.exercise_attempts_csv(exercise, list(part_labels(exercise))),
-                          f"{exercise.id}-attempts.csv")  # fmt: skip
+    parts = list(part_labels(exercise))
+    return csv_attachment(lambda: exports.exercise_attempts_csv(exercise, parts), f"{exercise.id}-attempts.csv")
 
 
 @bp.get("/gradebook.csv")
 def gradebook_csv() -> Response:
     """The filtered gradebook as CSV, streamed row by row (not paginated)."""
-    return csv_attachment(book.csv_lines(_filters()), "gradebook.csv")
+    filters = _filters()
+    return csv_attachment(lambda: book.csv_lines(filters), "gradebook.csv")
 
 
 @bp.route("/reset-link", methods=["GET", "POST"])
