@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from grader.catalog.lessons import lesson_order
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Progress, User
+from grader.models import Attempt, Exercise, ExerciseVersion, Progress, Submission, User
 
 # Instructors try exercises too (early, to check them); like the gradebook, these figures are learners' only.
 LEARNERS_ONLY = sa.select(User.id).where(User.role == "learner")
@@ -108,12 +108,18 @@ def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
     return grouped
 
 
-def _attempt_counts() -> dict[str, tuple[int, int]]:
-    rows = db.session.execute(
-        sa.select(Attempt.exercise_id, sa.func.count(), sa.func.count(sa.distinct(Attempt.user_id)))
-        .where(Attempt.user_id.in_(LEARNERS_ONLY)).group_by(Attempt.exercise_id)
-    )  # fmt: skip
-    return {exercise_id: (attempts, learners) for exercise_id, attempts, learners in rows}
+def _counted(exercise_id: str | None = None) -> dict[str, tuple[int, int]]:
+    """Counted attempts and the learners who made them, per exercise: typed attempts, and code
+    submissions once graded (a submission gets its attempt number then)."""
+    found: dict[str, tuple[int, int]] = {}
+    for model, counted in ((Attempt, sa.true()), (Submission, Submission.number.is_not(None))):
+        query = (sa.select(model.exercise_id, sa.func.count(), sa.func.count(sa.distinct(model.user_id)))
+                 .where(model.user_id.in_(LEARNERS_ONLY), counted).group_by(model.exercise_id))  # fmt: skip
+        if exercise_id is not None:
+            query = query.where(model.exercise_id == exercise_id)
+        # An exercise takes typed answers or code, never both: one of the two tables has its rows.
+        found.update({ex: (tried, learners) for ex, tried, learners in db.session.execute(query)})
+    return found
 
 
 def _solved_counts() -> dict[str, int]:
@@ -126,21 +132,18 @@ def _solved_counts() -> dict[str, int]:
 
 def overview(exercises: list[Exercise]) -> list[ExerciseStats]:
     """Counts, solve rate and the top wrong answers for each exercise."""
-    attempts, solved = _attempt_counts(), _solved_counts()
+    attempts, solved = _counted(), _solved_counts()
     stats = []
     for exercise in exercises:
         tried, learners = attempts.get(exercise.id, (0, 0))
-        wrong = wrong_answers(exercise.id)[:TOP_ON_LIST] if tried else []
+        wrong = wrong_answers(exercise.id)[:TOP_ON_LIST] if tried and exercise.kind == "numeric" else []
         stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), wrong))
     return stats
 
 
 def stats_of(exercise: Exercise) -> ExerciseStats:
     """Counts and solve rate of one exercise (its wrong answers come from `wrong_by_part`)."""
-    tried, learners = db.session.execute(
-        sa.select(sa.func.count(), sa.func.count(sa.distinct(Attempt.user_id)))
-        .where(Attempt.exercise_id == exercise.id, Attempt.user_id.in_(LEARNERS_ONLY))
-    ).one()  # fmt: skip
+    tried, learners = _counted(exercise.id).get(exercise.id, (0, 0))
     solved = db.session.scalar(sa.select(sa.func.count()).select_from(Progress).where(
         Progress.exercise_id == exercise.id, Progress.solved_at.is_not(None),
         Progress.user_id.in_(LEARNERS_ONLY)))  # fmt: skip
@@ -149,10 +152,12 @@ def stats_of(exercise: Exercise) -> ExerciseStats:
 
 def versions(exercise_id: str) -> list[VersionInfo]:
     """Every version of an exercise, newest first."""
-    per_version = dict(db.session.execute(
-        sa.select(Attempt.version, sa.func.count()).where(Attempt.exercise_id == exercise_id)
-        .group_by(Attempt.version)
-    ).all())  # fmt: skip
+    per_version: dict[int, int] = {}
+    for model, counted in ((Attempt, sa.true()), (Submission, Submission.number.is_not(None))):
+        per_version.update(db.session.execute(
+            sa.select(model.version, sa.func.count()).where(model.exercise_id == exercise_id, counted)
+            .group_by(model.version)
+        ).all())  # fmt: skip
     rows = db.session.execute(
         sa.select(ExerciseVersion.version, ExerciseVersion.created_at, User.email)
         .outerjoin(User, User.id == ExerciseVersion.created_by)

@@ -13,6 +13,8 @@ from grader.models import Variant
 from grader.services import attempts
 from tests.web.conftest import make_user
 from tests.web.test_extensions import user_id
+from tests.layer_norm_sources import GOOD, NO_EPS
+from tests.web.test_code import send
 from tests.web.test_learn import expected
 
 RELU = "0.000"  # GELU's negative entry answered as ReLU would: a named mistake
@@ -52,3 +54,22 @@ def test_an_instructor_trying_an_exercise_is_not_counted_as_a_learner(app: Flask
     assert re.findall(r'<td class="num">(.*?)</td>', figures[: figures.index("</table>")]) == ["2", "2", "0", "0\u00a0%"]
     wrong = page[page.index(f'<code class="wrong">{RELU}</code>'):]
     assert '<td class="num">2</td>' in wrong[: wrong.index("</tr>")]
+
+
+def test_counted_code_submissions_are_the_attempts_of_a_code_exercise(learner: FlaskClient,
+                                                                       instructor: FlaskClient) -> None:  # fmt: skip
+    for source in (NO_EPS, GOOD):
+        assert send(learner, source).status_code == 303
+    listing = instructor.get("/teach/exercises").get_data(as_text=True)
+    row = listing[listing.index('href="/teach/exercises/code-layer-norm"'):]
+    row = row[: row.index("</tr>")]
+    _version, tried, learners, solved = re.findall(r'<td class="num">(.*?)</td>', row)
+    assert (tried, learners, solved) == ("2", "1", "100\u00a0%")
+    page = instructor.get("/teach/exercises/code-layer-norm").get_data(as_text=True)
+    figures = page[page.index('<table class="table stats">'):]
+    assert re.findall(r'<td class="num">(.*?)</td>', figures[: figures.index("</table>")]) == ["2", "1", "1", "100\u00a0%"]
+    assert "Common wrong answers" not in page  # typed answers only; code is reviewed per learner
+    history = page[page.index("Version history"):]
+    assert re.findall(r'<td class="num">(\d+)</td></tr>', history) == ["2"]  # the counted submissions on version 1
+    sidebar = learner.get("/exercises/code-layer-norm").get_data(as_text=True).split("Your submissions")[1]
+    assert re.findall(r'aria-label="Submission (\d)">\1</a>', sidebar) == ["2", "1"]  # newest first, numbered per learner
