@@ -18,6 +18,9 @@ from grader.models import Attempt, Exercise, ExerciseVersion, Progress, Submissi
 LEARNERS_ONLY = sa.select(User.id).where(User.role == "learner")
 MAX_SCANNED = 5000  # the latest attempts per exercise: enough to see patterns, bounded in cost
 TOP_ON_LIST = 3
+# What counts as an attempt: every typed one, and a code submission once graded (it gets its number then).
+# An exercise takes typed answers or code, never both, so one of the two tables has its rows.
+_COUNTED = ((Attempt, sa.true()), (Submission, Submission.number.is_not(None)))
 TOP_PER_PART = 50  # rows shown per part on the stats page; the rest are counted
 
 
@@ -109,15 +112,13 @@ def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
 
 
 def _counted(exercise_id: str | None = None) -> dict[str, tuple[int, int]]:
-    """Counted attempts and the learners who made them, per exercise: typed attempts, and code
-    submissions once graded (a submission gets its attempt number then)."""
+    """Counted attempts and the learners who made them, per exercise (see _COUNTED)."""
     found: dict[str, tuple[int, int]] = {}
-    for model, counted in ((Attempt, sa.true()), (Submission, Submission.number.is_not(None))):
+    for model, counted in _COUNTED:
         query = (sa.select(model.exercise_id, sa.func.count(), sa.func.count(sa.distinct(model.user_id)))
                  .where(model.user_id.in_(LEARNERS_ONLY), counted).group_by(model.exercise_id))  # fmt: skip
         if exercise_id is not None:
             query = query.where(model.exercise_id == exercise_id)
-        # An exercise takes typed answers or code, never both: one of the two tables has its rows.
         found.update({ex: (tried, learners) for ex, tried, learners in db.session.execute(query)})
     return found
 
@@ -153,7 +154,7 @@ def stats_of(exercise: Exercise) -> ExerciseStats:
 def versions(exercise_id: str) -> list[VersionInfo]:
     """Every version of an exercise, newest first."""
     per_version: dict[int, int] = {}
-    for model, counted in ((Attempt, sa.true()), (Submission, Submission.number.is_not(None))):
+    for model, counted in _COUNTED:
         per_version.update(db.session.execute(
             sa.select(model.version, sa.func.count()).where(model.exercise_id == exercise_id, counted)
             .group_by(model.version)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -33,13 +33,22 @@ def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-def start(user: User, agent: str, idle_days: int) -> None:
+def _idle_since(idle_days: int) -> datetime:
+    """A sign-in last seen before this moment has expired."""
+    return utcnow() - timedelta(days=idle_days)
+
+
+def start(user: User, agent: str, idle_days: int, replacing: str | None = None) -> None:
     """Begin a sign-in for the user and mark the object with it (Flask-Login stores it via get_id); commits.
 
-    Sign-ins idle for longer than `idle_days`, anyone's, are deleted on the way.
+    The sign-in with the secret `replacing` (the browser's previous one), and sign-ins idle for longer
+    than `idle_days`, anyone's, end in the same transaction.
     """
     secret = SECRET_PREFIX + secrets.token_urlsafe(32)
-    db.session.execute(sa.delete(SignIn).where(SignIn.last_seen_at < utcnow() - timedelta(days=idle_days)))
+    ended = SignIn.last_seen_at < _idle_since(idle_days)
+    if replacing is not None:
+        ended = ended | (SignIn.secret_hash == _digest(replacing))
+    db.session.execute(sa.delete(SignIn).where(ended))
     db.session.add(SignIn(user_id=user.id, secret_hash=_digest(secret), agent=agent[:MAX_AGENT]))
     db.session.commit()
     sa.inspect(user).info[SIGN_IN_KEY] = secret
@@ -56,11 +65,10 @@ def resume(secret: str, idle_days: int) -> tuple[User, bool] | None:
     if row is None:
         return None
     user, last_seen = row
-    age = utcnow() - last_seen
-    if age > timedelta(days=idle_days):
+    if last_seen < _idle_since(idle_days):
         return None
     sa.inspect(user).info[SIGN_IN_KEY] = secret
-    return user, age >= TOUCH_EVERY
+    return user, utcnow() - last_seen >= TOUCH_EVERY
 
 
 def touch(secret: str) -> None:
@@ -99,7 +107,7 @@ def listing(user: User, idle_days: int) -> list[tuple[SignIn, bool]]:
     mine = None if secret is None else _digest(secret)
     rows = db.session.scalars(
         sa.select(SignIn)
-        .where(SignIn.user_id == user.id, SignIn.last_seen_at >= utcnow() - timedelta(days=idle_days))
+        .where(SignIn.user_id == user.id, SignIn.last_seen_at >= _idle_since(idle_days))
         .order_by(SignIn.last_seen_at.desc(), SignIn.id.desc())
     )  # fmt: skip
     return [(row, row.secret_hash == mine) for row in rows]

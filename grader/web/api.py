@@ -8,7 +8,7 @@ from datetime import datetime
 from functools import wraps
 from typing import Any, NoReturn
 
-from flask import Blueprint, Response, abort, current_app, g, jsonify, request
+from flask import Blueprint, abort, current_app, g, jsonify, request
 from flask.typing import ResponseReturnValue
 
 from grader.answers.results import ExerciseResult

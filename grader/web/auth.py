@@ -46,8 +46,8 @@ def _safe_next(target: str | None) -> str:
 def sign_in(user: User) -> None:
     """Begin a sign-in kept on the server and put its secret in this browser's session cookie, ending
     the one this browser had (a copy of the old cookie must not outlive it)."""
-    sign_ins.end(session.get("_user_id"))
-    sign_ins.start(user, request.user_agent.string, current_app.config["SIGN_IN_IDLE_DAYS"])
+    sign_ins.start(user, request.user_agent.string, current_app.config["SIGN_IN_IDLE_DAYS"],
+                   replacing=session.get("_user_id"))  # fmt: skip
     login_user(user)
 
 
