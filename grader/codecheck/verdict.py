@@ -9,7 +9,7 @@ from grader.codecheck.compare import HIDDEN_MESSAGES, compare
 from grader.codecheck.prepare import Prepared, prepare, sandbox_cases
 from grader.codecheck.results import CaseVerdict, CodeResult, CodeStatus
 from grader.codecheck.spec import CodeExerciseSpec, CodeToleranceSpec
-from grader.texts import Text, joined, say, say_n
+from grader.texts import N_, Text, joined, say, say_n
 
 __all__ = ["CaseVerdict", "CodeResult", "Prepared", "grade", "prepare", "sandbox_cases"]
 
@@ -22,6 +22,18 @@ RUN_FAILURES: dict[str, tuple[CodeStatus, Text]] = {
     "crashed": ("error", say("Your code crashed the process running it.")),
     "timeout": ("timeout", say("Your code took too long.")),
     "memory_limit": ("memory_limit", say("Your code used too much memory.")),
+}
+# What the host saw when a run stopped early (grader/sandbox/results.py Facts): the sentence and
+# the facts it needs; a cause without them falls back to the status's default.
+CAUSES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "cpu": (N_("Your code took too long: it used more than %(seconds)s s of CPU time."), ("seconds",)),
+    "wall": (N_("Your code took too long: it ran for more than %(seconds)s s."), ("seconds",)),
+    "memory": (N_("Your code's process died of %(signal)s: most likely it ran out of memory (the limit is "
+                  "%(mib)s MiB), or native code crashed."), ("signal", "mib")),
+    "exit": (N_("Your code ended the process running it (exit status %(status)s)."), ("status",)),
+    "signal": (N_("The process running your code was killed by signal %(signal)s."), ("signal",)),
+    "result_overflow": (N_("Your code sent back more result data than allowed."), ()),
+    "malformed": (N_("Your code's results came back in a form the grader cannot read."), ()),
 }
 UNAVAILABLE = say("Your code could not be run just now; this attempt was not counted. Please try again.")
 
@@ -68,12 +80,25 @@ def _run_failure(run_result: Any, task: Task, duration: float) -> CodeResult:
         # "unavailable" and anything unforeseen are the grader's problem, not the learner's.
         return CodeResult("invalid", 0.0, text=UNAVAILABLE, duration_ms=duration)
     status, default = RUN_FAILURES[run_result.status]
+    said = _cause(getattr(run_result, "facts", None) or {}) or default
     if run_result.status in ("missing_function", "bad_signature"):
         expected = say("Expected: def %(function)s(%(params)s).", function=task.function, params=", ".join(task.params))
-        default = joined([default, expected], " ")
+        said = joined([said, expected], " ")
     told = (getattr(run_result, "message", "") or "").strip()
-    # The sandbox's own report (e.g. the syntax error and its line) is shown as it came.
-    return CodeResult(status, 0.0, text=Text(told) if told else default, duration_ms=duration)
+    if run_result.status == "syntax_error" and told:
+        # Python's own report (the error, its line and a pointer) is shown as it came.
+        said = joined([said, Text(told)], "\n")
+    return CodeResult(status, 0.0, text=said, duration_ms=duration)
+
+
+def _cause(facts: Mapping[str, Any]) -> Text | None:
+    """A run-level failure in the learner's terms, from the host's facts; None for the default."""
+    cause = facts.get("cause")
+    if cause in CAUSES:
+        template, values = CAUSES[cause]
+        if all(name in facts for name in values):
+            return say(template, **{name: facts[name] for name in values})
+    return None
 
 
 def _case_verdict(case: Case, expected: Any, run: Any, tolerance: CodeToleranceSpec) -> CaseVerdict:

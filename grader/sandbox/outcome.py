@@ -14,7 +14,7 @@ from typing import Any, cast, get_args
 
 from . import codec
 from .collector import JobOutcome
-from .results import CaseRun, CaseStatus, Limits, RunResult, RunStatus
+from .results import CaseRun, CaseStatus, Facts, Limits, RunResult, RunStatus
 
 log = logging.getLogger(__name__)
 CASE_STATUSES = frozenset(get_args(CaseStatus))
@@ -83,34 +83,38 @@ def _case(frame: dict[str, Any], expected_index: int) -> CaseRun:
     return CaseRun(cast(CaseStatus, status), value, error, min(float(duration), MAX_CASE_MS))
 
 
-def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str]:
+def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str, Facts]:
     """Why the job stopped before its "done" frame, from the zygote's and the host's view."""
     done = outcome.done or {}
     if outcome.failure == "host_timeout" or done.get("timed_out"):
-        return "timeout", f"the job ran longer than its {limits.wall_seconds:g} s wall-clock limit"
+        seconds = f"{limits.wall_seconds:g}"
+        return "timeout", f"the job ran longer than its {seconds} s wall-clock limit", {"cause": "wall",
+                                                                                        "seconds": seconds}
     if outcome.failure == "result_overflow":
-        return "crashed", "the submission wrote more result data than allowed"
+        return "crashed", "the submission wrote more result data than allowed", {"cause": "result_overflow"}
     if outcome.failure or not done:
-        return "crashed", "the sandbox process was killed while running the job"
+        return "crashed", "the sandbox process was killed while running the job", {"cause": "killed"}
     return _death_reason(done, limits)
 
 
-def _death_reason(done: dict[str, Any], limits: Limits) -> tuple[RunStatus, str]:
+def _death_reason(done: dict[str, Any], limits: Limits) -> tuple[RunStatus, str, Facts]:
     """Classify how the job's process ended, from its exit status and resource usage."""
     sig = done.get("signal")
     if not isinstance(sig, int):
-        return "crashed", f"the submission's process exited (status {done.get('exit_code')}) early"
+        code = done.get("exit_code")
+        facts: Facts = {"cause": "exit", "status": code} if type(code) is int else {"cause": "exit"}
+        return "crashed", f"the submission's process exited (status {code}) early", facts
     cpu, rss = done.get("cpu_seconds"), done.get("maxrss_bytes")
     cpu_limit = math.ceil(limits.cpu_seconds)
     cpu_spent = isinstance(cpu, (int, float)) and cpu >= cpu_limit - 0.05
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_spent):
-        return "timeout", f"the job used more than {cpu_limit} s of CPU time"
+        return "timeout", f"the job used more than {cpu_limit} s of CPU time", {"cause": "cpu", "seconds": cpu_limit}
     large = isinstance(rss, int) and rss >= limits.memory_bytes // 2
+    mib, name = limits.memory_bytes >> 20, _signal_name(sig)
     if sig in MEMORY_SIGNALS or (sig == signal.SIGKILL and large):
-        return "memory_limit", (f"the process died of {_signal_name(sig)}: most likely out of "
-                                f"memory (limit {limits.memory_bytes >> 20} MiB), "
-                                "or a crash in native code")
-    return "crashed", f"the process was killed by signal {_signal_name(sig)}"
+        return "memory_limit", (f"the process died of {name}: most likely out of memory (limit {mib} MiB), "
+                                "or a crash in native code"), {"cause": "memory", "signal": name, "mib": mib}
+    return "crashed", f"the process was killed by signal {name}", {"cause": "signal", "signal": name}
 
 
 def _signal_name(number: int) -> str:
@@ -143,20 +147,20 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
     """Build the RunResult for one job from the raw outcome."""
     stdout = _stdout(outcome)
 
-    def result(status: RunStatus, cases: list[CaseRun], message: str) -> RunResult:
-        return RunResult(status, cases, note + message, stdout, duration_ms)
+    def result(status: RunStatus, cases: list[CaseRun], message: str, facts: Facts | None = None) -> RunResult:
+        return RunResult(status, cases, note + message, stdout, duration_ms, facts or {})
 
     try:
         frames = _frames(outcome, limits)
         status, cases, message = _interpret(frames, case_count)
     except Exception as exc:  # noqa: BLE001 - any failure on these bytes is the sandbox's doing
         _log_malformed(exc)
-        return result("crashed", _not_run("crashed", MALFORMED, 0, case_count), MALFORMED)
+        return result("crashed", _not_run("crashed", MALFORMED, 0, case_count), MALFORMED, {"cause": "malformed"})
     if status is not None:
         return result(status, cases, message)
-    reason_status, reason = _abort_reason(outcome, limits)
+    reason_status, reason, facts = _abort_reason(outcome, limits)
     return result(reason_status, cases + _not_run(reason_status, reason, len(cases), case_count),
-                  reason)
+                  reason, facts)
 
 
 def _log_malformed(exc: Exception) -> None:

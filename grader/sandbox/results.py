@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
 
 CaseStatus = Literal["ok", "exception", "timeout", "memory_limit", "bad_result"]
 RunStatus = Literal[
     "completed", "syntax_error", "missing_function", "bad_signature",
     "timeout", "memory_limit", "crashed", "unavailable",
 ]
+# What the host knows about a run that stopped early, for a caller that words it itself:
+# "cause" (wall, cpu, memory, signal, exit, result_overflow, killed, malformed) and its figures.
+Facts = Mapping[str, int | str]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,7 @@ class RunResult:
     message: str
     stdout: str
     duration_ms: float
+    facts: Facts = field(default_factory=dict)
 
 
 class SandboxUnavailable(RuntimeError):

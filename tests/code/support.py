@@ -34,6 +34,7 @@ class FakeRun:
     cases: list[FakeCaseRun] = field(default_factory=list)
     message: str = ""
     duration_ms: float = 42.0  # the host's own measure of the whole run
+    facts: dict[str, Any] = field(default_factory=dict)
 
 
 def run_of(values: Sequence[Any]) -> FakeRun:

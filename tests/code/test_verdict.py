@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from grader.codecheck.compare import HIDDEN_MESSAGES, compare
 from grader.codecheck.prepare import limit_visible, prepare, sandbox_cases
 from grader.codecheck.tasks import get_task
-from grader.codecheck.verdict import _exception_message
+from grader.codecheck.verdict import RUN_FAILURES, UNAVAILABLE, _exception_message
 from tests.code.support import FakeCaseRun, FakeRun, grade_run, grade_values, prepared_for
 
 DIGIT = re.compile(r"\d")
@@ -146,11 +147,34 @@ def test_fraction_scoring_counts_cases_and_all_scoring_needs_every_one() -> None
 ])
 def test_run_failures_map_to_result_statuses(status: str, expected: str) -> None:
     spec, prepared = prepared_for("gelu")
-    result = grade_run(spec, prepared, FakeRun(status=status, message="line 3: invalid syntax"))
+    result = grade_run(spec, prepared, FakeRun(status=status, message="SyntaxError at line 3: invalid syntax"))
     assert (result.status, result.score, result.cases) == (expected, 0.0, ())
     assert result.counted == (expected != "invalid")
-    if expected == "error":
-        assert result.message.startswith("line 3: invalid syntax")
+    lead = RUN_FAILURES[status][1].render() if status in RUN_FAILURES else UNAVAILABLE.render()
+    assert result.message.startswith(lead)
+    # Only Python's own syntax report is passed on; the sandbox's English notes are reworded.
+    assert ("\nSyntaxError at line 3: invalid syntax" in result.message) == (status == "syntax_error")
+
+
+@pytest.mark.parametrize("status, facts, says", [
+    ("timeout", {"cause": "cpu", "seconds": 2}, "Your code took too long: it used more than 2 s of CPU time."),
+    ("timeout", {"cause": "wall", "seconds": "7.5"}, "Your code took too long: it ran for more than 7.5 s."),
+    ("memory_limit", {"cause": "memory", "signal": "SIGBUS", "mib": 768},
+     "Your code's process died of SIGBUS: most likely it ran out of memory (the limit is 768 MiB), "
+     "or native code crashed."),
+    ("memory_limit", {"cause": "memory", "mib": 768}, "Your code used too much memory."),
+    ("crashed", {"cause": "exit", "status": 3}, "Your code ended the process running it (exit status 3)."),
+    ("crashed", {"cause": "signal", "signal": "SIGILL"}, "The process running your code was killed by signal SIGILL."),
+    ("crashed", {"cause": "result_overflow"}, "Your code sent back more result data than allowed."),
+    ("crashed", {"cause": "exit"}, "Your code crashed the process running it."),
+    ("timeout", {"cause": "cpu"}, "Your code took too long."),
+    ("crashed", {"cause": "malformed"}, "Your code's results came back in a form the grader cannot read."),
+    ("crashed", {"cause": "killed"}, "Your code crashed the process running it."),
+])
+def test_run_failures_are_worded_from_the_hosts_facts(status: str, facts: dict[str, Any], says: str) -> None:
+    spec, prepared = prepared_for("gelu")
+    result = grade_run(spec, prepared, FakeRun(status=status, message="the sandbox's English note", facts=facts))
+    assert result.message == says
 
 
 def test_missing_function_message_gives_the_signature() -> None:

@@ -40,11 +40,11 @@ EXITS = {
     "sys.exit-in-function": (submission(RIGHT + "sys.exit(0)"),
                              "failed", "SystemExit: 0", "Raised an exception."),
     "os._exit-in-function": (submission(RIGHT + "os._exit(0)"),
-                             "error", "exited (status 0) early", None),
+                             "error", "Your code ended the process running it (exit status 0).", None),
     "sys.exit-at-import": (submission(RIGHT + "return out", prelude="sys.exit(0)"),
                            "failed", "SystemExit: 0", "Raised an exception."),
     "os._exit-at-import": (submission(RIGHT + "return out", prelude="os._exit(0)"),
-                           "error", "exited (status 0) early", None),
+                           "error", "Your code ended the process running it (exit status 0).", None),
 }
 
 

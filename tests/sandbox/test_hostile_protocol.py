@@ -21,6 +21,7 @@ from tests.sandbox.hostile_support import (  # noqa: E402
     CASE_COUNT, CORRECT, VISIBLE, Hostile, assert_not_passed, slot_pids, submission,
 )
 
+CRASHED = "Your code crashed the process running it."  # what the learner reads; the log says more
 pytest_plugins = ["tests.sandbox.hostile_support"]
 UNCHECKABLE = "Returned a value that cannot be checked"
 
@@ -72,7 +73,8 @@ def test_forged_malformed_frames_end_in_the_malformed_verdict(hostile: Hostile, 
                                                               ) -> None:
     with caplog.at_level(logging.WARNING, logger=outcome.__name__):
         graded = hostile.grade(_forging([FORGED[name]]))
-    assert_not_passed(graded, "error", outcome.MALFORMED)
+    assert_not_passed(graded, "error", "Your code's results came back in a form the grader cannot read.")
+    assert graded.run.message == outcome.MALFORMED
     assert graded.code.counted  # the learner's doing: it costs the attempt
     assert graded.run.status == "crashed"
     assert len(graded.run.cases) == CASE_COUNT
@@ -86,8 +88,8 @@ def test_a_forged_internal_error_ends_the_run_and_cannot_forge_log_lines(
     # It does not leave, and its layer_norm is correct: before, the run went on and passed.
     with caplog.at_level(logging.WARNING, logger=outcome.__name__):
         graded = hostile.grade(_forging([frame], leave=False))
-    assert_not_passed(graded, "error", outcome.RUNNER_FAILED)
-    assert graded.run.status == "crashed"
+    assert_not_passed(graded, "error", CRASHED)
+    assert (graded.run.status, graded.run.message) == ("crashed", outcome.RUNNER_FAILED)
     errors = [r for r in caplog.records if r.name == outcome.__name__]
     assert [r.levelno for r in errors] == [logging.ERROR]
     assert repr(forged) in errors[0].getMessage()
@@ -101,7 +103,8 @@ def test_a_megabyte_internal_error_is_logged_cut(hostile: Hostile,
              " 'error': '\\n' * 2**20 + 'end'}}))\nos._exit(0)\n")
     with caplog.at_level(logging.WARNING, logger=outcome.__name__):
         graded = hostile.grade(CORRECT + FORGER + write)
-    assert_not_passed(graded, "error", outcome.RUNNER_FAILED)
+    assert_not_passed(graded, "error", CRASHED)
+    assert graded.run.message == outcome.RUNNER_FAILED
     (record,) = [r for r in caplog.records if r.name == outcome.__name__]
     assert record.getMessage().endswith("end'")
     _assert_one_line_records(caplog)

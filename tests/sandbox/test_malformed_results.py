@@ -78,6 +78,7 @@ def _logged() -> Iterator[list[logging.LogRecord]]:
 
 def _assert_malformed(result: RunResult, records: list[logging.LogRecord]) -> None:
     assert result.status == "crashed" and result.message == outcome.MALFORMED, result.message
+    assert result.facts == {"cause": "malformed"}
     assert len(result.cases) == CASES
     assert {case.status for case in result.cases} == {"exception"}
     _assert_log_lines_are_safe(records)

@@ -58,6 +58,17 @@ def test_code_feedback_is_shown_in_the_pages_language(app: Flask, learner: Flask
     assert escape(tr("ru", "Passed.")) in page or passed == 0
 
 
+
+def test_a_syntax_error_is_led_in_the_pages_language_with_pythons_report_kept_whole(
+        app: Flask, learner: FlaskClient) -> None:
+    choose(learner, "pt", "/")
+    page = learner.get(send(learner, "def layer_norm(x, gamma, beta, eps):\n    return (x +\n").headers["Location"])
+    html = page.get_data(as_text=True)
+    assert escape(tr("pt", "Your code has a syntax error.")) in html
+    report = re.search(r'</p>\s*<pre class="detail">([^<]*)</pre>', html)
+    assert report is not None, "Python's report belongs in its own preformatted block"
+    assert report.group(1).startswith("SyntaxError at line 2") and "\n" in report.group(1)
+
 def test_code_feedback_stored_before_translation_is_still_shown(app: Flask, learner: FlaskClient) -> None:
     send(learner, GOOD)
     [row] = rows(app)
