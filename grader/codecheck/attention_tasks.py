@@ -11,6 +11,7 @@ from grader.reference.common import causal_mask, softmax
 from grader.reference.gpt2 import BlockOptions, init_gpt2_weights
 from grader.reference.gpt2 import causal_attention as reference_attention
 from grader.reference.gpt2 import gpt2_block as reference_block
+from grader.texts import N_
 
 # Diagonal scores of this size overflow exp() (above ~709) unless the row max is subtracted.
 LARGE_SCORE = 1500.0
@@ -80,13 +81,18 @@ CAUSAL_ATTENTION = Task(
     reference=causal_attention,
     cases=attention_cases,
     mutants=mutants(
-        _attention_options("no-causal-mask", "no causal mask", BlockOptions(causal=False)),
-        _attention_options("scale-dh", "scores divided by d_h instead of √d_h",
+        _attention_options("no-causal-mask", N_("no causal mask"), BlockOptions(causal=False)),
+        _attention_options("scale-dh", N_("scores divided by d_h instead of √d_h"),
                            BlockOptions(scale="dh")),
         Mutant("no-scale", "scores not divided by √d_h", _no_scale),
         Mutant("softmax-axis", "the softmax taken over queries (axis −2)", _softmax_over_queries),
         Mutant("unstable-softmax", "a softmax that does not subtract the row maximum",
                _unstable_softmax),
+        _attention_options("mask-zero", N_("future scores set to 0 instead of −∞"), BlockOptions(mask="zero")),
+        _attention_options("mask-after-softmax", N_("the mask applied after the softmax, so rows no longer sum to 1"),
+                           BlockOptions(mask="after-softmax")),
+        _attention_options("diagonal-masked", N_("the diagonal masked too, so a token cannot attend to itself"),
+                           BlockOptions(mask="strict")),
     ),
 )
 
@@ -140,17 +146,21 @@ GPT2_BLOCK = Task(
     reference=gpt2_block,
     cases=block_cases,
     mutants=mutants(
-        _block_options("no-residual-attention", "the first residual forgotten (h = a)",
+        _block_options("no-residual-attention", N_("the first residual forgotten (h = a)"),
                        BlockOptions(attn_residual=False)),
-        _block_options("no-residual-mlp", "the second residual forgotten (y = m)",
+        _block_options("no-residual-mlp", N_("the second residual forgotten (y = m)"),
                        BlockOptions(mlp_residual=False)),
-        _block_options("normalise-x", "the second LayerNorm applied to x instead of h",
+        _block_options("normalise-x", N_("the second LayerNorm applied to x instead of h"),
                        BlockOptions(second_norm_of_input=True)),
-        _block_options("sample-variance", "the sample variance in LayerNorm", BlockOptions(ddof=1)),
-        _block_options("relu", "ReLU in place of GELU", BlockOptions(activation="relu")),
-        _block_options("erf-gelu", "the exact (erf) GELU", BlockOptions(activation="erf")),
-        _block_options("no-causal-mask", "no causal mask", BlockOptions(causal=False)),
-        _block_options("scale-dh", "scores divided by d_h instead of √d_h",
+        _block_options("sample-variance", N_("the sample variance in LayerNorm"), BlockOptions(ddof=1)),
+        _block_options("relu", N_("ReLU in place of GELU"), BlockOptions(activation="relu")),
+        _block_options("erf-gelu", N_("the exact (erf) GELU"), BlockOptions(activation="erf")),
+        _block_options("no-causal-mask", N_("no causal mask"), BlockOptions(causal=False)),
+        _block_options("scale-dh", N_("scores divided by d_h instead of √d_h"),
                        BlockOptions(scale="dh")),
+        _block_options("post-norm", N_("LayerNorm after each residual sum (post-LN) instead of before each sublayer"),
+                       BlockOptions(post_norm=True)),
+        _block_options("no-output-projection", N_("the attention output projection W_O, b_O left out"),
+                       BlockOptions(output_projection=False)),
     ),
 )

@@ -28,6 +28,10 @@ def _gelu_rounded(z: Any) -> np.ndarray:
     return gelu_tanh(z, ROUNDED_C, ROUNDED_K)
 
 
+def _gelu_no_half(z: Any) -> np.ndarray:
+    return 2.0 * gelu_tanh(z)
+
+
 def gelu_cases(rng: np.random.Generator, n_random: int) -> list[Case]:
     """A scalar, a hand-picked vector, a 3-D array, huge inputs, then random shapes."""
     cases = [
@@ -53,6 +57,7 @@ GELU = Task(
         Mutant("erf-gelu", "the exact (erf) GELU instead of GPT-2's tanh form", gelu_erf),
         Mutant("relu", "ReLU in place of GELU", _relu),
         Mutant("rounded-constants", "the rounded constants 0.798 and 0.0447", _gelu_rounded),
+        Mutant("no-half", "the factor ½ left out", _gelu_no_half),
     ),
 )
 

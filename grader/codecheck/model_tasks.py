@@ -76,8 +76,8 @@ MICROGPT = Task(
     reference=gpt,
     cases=microgpt_cases,
     mutants=mutants(
-        _gpt_options("no-initial-norm", "no RMSNorm after the embedding", initial_norm=False),
-        _gpt_options("gelu-mlp", "GELU in place of microGPT's ReLU", activation="gelu"),
+        _gpt_options("no-initial-norm", N_("no RMSNorm after the embedding"), initial_norm=False),
+        _gpt_options("gelu-mlp", N_("GELU in place of microGPT's ReLU"), activation="gelu"),
         # With n_embd = 16 and d_h = 4, dividing by √n_embd and by d_h are the same mistake: name both.
         _gpt_options("scale-dh", N_("scores divided by 4 (√n_embd, or d_h) instead of √d_h = 2"), scale="dh"),
     ),
@@ -172,15 +172,15 @@ PARAM_COUNT = Task(
     cases=count_cases,
     output="dict",
     mutants=mutants(
-        _count_mutant("full-kv-heads", "a full set of K/V heads instead of GQA",
+        _count_mutant("full-kv-heads", N_("a full set of K/V heads instead of GQA"),
                       lambda cfg: _counts(replace(cfg, n_kv_head=cfg.n_head))),
-        _count_mutant("count-biases", "biases (and norm betas) counted",
+        _count_mutant("count-biases", N_("biases (and norm betas) counted"),
                       lambda cfg: _summary(param_counts(cfg, biases=True))),
-        _count_mutant("tied-embeddings", "the LM head tied to the token embedding",
+        _count_mutant("tied-embeddings", N_("the LM head tied to the token embedding"),
                       lambda cfg: _summary(param_counts(cfg, tied_head=True))),
-        _count_mutant("forget-layers", "only one block counted in the total",
+        _count_mutant("forget-layers", N_("only one block counted in the total"),
                       lambda cfg: _counts(replace(cfg, n_layer=1))),
-        _count_mutant("two-matrix-ffn", "two FFN matrices, not SwiGLU's three", _two_matrices),
-        _count_mutant("no-final-norm", "the final RMSNorm left out of the total", _no_final_norm),
+        _count_mutant("two-matrix-ffn", N_("two FFN matrices, not SwiGLU's three"), _two_matrices),
+        _count_mutant("no-final-norm", N_("the final RMSNorm left out of the total"), _no_final_norm),
     ),
 )

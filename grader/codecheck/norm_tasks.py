@@ -8,6 +8,7 @@ from grader.codecheck.base import Case, Mutant, Task, edge, hidden, mutants
 from grader.reference.gpt2 import LN_EPS, BlockOptions
 from grader.reference.gpt2 import layer_norm as reference_layer_norm
 from grader.reference.modern import rms_norm as reference_rms_norm
+from grader.texts import N_
 
 RMS_EPS = 1e-6
 # A constant row of 3.0 over a power-of-two width has an exactly representable mean, so
@@ -45,6 +46,22 @@ def _ln_no_eps(
     return (x - mu) / x.std(axis=-1, keepdims=True) * gamma + beta
 
 
+def _ln_no_gain_shift(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = LN_EPS
+) -> np.ndarray:
+    """LayerNorm that normalises but never applies gamma and beta."""
+    return reference_layer_norm(np.asarray(x, dtype=float))
+
+
+def _ln_over_columns(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = LN_EPS
+) -> np.ndarray:
+    """LayerNorm whose mean and variance run down each column (axis 0) instead of along rows."""
+    x = np.asarray(x, dtype=float)
+    mu = x.mean(axis=0, keepdims=True)
+    return (x - mu) / np.sqrt(x.var(axis=0, keepdims=True) + LN_EPS) * gamma + beta
+
+
 def _ln_inputs(rng: np.random.Generator, n: int, d: int) -> dict[str, np.ndarray]:
     """x (n, d) with gains near 1 and small shifts, so forgetting gamma or beta shows."""
     return {"x": rng.normal(size=(n, d)), "gamma": 1.0 + 0.5 * rng.normal(size=d),
@@ -80,10 +97,13 @@ LAYER_NORM = Task(
     cases=layer_norm_cases,
     mutants=mutants(
         Mutant("no-eps", "no ε under the square root", _ln_no_eps),
-        _ln_options("sample-variance", "the sample variance (dividing by d − 1)",
+        _ln_options("sample-variance", N_("the sample variance (dividing by d − 1)"),
                     BlockOptions(ddof=1)),
-        _ln_options("no-centering", "the mean left in (dividing x by its RMS)",
+        _ln_options("no-centering", N_("the mean left in (dividing x by its RMS)"),
                     BlockOptions(center=False)),
+        Mutant("no-gain-shift", "γ and β left out", _ln_no_gain_shift),
+        Mutant("column-statistics", "the mean and variance taken down each column (axis 0), not along the row",
+               _ln_over_columns),
     ),
 )
 

@@ -33,6 +33,11 @@ class BlockOptions:
     causal: bool = True
     gelu_c: float = GELU_C  # the lesson's hand computation uses 0.798 and 0.0447
     gelu_k: float = GELU_K
+    # The causal mask: -inf added above the diagonal (right), those scores set to 0 instead, the
+    # future weights zeroed after the softmax (rows no longer sum to 1), or the diagonal masked too.
+    mask: Literal["additive", "zero", "after-softmax", "strict"] = "additive"
+    post_norm: bool = False  # True = LayerNorm after each residual sum, as in the original Transformer
+    output_projection: bool = True  # False = the merged heads used without W_O and b_O
 
 
 CORRECT = BlockOptions()
@@ -95,9 +100,22 @@ def merge_heads(t: np.ndarray) -> np.ndarray:
 def attention_weights(q: np.ndarray, k: np.ndarray, opts: BlockOptions = CORRECT) -> dict:
     """Scores QK^T / sqrt(d_h) + M and their softmax, per head; q, k are (h, n, d_h)."""
     scores = q @ k.transpose(0, 2, 1) / attention_scale(q.shape[-1], opts.scale)
+    n = q.shape[1]
+    if opts.causal and opts.mask == "after-softmax":
+        return {"scores": scores, "weights": softmax(scores, axis=-1) * np.tril(np.ones((n, n)))}
     if opts.causal:
-        scores = scores + causal_mask(q.shape[1])
+        scores = _masked(scores, opts.mask)
     return {"scores": scores, "weights": softmax(scores, axis=-1)}
+
+
+def _masked(scores: np.ndarray, mask: str) -> np.ndarray:
+    """The scores with the causal mask applied the way `mask` names."""
+    n = scores.shape[-1]
+    if mask == "zero":
+        return np.where(np.triu(np.ones((n, n), dtype=bool), k=1), 0.0, scores)
+    if mask == "strict":
+        return scores + np.where(np.triu(np.ones((n, n), dtype=bool)), -np.inf, 0.0)
+    return scores + causal_mask(n)
 
 
 def causal_attention(
@@ -123,23 +141,33 @@ def mlp(
 
 def gpt2_block(x: np.ndarray, p: dict[str, np.ndarray], n_head: int, opts: BlockOptions = CORRECT) -> dict:
     """Run one pre-LN GPT-2 block on x (n, d) and return every named intermediate."""
-    u = layer_norm(x, p["ln1_g"], p["ln1_b"], opts)
+    u = x if opts.post_norm else layer_norm(x, p["ln1_g"], p["ln1_b"], opts)
+    attn = _attention_sublayer(u, p, n_head, opts)
+    h = x + attn["a"] if opts.attn_residual else attn["a"]
+    if opts.post_norm:
+        h = layer_norm(h, p["ln1_g"], p["ln1_b"], opts)
+    norm_input = x if opts.second_norm_of_input else h
+    mu, sigma = row_stats(norm_input, opts)
+    u2 = norm_input if opts.post_norm else layer_norm(norm_input, p["ln2_g"], p["ln2_b"], opts)
+    ff = mlp(u2, p["w1"], p["b1"], p["w2"], p["b2"], opts)
+    y = h + ff["m"] if opts.mlp_residual else ff["m"]
+    if opts.post_norm:
+        y = layer_norm(y, p["ln2_g"], p["ln2_b"], opts)
+    return {
+        "x": x, "u": u, **attn, "h": h, "mu": mu[..., 0], "sigma": sigma[..., 0],
+        "u2": u2, "z": ff["z"], "gelu": ff["gelu"], "m": ff["m"], "y": y,
+    }  # fmt: skip
+
+
+def _attention_sublayer(u: np.ndarray, p: dict[str, np.ndarray], n_head: int, opts: BlockOptions) -> dict:
+    """q, k, v per head, the scores and weights, and the attention output a for normalised rows u."""
     q = split_heads(u @ p["wq"] + p["bq"], n_head)
     k = split_heads(u @ p["wk"] + p["bk"], n_head)
     v = split_heads(u @ p["wv"] + p["bv"], n_head)
     att = attention_weights(q, k, opts)
-    a = merge_heads(att["weights"] @ v) @ p["wo"] + p["bo"]
-    h = x + a if opts.attn_residual else a
-    norm_input = x if opts.second_norm_of_input else h
-    mu, sigma = row_stats(norm_input, opts)
-    u2 = layer_norm(norm_input, p["ln2_g"], p["ln2_b"], opts)
-    ff = mlp(u2, p["w1"], p["b1"], p["w2"], p["b2"], opts)
-    y = h + ff["m"] if opts.mlp_residual else ff["m"]
-    return {
-        "x": x, "u": u, "q": q, "k": k, "v": v, "scores": att["scores"],
-        "weights": att["weights"], "a": a, "h": h, "mu": mu[..., 0], "sigma": sigma[..., 0],
-        "u2": u2, "z": ff["z"], "gelu": ff["gelu"], "m": ff["m"], "y": y,
-    }  # fmt: skip
+    merged = merge_heads(att["weights"] @ v)
+    a = merged @ p["wo"] + p["bo"] if opts.output_projection else merged
+    return {"q": q, "k": k, "v": v, "scores": att["scores"], "weights": att["weights"], "a": a}
 
 
 def init_gpt2_weights(d: int, rng: np.random.Generator, d_ff: int | None = None) -> dict[str, np.ndarray]:

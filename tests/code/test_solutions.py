@@ -43,6 +43,18 @@ def layer_norm_sample(x, gamma, beta, eps=1e-5):
     return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(var + eps) + beta
 
 
+def gelu_no_half(z):
+    return z * (1 + np.tanh(np.sqrt(2 / np.pi) * (z + 0.044715 * z**3)))
+
+
+def layer_norm_no_affine(x, gamma, beta, eps=1e-5):
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+
+
+def layer_norm_columns(x, gamma, beta, eps=1e-5):
+    return gamma * (x - np.mean(x, axis=0)) / np.sqrt(np.var(x, axis=0) + eps) + beta
+
+
 def gelu_erf(z):
     return 0.5 * z * (1 + np.vectorize(math.erf)(z / math.sqrt(2)))
 
@@ -67,19 +79,43 @@ def attention_unstable(q, k, v):
     return weights / weights.sum(axis=-1, keepdims=True) @ v
 
 
+def _stable_softmax(scores):
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return weights / weights.sum(axis=-1, keepdims=True)
+
+
+def attention_mask_by_multiplying(q, k, v):
+    n = q.shape[1]
+    return _stable_softmax(q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]) * np.tril(np.ones((n, n)))) @ v
+
+
+def attention_mask_after_softmax(q, k, v):
+    n = q.shape[1]
+    return _stable_softmax(q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1])) * np.tril(np.ones((n, n))) @ v
+
+
+def attention_strictly_past(q, k, v):
+    n = q.shape[1]
+    scores = np.where(np.tril(np.ones((n, n), dtype=bool), k=-1), q @ k.transpose(0, 2, 1), -np.inf)
+    return _stable_softmax(scores / np.sqrt(q.shape[-1])) @ v
+
+
 def attention_no_mask(q, k, v):
     scores = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])
     weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
     return weights / weights.sum(axis=-1, keepdims=True) @ v
 
 
-def gpt2_block(x, p, ln=layer_norm, act=gelu, second_residual=True):
+def gpt2_block(x, p, ln=layer_norm, act=gelu, second_residual=True, post_norm=False, project=True):
     d_h = x.shape[1] // p["n_head"]
-    u = ln(x, p["ln1_g"], p["ln1_b"])
+    u = x if post_norm else ln(x, p["ln1_g"], p["ln1_b"])
     q, k, v = (u @ p[w] + p[b] for w, b in (("wq", "bq"), ("wk", "bk"), ("wv", "bv")))
     cols = [slice(j * d_h, (j + 1) * d_h) for j in range(p["n_head"])]
-    heads = [causal_attention(q[None, :, c], k[None, :, c], v[None, :, c])[0] for c in cols]
-    h = x + np.concatenate(heads, axis=-1) @ p["wo"] + p["bo"]
+    heads = np.concatenate([causal_attention(q[None, :, c], k[None, :, c], v[None, :, c])[0] for c in cols], axis=-1)
+    h = x + (heads @ p["wo"] + p["bo"] if project else heads)
+    if post_norm:
+        h = ln(h, p["ln1_g"], p["ln1_b"])
+        return ln(h + act(h @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"], p["ln2_g"], p["ln2_b"])
     m = act(ln(h, p["ln2_g"], p["ln2_b"]) @ p["w1"] + p["b1"]) @ p["w2"] + p["b2"]
     return h + m if second_residual else m
 
@@ -174,6 +210,14 @@ def test_an_independent_correct_solution_passes(function: Callable[..., Any], ta
     (swiglu_swapped, "swiglu", "swapped-gate"),
     (gpt_no_initial_norm, "microgpt", "no-initial-norm"),
     (count_params_full_kv, "param-count", "full-kv-heads"),
+    (gelu_no_half, "gelu", "no-half"),
+    (layer_norm_no_affine, "layer-norm", "no-gain-shift"),
+    (layer_norm_columns, "layer-norm", "column-statistics"),
+    (attention_mask_by_multiplying, "causal-attention", "mask-zero"),
+    (attention_mask_after_softmax, "causal-attention", "mask-after-softmax"),
+    (attention_strictly_past, "causal-attention", "diagonal-masked"),
+    (lambda x, p: gpt2_block(x, p, post_norm=True), "gpt2-block", "post-norm"),
+    (lambda x, p: gpt2_block(x, p, project=False), "gpt2-block", "no-output-projection"),
 ])
 def test_a_hand_written_mistake_is_named(function: Callable, task: str, mistake: str) -> None:
     status, score, named = outputs_of(function, task)

@@ -15,6 +15,7 @@ from flask import Flask, render_template_string
 from flask.testing import FlaskClient
 from flask_babel import force_locale, ngettext
 
+from grader.codecheck.tasks import TASKS
 from grader.extensions import db
 from grader.models import User
 from grader.web.i18n import LANGUAGES
@@ -56,6 +57,14 @@ def test_the_catalogue_translates_every_page_text(locale: str) -> None:
     problems = [(m.id, [str(e) for e in errors]) for m, errors in catalogue.check()]
     assert problems == []  # placeholders such as %(count)d kept, plural forms complete
 
+
+
+@pytest.mark.parametrize("locale", TRANSLATED)
+def test_every_named_code_mistake_is_translated(locale: str) -> None:
+    # Titles reach the catalogue only where they are marked; this catches one passed through a helper unmarked.
+    catalogue = translations(locale)
+    titles = [str(m.title) for task in TASKS.values() for m in task.mutants.values()]
+    assert [t for t in titles if catalogue.gettext(t) == t] == []
 
 def entries(catalogue: Catalog) -> dict[object, object]:
     """Each message's id and translation; plural ones as tuples (a read .mo gives lists)."""
