@@ -4,8 +4,9 @@ The attention output row `a` is given. The MLP has W1 = [I | -I] and W2 = [I ; I
 m = gelu(u') + gelu(-u'). LayerNorm keeps gamma = 1 and beta = 0.
 
 A `HandPath` reproduces a learner's pencil-and-paper route: intermediates carried forward at the
-lesson's precision. The page rounds u' and each GELU value to 3 decimals (and uses the constants
-0.798 and 0.0447), which is why it prints m5[1] = 0.640 where full precision gives 0.641.
+lesson's precision. The page itself keeps u' unrounded and rounds each GELU value to 3 decimals
+(PAGE_HAND_PATH), which is why it prints m5[1] = 0.640 where full precision gives 0.641; a learner
+may also round u' (or mu and sigma) first.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class HandPath:
 
     decimals: int = 3
     round_stats: bool = False  # also carry mu and sigma rounded
+    round_u: bool = True  # carry u' rounded (the page does not: it rounds only the GELU values)
     page_constants: bool = True  # GELU with 0.798 and 0.0447
 
     def round(self, value: np.ndarray) -> np.ndarray:
@@ -36,7 +38,8 @@ class HandPath:
         return np.round(value, self.decimals)
 
 
-LESSON_HAND_PATHS = (HandPath(), HandPath(round_stats=True))
+PAGE_HAND_PATH = HandPath(round_u=False)
+LESSON_HAND_PATHS = (PAGE_HAND_PATH, HandPath(), HandPath(round_stats=True))
 
 
 def toy_weights(d: int = TOY_D) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +67,8 @@ def toy_row(
     mu, sigma = (float(s[0]) for s in row_stats(norm_input, opts))
     if hand and hand.round_stats:
         mu, sigma = float(keep(mu)), float(keep(sigma))
-    u = keep((norm_input - mu) / sigma)
+    u = (norm_input - mu) / sigma
+    u = keep(u) if hand is None or hand.round_u else u
     w1, w2 = toy_weights(len(x))
     z = u @ w1
     g = keep(activate(z, opts))

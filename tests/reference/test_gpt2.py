@@ -88,6 +88,11 @@ def test_block_trace_names_every_intermediate_with_its_shape() -> None:
     }  # fmt: skip
 
 
+def test_gpt2_small_mlp_widens_768_to_3072_and_back() -> None:
+    weights = init_gpt2_weights(768, np.random.default_rng(0))
+    assert (weights["w1"].shape, weights["w2"].shape) == ((768, 3072), (3072, 768))
+
+
 def test_block_is_pre_ln_with_two_residuals() -> None:
     rng = np.random.default_rng(5)
     x = rng.normal(size=(4, 8))

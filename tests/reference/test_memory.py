@@ -104,3 +104,8 @@ def test_swiglu_ffn_share_with_full_attention_at_d_4096_is_129_over_193():
     assert share == Fraction(129, 193)
     assert round(100 * float(share)) == 67
     assert swiglu_ffn_share(3, 4) == Fraction(36, 72)
+
+
+def test_swiglu_at_8d_over_3_costs_what_a_4d_ffn_does_so_the_share_stays_two_thirds():
+    for d in (3, 6, 96):
+        assert swiglu_ffn_share(d, 8 * d // 3) == ffn_share(d, 4 * d) == Fraction(2, 3)

@@ -65,6 +65,11 @@ def test_rmsnorm_uses_eps_1e_5_and_no_weight():
     np.testing.assert_allclose(rmsnorm(x), x / np.sqrt(12.5 + 1e-5))
 
 
+def test_every_weight_starts_as_a_gaussian_with_standard_deviation_0_08():
+    first = init_state_dict(MicroConfig(), np.random.default_rng(7))["wte"]
+    np.testing.assert_allclose(first, 0.08 * np.random.default_rng(7).standard_normal((27, 16)))
+
+
 def test_init_state_dict_keys_and_shapes():
     sd = init_state_dict(MicroConfig(n_layer=2), np.random.default_rng(0))
     assert sd["wte"].shape == (27, 16) and sd["wpe"].shape == (16, 16)

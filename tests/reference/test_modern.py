@@ -226,7 +226,7 @@ def test_llama2_7b_block_counts_are_pinned():
     c = param_counts(LLAMA2_7B)
     assert c.attention == 41_943_040 and f"{c.attention / 1e6:.1f}" == "41.9"
     assert c.ffn == 135_266_304 and f"{c.ffn / 1e6:.1f}" == "135.3"
-    assert c.norm == 8192
+    assert c.norm == 8192 and f"{c.norm / 1e6:.1f}" == "0.0" and round(100 * c.norm / c.block) == 0
     assert c.block == 177_217_536 and f"{c.block / 1e6:.1f}" == "177.2"
     assert c.blocks == 5_670_961_152 and f"{c.blocks / 1e9:.2f}" == "5.67"
 
@@ -240,6 +240,14 @@ def test_llama2_7b_attention_and_ffn_shares_are_24_and_76_percent():
 def test_full_kv_mistake_gives_four_d_squared_attention():
     c = param_counts(ModernConfig(d=4096, n_head=32, n_kv_head=32))
     assert c.attention == 4 * 4096**2 == 67_108_864
+
+
+def test_llama2_7b_widths_with_the_128k_vocabulary_come_near_7b_and_llama3_width_closes_8b():
+    # The page: 32 blocks give 5.7B, the embedding and output layer about 1B more, "near 7B".
+    near = param_counts(ModernConfig(d=4096, n_head=32, n_kv_head=8, n_layer=32, vocab=128256))
+    assert near.total == 6_721_638_400 and f"{near.total / 1e9:.1f}" == "6.7"
+    wider = param_counts(ModernConfig(d=4096, n_head=32, n_kv_head=8, n_layer=32, vocab=128256, ffn_width=14336))
+    assert wider.total == 8_030_261_248
 
 
 def test_llama3_ffn_width_override_flows_into_counts():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grader.reference.toy import LESSON_HAND_PATHS, PAGE_A5, PAGE_X5, toy_quantities
+from grader.reference.toy import PAGE_A5, PAGE_HAND_PATH, PAGE_X5, toy_quantities, toy_weights
 
 EXACT = toy_quantities(PAGE_X5, PAGE_A5)
 
@@ -34,15 +34,23 @@ def test_gelu_of_the_first_entry_both_signs() -> None:
 
 
 def test_mlp_output_and_block_output_at_full_precision() -> None:
-    # The page prints 0.640 and 1.551: it rounded its intermediates by hand.
+    # The page prints 0.640 and 1.551: it rounded each GELU value to 3 decimals (next test).
     assert r3(EXACT["m"]) == [0.803, 0.641, 0.560, 0.718]
     assert r3(EXACT["y"]) == [-0.436, 1.552, -0.461, 1.698]
 
 
-def test_the_page_hand_path_gives_the_printed_second_entries() -> None:
-    page_path = toy_quantities(PAGE_X5, PAGE_A5, hand=LESSON_HAND_PATHS[0])
-    assert r3(page_path["m"][1]) == 0.640
-    assert r3(page_path["y"][1]) == 1.551
+def test_the_pages_own_route_gives_every_printed_mlp_and_block_figure() -> None:
+    page = toy_quantities(PAGE_X5, PAGE_A5, hand=PAGE_HAND_PATH)
+    gelu = np.asarray(page["gelu"])
+    assert (gelu[0], gelu[4]) == (-0.149, 0.952)  # gelu(-1.102) and gelu(1.102), u' unrounded
+    assert r3(page["m"]) == [0.803, 0.640, 0.560, 0.718]
+    assert r3(page["y"]) == [-0.436, 1.551, -0.461, 1.698]
+    assert r3(page["y_no_attention"]) == [-0.248, -0.248, -0.248, 3.088]
+
+
+def test_the_toy_mlp_has_eight_hidden_units_between_4_by_8_and_8_by_4_matrices() -> None:
+    w1, w2 = toy_weights()
+    assert (w1.shape, w2.shape) == ((4, 8), (8, 4))
 
 
 def test_block_output_without_attention() -> None:
