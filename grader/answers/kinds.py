@@ -16,7 +16,8 @@ from grader.answers import numbers, structures, syntax
 from grader.answers.numbers import AnswerFormatError, Number
 from grader.answers.results import Mutant, PartResult, Target
 from grader.answers.structures import entry
-from grader.answers.tolerance import Bands, Tolerance, bands, digits_request, fewer_digits_than_asked
+from grader.answers.tolerance import (Bands, Tolerance, bands, digits_request, fewer_digits_than_asked,
+                                     is_exact_answer)
 from grader.texts import N_, Text, say
 
 MAX_ANSWER_CHARS = 20_000
@@ -112,6 +113,12 @@ class _Accepts:
         return cls(routes[0], bands(routes, tolerance, integral=integral), coarsest, tuple(mutants))
 
 
+def _typed_a_mistake_exactly(values: np.ndarray, accepts: _Accepts) -> bool:
+    """Is the answer some mistake's exact value ("0.5" for one FFN matrix)? Then it is that mistake,
+    to be named, and asking for more digits would suggest it was right but rounded."""
+    return any(is_exact_answer(values, exact).all() for _, exact, _ in accepts.mutants)
+
+
 def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
     """The mistake whose bands hold every entry, the closest one if several do."""
     best, best_gap = None, np.inf
@@ -160,7 +167,7 @@ class NumericKind:
         coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.exact, accepts.coarsest, tolerance)
         if self.integral:
             coarse &= ~inside  # a whole number in its band is accepted however it was typed
-        if coarse.any():
+        if coarse.any() and not _typed_a_mistake_exactly(values, accepts):
             text = self._too_coarse(_positions(coarse), accepts, tolerance)
             return PartResult.said("invalid", 0.0, text, value=parsed.json)
         ok = inside

@@ -182,6 +182,13 @@ def test_a_short_answer_that_is_not_exact_still_asks_for_more_digits() -> None:
     assert grade_part("scalar", "0.64", target(0.6405), ABS).status == "invalid"
 
 
+def test_a_mistakes_own_exact_value_typed_short_is_named_not_sent_back_for_digits() -> None:
+    result = grade_part("scalar", "0.5", target(0.6405, ("half", 0.5)), ABS)
+    assert (result.status, result.misconception) == ("incorrect", "half")
+    # Short and near the mistake but not its exact value: still a request for digits.
+    assert grade_part("scalar", "0.51", target(0.6405, ("half", 0.5)), ABS).status == "invalid"
+
+
 def test_a_count_checked_to_significant_figures_asks_for_figures_not_the_whole_number() -> None:
     result = grade_part("integer", "42M", target(41_943_040), SIGFIGS)
     assert result.status == "invalid"

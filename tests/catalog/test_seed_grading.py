@@ -119,6 +119,12 @@ def test_ffn_share_two_thirds_in_every_form(catalog: Catalog, share: str) -> Non
     assert grade(catalog, "ffn-share", share=share)["share"]["status"] == "correct"
 
 
+@pytest.mark.parametrize("share", ["0.5", "50 %", "1/2"])
+def test_one_ffn_matrix_typed_as_its_exact_half_is_named(catalog: Catalog, share: str) -> None:
+    part = grade_seed(catalog, "ffn-share", 0, share=share)["share"]
+    assert (part["status"], part["misconception"]) == ("incorrect", "one-ffn-matrix")
+
+
 def test_ffn_share_swapped_for_attention_is_named(catalog: Catalog) -> None:
     assert grade(catalog, "ffn-share", share="1/3")["share"]["misconception"] == "attention-share"
 
