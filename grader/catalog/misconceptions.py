@@ -43,6 +43,13 @@ _ALL = [
     Misconception("erf-gelu", N_("the exact (erf) GELU instead of GPT-2's tanh form"),
                   N_("GPT-2 uses the tanh approximation of GELU; the erf form differs in the third "
                      "decimal for some inputs.")),
+    Misconception("gelu-no-half", N_("GELU without its leading ½"),
+                  N_("GELU is ½z(1 + tanh(…)): without the ½ every output is twice what it should be.")),
+    Misconception("residual-from-x", N_("the second residual added to x instead of h"),
+                  N_("The stream the MLP adds to is h = x + a, which already holds the attention output: "
+                     "y = h + m.")),
+    Misconception("variance-not-sigma", N_("the variance instead of its square root σ"),
+                  N_("σ is the square root of the variance (plus ε): σ = √(var + ε).")),
     Misconception("scale-dh", N_("scores divided by d_h instead of √d_h"),
                   N_("Attention scores are divided by the square root of the head size.")),
     Misconception("no-causal-mask", N_("no causal mask"),
@@ -73,6 +80,11 @@ _ALL = [
                   N_("For d ≥ 256 the width 8d/3 is rounded to a multiple of 256 for fast kernels.")),
     Misconception("attention-share", N_("the attention share instead of the FFN share"),
                   N_("The question asks for the feed-forward layer's part of the large matrices.")),
+    Misconception("two-matrix-ffn", N_("two FFN matrices, not SwiGLU's three"),
+                  N_("SwiGLU has three FFN matrices: the gate W1 and the up-projection W3 (d × f each), and "
+                     "the down-projection W2 (f × d).")),
+    Misconception("scores-without-heads", N_("the head axis left out of the scores"),
+                  N_("Every query head computes its own n × n scores: the tensor is h × n × n.")),
     Misconception("one-ffn-matrix", N_("only one FFN matrix counted"),
                   N_("The FFN has two big matrices: W1 (d × d_ff) and W2 (d_ff × d).")),
     Misconception("fires-on-negative", N_("keys with a negative score taken as firing"),
@@ -92,6 +104,9 @@ _ALL = [
     Misconception("forget-initial-norm", N_("microGPT's initial RMSNorm missed"),
                   N_("microGPT normalises the embedding once before the first block, then once per "
                      "sub-block.")),
+    Misconception("extra-final-norm", N_("a final RMSNorm before lm_head counted"),
+                  N_("GPT-2 normalises once more before its output layer (ln_f); microGPT does not: the "
+                     "last residual add goes straight into lm_head.")),
     Misconception("tied-head", N_("lm_head not counted"),
                   N_("microGPT keeps lm_head as its own vocab × n_embd matrix; it is not tied to wte.")),
     Misconception("inside-share", N_("the share inside the block instead of outside it"),

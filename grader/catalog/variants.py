@@ -122,6 +122,7 @@ class _Builder:
         kind, tol = KINDS[part.type], part.tolerance.rule()
         right = tuple(_pick(q[part.quantity], part) for q in self.routes(None))
         mutants: list[Mutant] = []
+        optional = {ref.name for ref in part.misconceptions if ref.optional}
         for ref in part.misconceptions:
             routes = tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name))
             clashes = [m.name for m in mutants if not kind.distinguishable(routes, m.routes, tol, right[0])]
@@ -130,6 +131,9 @@ class _Builder:
                 mutants.append(Mutant(ref.name, info.title, info.hint, routes))
             elif not ref.optional:
                 return f"part {part.id}: {ref.name} cannot be told apart from {clashes or 'the answer'}"
+            elif clashes and set(clashes) <= optional:
+                # Two optional mistakes give the same number here: naming either would be a guess.
+                mutants = [m for m in mutants if m.name not in clashes]
         return PartVariant(part, Target(right, tuple(mutants)), tol, labels)
 
 

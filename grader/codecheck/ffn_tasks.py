@@ -8,7 +8,7 @@ import numpy as np
 
 from grader.codecheck.base import Case, Mutant, Task, edge, hidden, mutants, weight
 from grader.reference.common import gelu_tanh, relu, silu
-from grader.reference.gpt2 import gelu_erf
+from grader.reference.gpt2 import BlockOptions, activate, gelu_erf
 from grader.reference.modern import swiglu_ffn as reference_swiglu
 
 # The lesson's hand computation rounds the constants; in code they must be exact.
@@ -29,7 +29,7 @@ def _gelu_rounded(z: Any) -> np.ndarray:
 
 
 def _gelu_no_half(z: Any) -> np.ndarray:
-    return 2.0 * gelu_tanh(z)
+    return activate(np.asarray(z, dtype=float), BlockOptions(gelu_halved=False))
 
 
 def gelu_cases(rng: np.random.Generator, n_random: int) -> list[Case]:

@@ -124,13 +124,7 @@ def _count_mutant(name: str, title: str, change: CountChange) -> Mutant:
 
 
 def _two_matrices(cfg: ModernConfig) -> dict[str, int]:
-    counts = _counts(cfg)
-    # Counting W1 and W2 only (the GPT-2 habit) drops one d x d_ff matrix per block.
-    missing = cfg.d * cfg.f
-    counts["ffn"] -= missing
-    counts["block"] -= missing
-    counts["total"] -= cfg.n_layer * missing
-    return counts
+    return _summary(param_counts(cfg, ffn_matrices=2))
 
 
 def _no_final_norm(cfg: ModernConfig) -> dict[str, int]:

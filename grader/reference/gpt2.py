@@ -37,6 +37,8 @@ class BlockOptions:
     # future weights zeroed after the softmax (rows no longer sum to 1), or the diagonal masked too.
     mask: Literal["additive", "zero", "after-softmax", "strict"] = "additive"
     post_norm: bool = False  # True = LayerNorm after each residual sum, as in the original Transformer
+    gelu_halved: bool = True  # False = GELU without its leading ½
+    second_residual_of_input: bool = False  # True = y = x + m instead of h + m
     output_projection: bool = True  # False = the merged heads used without W_O and b_O
 
 
@@ -82,7 +84,8 @@ def activate(z: np.ndarray, opts: BlockOptions = CORRECT) -> np.ndarray:
         return relu(z)
     if opts.activation == "erf":
         return gelu_erf(z)
-    return gelu_tanh(z, opts.gelu_c, opts.gelu_k)
+    gelu = gelu_tanh(z, opts.gelu_c, opts.gelu_k)
+    return gelu if opts.gelu_halved else 2.0 * gelu
 
 
 def split_heads(t: np.ndarray, n_head: int) -> np.ndarray:
@@ -150,7 +153,8 @@ def gpt2_block(x: np.ndarray, p: dict[str, np.ndarray], n_head: int, opts: Block
     mu, sigma = row_stats(norm_input, opts)
     u2 = norm_input if opts.post_norm else layer_norm(norm_input, p["ln2_g"], p["ln2_b"], opts)
     ff = mlp(u2, p["w1"], p["b1"], p["w2"], p["b2"], opts)
-    y = h + ff["m"] if opts.mlp_residual else ff["m"]
+    stream = x if opts.second_residual_of_input else h
+    y = stream + ff["m"] if opts.mlp_residual else ff["m"]
     if opts.post_norm:
         y = layer_norm(y, p["ln2_g"], p["ln2_b"], opts)
     return {

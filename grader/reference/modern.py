@@ -209,12 +209,13 @@ class ParamCounts:
 
 
 def param_counts(
-    cfg: ModernConfig, *, biases: bool = False, tied_head: bool = False
+    cfg: ModernConfig, *, biases: bool = False, tied_head: bool = False, ffn_matrices: int = 3
 ) -> ParamCounts:
-    """Count parameters; biases=True models the learner mistake of adding biases and betas."""
+    """Count parameters; biases=True (adding biases and betas) and ffn_matrices=2 (the GPT-2 habit of
+    counting W1 and W2 only) model learner mistakes."""
     d, f, kv = cfg.d, cfg.f, cfg.kv_dim
     attention = d * d + 2 * d * kv + d * d
-    ffn = 3 * d * f
+    ffn = ffn_matrices * d * f
     norm = 2 * d
     if biases:
         # One bias per linear layer (W_Q, W_K, W_V, W_O; W1, W3, W2) and a beta per norm.

@@ -73,7 +73,8 @@ def toy_row(
     z = u @ w1
     g = keep(activate(z, opts))
     m = g @ w2
-    y = h + m if opts.mlp_residual else m
+    stream = x if opts.second_residual_of_input else h
+    y = stream + m if opts.mlp_residual else m
     return {"x": x, "a": a, "h": h, "mu": mu, "sigma": sigma, "u": u, "z": z, "gelu": g, "m": m, "y": y}
 
 

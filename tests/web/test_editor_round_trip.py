@@ -31,8 +31,9 @@ late_credit: 0.5
 def rich_source(app: Flask) -> str:
     """A copy of block-gelu (as gelu-rich) that uses every field the form can hold."""
     source = source_of(app, "block-gelu").replace("id: block-gelu", "id: gelu-rich")
-    source = source.replace("misconceptions: [relu, {name: erf-gelu, optional: true}]",
-                            "misconceptions: [{name: erf-gelu, optional: true}, relu]\n    weight: 2", 1)  # fmt: skip
+    source = source.replace("misconceptions: [relu, {name: gelu-no-half, optional: true}, {name: erf-gelu, optional: true}]",
+                            "misconceptions: [{name: erf-gelu, optional: true}, relu, {name: gelu-no-half, optional: true}]"
+                            "\n    weight: 2", 1)  # fmt: skip
     source = source.replace("decimals: 1}", "decimals: 1, exclude_zero: true}", 1)
     source = source.replace("translations:", POLICY + "translations:", 1)
     return source.replace("    title: GELU à mão\n", "    title: GELU à mão\n    labels: {pos: gelu(z) positivo}\n", 1)
@@ -72,7 +73,8 @@ def test_every_field_the_form_holds_survives_an_unchanged_save(app: Flask, instr
     source = rich_source(app)
     spec, errors = spec_from_text(source, "gelu-rich.yaml")
     assert errors == [] and spec is not None
-    assert [(m.name, m.optional) for m in spec.parts[0].misconceptions] == [("erf-gelu", True), ("relu", False)]
+    assert [(m.name, m.optional) for m in spec.parts[0].misconceptions] == [("erf-gelu", True), ("relu", False),
+                                                                                  ("gelu-no-half", True)]
     assert spec.max_attempts == 3 and spec.due is not None and spec.translations["pt"].labels == {"pos": "gelu(z) positivo"}
     assert upload(instructor, source.encode(), "gelu-rich.yaml").status_code == 303
     assert "No changes to gelu-rich." in save_unchanged(instructor, "gelu-rich")
@@ -87,8 +89,8 @@ def test_a_mistake_added_in_the_form_comes_after_the_stored_ones(app: Flask, ins
     assert instructor.post("/teach/exercises/block-mlp/edit", data=fields).status_code == 303
     spec, errors = spec_from_text(source_of(app, "block-mlp"), "block-mlp.yaml")
     assert errors == [] and spec is not None and exercise_row(app, "block-mlp") == (2, 2)
-    assert [m.name for m in spec.parts[0].misconceptions] == ["relu", "sample-variance", "no-centering", "erf-gelu",
-                                                              "no-residual-attention"]  # fmt: skip
+    assert [m.name for m in spec.parts[0].misconceptions] == ["relu", "sample-variance", "no-centering", "gelu-no-half",
+                                                              "erf-gelu", "no-residual-attention"]  # fmt: skip
 
 
 def test_each_mistake_is_offered_once_and_counted_once(app: Flask, instructor: FlaskClient) -> None:

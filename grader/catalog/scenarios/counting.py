@@ -45,7 +45,10 @@ def _modern(params: Params, mistake: str | None, hand: Any) -> Quantities:
         shapes["kv"] = shapes["kv_cache"]
     if mistake == "transposed-shape":
         shapes = _transposed(shapes)
-    counts = param_counts(cfg, biases=mistake == "count-biases")
+    if mistake == "scores-without-heads":
+        shapes["scores"] = shapes["scores"][1:]
+    matrices = 2 if mistake == "two-matrix-ffn" else 3
+    counts = param_counts(cfg, biases=mistake == "count-biases", ffn_matrices=matrices)
     return {**shapes, "d_h": cfg.head_dim, "f": cfg.f, "attention": counts.attention,
             "ffn": counts.ffn, "norm": counts.norm, "block": counts.block, "model": counts.blocks,
             "with_embeddings": counts.total}  # fmt: skip
@@ -70,7 +73,7 @@ MODERN = Scenario(
     quantities=("x", "q", "kv", "kv_cache", "scores", "hidden", "out", "d_h", "f", "attention",
                 "ffn", "norm", "block", "model", "with_embeddings"),  # fmt: skip
     mistakes=("full-kv-heads", "ffn-4d", "swiglu-ceil", "forget-layers", "count-biases", "kv-not-repeated",
-              "transposed-shape"),  # fmt: skip
+              "transposed-shape", "two-matrix-ffn", "scores-without-heads"),  # fmt: skip
     compute=_modern,
     well_posed=_modern_well_posed,
 )
@@ -135,12 +138,16 @@ def _microgpt(params: Params, mistake: str | None, hand: Any) -> Quantities:
         table["lm_head"] += cfg.vocab
     if mistake == "tied-head":
         table["lm_head"] = 0
+    if mistake == "one-ffn-matrix":
+        table["mlp"] //= 2
     table["total"] = sum(v for k, v in table.items() if k != "total")
     outside = Fraction(table["wte"] + table["wpe"] + table["lm_head"], table["total"])
     if mistake == "inside-share":
         outside = 1 - outside
     if mistake == "forget-initial-norm":
         stations["norms"] -= 1
+    if mistake == "extra-final-norm":
+        stations["norms"] += 1
     if mistake == "transposed-shape":
         stations["fc1_shape"], stations["fc2_shape"] = stations["fc2_shape"], stations["fc1_shape"]
     return {**table, **stations, "outside_share": outside, "head_dim": cfg.head_dim}
@@ -151,8 +158,8 @@ MICROGPT = Scenario(
     params=("vocab", "n_embd", "block_size", "n_head", "n_layer"),
     quantities=("wte", "wpe", "lm_head", "attention", "mlp", "total", "outside_share", "norms",
                 "residual_adds", "fc1_shape", "fc2_shape", "head_dim"),  # fmt: skip
-    mistakes=("forget-layers", "count-biases", "tied-head", "inside-share", "forget-initial-norm",
-              "transposed-shape"),  # fmt: skip
+    mistakes=("forget-layers", "count-biases", "tied-head", "one-ffn-matrix", "inside-share",
+              "forget-initial-norm", "extra-final-norm", "transposed-shape"),  # fmt: skip
     compute=_microgpt,
     well_posed=lambda p: None if int(p["n_embd"]) % int(p["n_head"]) == 0 else "n_head must divide n_embd",
 )

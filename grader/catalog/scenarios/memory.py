@@ -95,7 +95,7 @@ FFN_EDIT = Scenario(
     params=("inputs", "keys", "values", "edited", "new_value", "probe"),
     quantities=("changed", "out", "scores"),
     mistakes=("all-inputs-change", "fires-on-negative", "edit-ignored", "no-activation",
-              "zero-based"),  # fmt: skip
+              "unweighted-values", "zero-based"),  # fmt: skip
     compute=_edit,
     well_posed=_edit_well_posed,
 )

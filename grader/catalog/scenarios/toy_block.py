@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from grader.catalog.scenarios.base import Params, Quantities, Scenario
-from grader.reference.gpt2 import CORRECT, BlockOptions, row_stats
+from grader.reference.gpt2 import CORRECT, LN_EPS, BlockOptions, row_stats
 from grader.reference.toy import LESSON_HAND_PATHS, HandPath, toy_quantities
 
 MISTAKES: dict[str, BlockOptions] = {
@@ -19,6 +19,9 @@ MISTAKES: dict[str, BlockOptions] = {
     "no-residual-mlp": replace(CORRECT, mlp_residual=False),
     "relu": replace(CORRECT, activation="relu"),
     "erf-gelu": replace(CORRECT, activation="erf"),
+    "gelu-no-half": replace(CORRECT, gelu_halved=False),
+    "residual-from-x": replace(CORRECT, second_residual_of_input=True),
+    "variance-not-sigma": CORRECT,  # sigma itself is replaced below
 }
 
 # A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
@@ -29,7 +32,10 @@ def _compute(params: Params, mistake: str | None, hand: HandPath | None) -> Quan
     opts = MISTAKES[mistake] if mistake else CORRECT
     x = np.asarray(params["x"], dtype=float)
     a = np.asarray(params["a"], dtype=float)
-    return toy_quantities(x, a, opts, hand)
+    quantities = toy_quantities(x, a, opts, hand)
+    if mistake == "variance-not-sigma":
+        quantities["sigma"] = float(quantities["sigma"]) ** 2 - LN_EPS  # type: ignore[arg-type]
+    return quantities
 
 
 def _well_posed(params: Params) -> str | None:

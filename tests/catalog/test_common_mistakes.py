@@ -1,0 +1,83 @@
+"""Common wrong answers, worked out here independently of the catalogue, are named as their mistake."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from grader.catalog.catalog import Catalog
+
+# The block lesson's token 5: x5, and h5 = x5 + a5 and m5 at full precision.
+X5 = np.array([-0.5, -0.5, -0.5, 1.5])
+H5 = np.array([-1.239, 0.911, -1.021, 0.980])
+M5 = np.array([0.80329, 0.64105, 0.55969, 0.71841])
+
+
+def named(catalog: Catalog, exercise: str, seed: int, **answers: str) -> dict[str, str | None]:
+    """Each answered part's named mistake (None when it is generic, or correct)."""
+    parts = catalog.check(exercise, seed, answers).to_json()["parts"]
+    assert all(parts[p]["status"] == "incorrect" for p in answers), parts
+    return {p: parts[p]["misconception"] for p in answers}
+
+
+def typed(values: np.ndarray) -> str:
+    return "[" + "; ".join(f"{v:.3f}" for v in values) + "]"
+
+
+def gelu_without_half(z: float) -> float:
+    return z * (1 + math.tanh(math.sqrt(2 / math.pi) * (z + 0.044715 * z**3)))
+
+
+def test_the_variance_given_for_sigma(catalog: Catalog) -> None:
+    assert named(catalog, "block-layernorm", 0, sigma=f"{np.var(H5):.3f}") == {"sigma": "variance-not-sigma"}
+
+
+def test_gelu_without_its_half(catalog: Catalog) -> None:
+    z = 1.10169  # |u'5[0]| unrounded
+    answers = {"neg": f"{gelu_without_half(-z):.3f}", "pos": f"{gelu_without_half(z):.3f}"}
+    assert named(catalog, "block-gelu", 0, **answers) == {"neg": "gelu-no-half", "pos": "gelu-no-half"}
+
+
+def test_the_second_residual_added_to_x(catalog: Catalog) -> None:
+    assert named(catalog, "block-output", 0, y=typed(X5 + M5)) == {"y": "residual-from-x"}
+
+
+def test_swiglu_counted_with_two_ffn_matrices(catalog: Catalog) -> None:
+    d, f, layers = 4096, 11008, 32  # the page's Llama 2 7B
+    attention, norms = 2 * d * d + 2 * d * (d // 4), 2 * d
+    answers = {"ffn": f"{2 * d * f}", "block": f"{attention + 2 * d * f + norms}",
+               "model": f"{layers * (attention + 2 * d * f + norms)}"}  # fmt: skip
+    assert named(catalog, "modern-params", 0, **answers) == dict.fromkeys(answers, "two-matrix-ffn")
+
+
+def test_scores_without_the_head_axis(catalog: Catalog) -> None:
+    assert named(catalog, "modern-shapes", 0, scores="(5, 5)") == {"scores": "scores-without-heads"}
+
+
+def test_a_gpt2_style_final_norm_counted_in_microgpt(catalog: Catalog) -> None:
+    # One layer: the initial norm, two per layer, and a final one microGPT does not have.
+    assert named(catalog, "microgpt-stations", 0, norms="4") == {"norms": "extra-final-norm"}
+
+
+def test_lm_head_taken_as_tied_to_the_embedding(catalog: Catalog) -> None:
+    assert named(catalog, "microgpt-params", 0, lm_head="0") == {"lm_head": "tied-head"}
+
+
+def test_ffn_edit_read_with_every_firing_value_at_full_strength(catalog: Catalog) -> None:
+    keys = np.array([[1, 0, 2], [0, -1, -2], [1, -1, 1], [1, 1, -1]], dtype=float)
+    values = np.array([[2, 2, 1], [1, -1, -2], [-3, 1, -1], [1, -1, 0]], dtype=float)  # memory 3 edited
+    probe = np.array([0, 0, 1], dtype=float)  # input 3
+    unweighted = (keys @ probe > 0).astype(float) @ values
+    assert named(catalog, "ffn-edit", 0, out=typed(unweighted)) == {"out": "unweighted-values"}
+
+
+@pytest.mark.parametrize("seed, layers, expected", [(3, 2, None), (7, 4, "one-ffn-matrix")])
+def test_one_ffn_matrix_is_named_only_where_forgetting_layers_gives_another_number(
+        catalog: Catalog, seed: int, layers: int, expected: str | None) -> None:
+    variant = catalog.variant("microgpt-params", seed)
+    width = int(variant.params["n_embd"])
+    assert int(variant.params["n_layer"]) == layers
+    # With two layers, one FFN matrix (4e² per layer) is exactly one layer's two: either mistake.
+    assert named(catalog, "microgpt-params", seed, mlp=f"{4 * width * width * layers}") == {"mlp": expected}
