@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from html import escape
 
 import latex2mathml.converter
 import nh3
@@ -22,7 +23,7 @@ MATH_TAGS = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", 
              "mstyle", "mpadded", "mphantom", "menclose", "semantics", "annotation"}  # fmt: skip
 ATTRIBUTES = {
     "a": {"href", "title"},
-    "math": {"xmlns", "display"},
+    "math": {"xmlns", "display", "alttext"},
     "mi": {"mathvariant"},
     "mo": {"stretchy", "fence", "form", "separator", "lspace", "rspace", "largeop", "movablelimits"},
     "mspace": {"width", "linebreak"},
@@ -49,14 +50,15 @@ _UPRIGHT_WORD = re.compile(r"\\mathrm\{([A-Za-z]{2,})\}")
 
 def _to_mathml(latex: str, display: bool) -> str:
     # latex2mathml has no `aligned`; `align*` renders the same rows without a stray "&".
-    latex = _UPRIGHT_WORD.sub(r"\\operatorname{\1}", latex.replace("{aligned}", "{align*}"))
+    rewritten = _UPRIGHT_WORD.sub(r"\\operatorname{\1}", latex.replace("{aligned}", "{align*}"))
     try:
-        html = latex2mathml.converter.convert(latex, display="block" if display else "inline")
+        html = latex2mathml.converter.convert(rewritten, display="block" if display else "inline")
     except Exception as error:  # noqa: BLE001 - the converter raises many types on bad input
         raise MathError(f"cannot render ${latex}$: {error}") from None
     if _UNCONVERTED.search(html):
         raise MathError(f"cannot render ${latex}$: unknown command or misplaced '&'")
-    return html
+    # The source as the formula's text alternative, for readers and browsers without MathML.
+    return html.replace("<math ", f'<math alttext="{escape(latex, quote=True)}" ', 1)
 
 
 def _parser(strict: bool) -> MarkdownIt:

@@ -23,3 +23,9 @@ def test_unsafe_text_inside_math_never_comes_out_as_markup() -> None:
 
 def test_math_that_does_not_convert_is_reported() -> None:
     assert math_problems(r"$\nosuchmacro{x}$") and not math_problems(r"$\mathrm{softmax}(x)$")
+
+
+def test_each_formula_carries_its_source_as_a_text_alternative_escaped() -> None:
+    html = render_markdown(r'$\mathrm{var}(h) < 1$ and $$\text{"q"} \cdot k$$')
+    assert r'<math alttext="\mathrm{var}(h) &lt; 1"' in html
+    assert r'<math alttext="\text{&quot;q&quot;} \cdot k"' in html and 'display="block"' in html

@@ -83,4 +83,4 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
         if submissions.dispatch(current_app._get_current_object(), made.submission.id):  # type: ignore[attr-defined]
             submissions.wait_until_graded(made.submission.id)
     target = url_for("learn.exercise", exercise_id=exercise_id, submission=made.submission.id)
-    return redirect(target + "#feedback", code=303)
+    return redirect(target, code=303)  # no fragment, so the result notice takes the focus (learn.answer)

@@ -28,6 +28,8 @@ NEW_PASSWORD = [
     DataRequired(),
     Length(min=MIN_PASSWORD, max=MAX_PASSWORD, message=_l("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)),
 ]
+# Said next to every new-password field before it is filled in, not only once it is refused.
+NEW_PASSWORD_HINT = _l("At least %(count)d characters.", count=MIN_PASSWORD)
 
 
 class LoginForm(FlaskForm):
@@ -47,7 +49,7 @@ class RegisterForm(FlaskForm):
     """A new learner account."""
 
     email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
-    password = PasswordField(_l("Password"), validators=NEW_PASSWORD)
+    password = PasswordField(_l("Password"), validators=NEW_PASSWORD, description=NEW_PASSWORD_HINT)
     confirm = PasswordField(_l("Repeat password"), validators=[EqualTo("password", _l("The passwords differ."))])
 
 
@@ -82,7 +84,7 @@ class ImportForm(FlaskForm):
 class NewPasswordForm(FlaskForm):
     """Choose a new password (through a reset link)."""
 
-    new = PasswordField(_l("New password"), validators=NEW_PASSWORD)
+    new = PasswordField(_l("New password"), validators=NEW_PASSWORD, description=NEW_PASSWORD_HINT)
     confirm = PasswordField(_l("Repeat the new password"), validators=[EqualTo("new", _l("The passwords differ."))])
 
 

@@ -113,4 +113,5 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
     assert submission.attempt is not None  # graded and repeat outcomes carry the stored attempt
     target = url_for("learn.exercise", exercise_id=exercise_id, attempt=submission.attempt.id,
                      outcome=submission.outcome)  # fmt: skip
-    return redirect(target + "#feedback", code=303)
+    # No #feedback: a fragment would stop the page's autofocus, which takes the result into view and reads it out.
+    return redirect(target, code=303)

@@ -220,3 +220,8 @@ def fmt(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + "; ".join(fmt(v) for v in value) + "]"
     return f"{float(value):.3f}".replace(".", ",")
+
+
+def gradebook_columns(page: Page) -> list[str]:
+    """The gradebook's columns in order: an exercise's by its id, the others by their heading."""
+    return [th.get_attribute("data-exercise") or th.inner_text() for th in page.locator("table thead th").all()]

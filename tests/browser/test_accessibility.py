@@ -8,10 +8,13 @@ from typing import Callable
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.conftest import LiveServer, NewPage, login, register
+from grader.services import submissions
+from tests.browser.conftest import LiveServer, NewPage, login, register, user_id
+from tests.layer_norm_sources import GOOD
 from tests.web.conftest import make_user
 
 PHONE = {"width": 375, "height": 812}
+NARROWEST = {"width": 320, "height": 640}
 
 
 def overflow(page: Page) -> int:
@@ -33,6 +36,11 @@ def test_learner_pages_fit_a_phone_screen(
     for path in ("/exercises/block-layernorm", "/exercises/code-causal-attention", "/profile"):
         page.goto(base + path)
         assert overflow(page) == 0, path
+    page.set_viewport_size(NARROWEST)  # 1280 px at 400 % zoom (WCAG 1.4.10): the upload field fits too
+    for path in ("/exercises/code-layer-norm", "/exercises/block-layernorm"):
+        page.goto(base + path)
+        assert overflow(page) == 0, f"{path} at 320 px"
+    page.set_viewport_size(PHONE)
     page.goto(base + "/exercises/block-layernorm")
     page.fill("#part-mu", "0,1")
     page.fill("#part-sigma", "what")
@@ -82,3 +90,33 @@ def test_a_form_error_is_tied_to_its_field_and_focused(live_server: LiveServer, 
     assert page.get_attribute("#confirm", "aria-describedby") == "confirm-error"
     assert "differ" in page.locator("#confirm-error").inner_text()
     assert page.get_by_label("Repeat password").count() == 1  # the error is not part of its name
+
+
+def test_the_first_tab_stop_skips_to_the_content(live_server: LiveServer, page: Page) -> None:
+    page.goto(f"{live_server.url}/login")
+    page.keyboard.press("Tab")
+    skip = page.locator("a.skip")
+    expect(skip).to_be_focused()
+    assert skip.is_visible()  # hidden until focused, then on screen
+    page.keyboard.press("Enter")
+    expect(page.locator("main#main")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#email")).to_be_focused()  # the next stop is in the content, not the menu
+
+
+def test_code_being_graded_is_shown_when_done_without_reloading_every_few_seconds(
+    live_server: LiveServer, page: Page, unique_email: Callable[[str], str]
+) -> None:
+    email = unique_email("waits")
+    register(page, live_server.url, email)
+    app = live_server.app
+    with app.app_context():
+        submission_id = submissions.create(user_id(app, email), "code-layer-norm", GOOD).submission.id
+    page.goto(f"{live_server.url}/exercises/code-layer-norm?submission={submission_id}")
+    assert page.locator("[data-pending][role=status]").is_visible()
+    assert page.locator("head > meta[http-equiv=refresh]").count() == 0  # only inside <noscript>
+    with app.app_context():
+        submissions.dispatch(app, submission_id)
+    result = page.locator("#feedback .notice[role=status]")
+    expect(result).to_contain_text("All 15 cases passed.", timeout=30_000)
+    expect(result).to_be_focused()

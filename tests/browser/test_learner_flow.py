@@ -9,7 +9,7 @@ from typing import Callable
 
 import sqlalchemy as sa
 from flask import Flask
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from grader.extensions import db
 from grader.models import Attempt
@@ -54,8 +54,9 @@ def test_learner_registers_solves_with_decimal_commas_and_sees_progress(
         page.fill(f"#part-{part}", text)
     page.click("button.primary")
 
-    page.wait_for_url(re.compile(rf"/exercises/{EXERCISE}\?attempt=\d+.*#feedback$"))
+    page.wait_for_url(re.compile(rf"/exercises/{EXERCISE}\?attempt=\d+&outcome=graded$"))
     assert page.locator("#feedback .notice").inner_text() == "Score for this attempt: 100\u00a0%"
+    expect(page.locator("#feedback .notice")).to_be_focused()  # so a screen reader reads the result out
     for part, text in answers.items():
         verdict = page.locator(f"#part-{part}-msg .verdict")
         assert "correct" in (verdict.get_attribute("class") or "").split()

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Callable
 
-from tests.browser.conftest import LiveServer, NewPage, login, register
+from tests.browser.conftest import LiveServer, NewPage, gradebook_columns, login, register
 from tests.web.conftest import make_user
 
 REASON = "Resolveu no papel durante a aula."
@@ -24,8 +24,8 @@ def test_an_instructor_sets_a_score_and_the_learner_sees_it_with_the_reason(
     login(staff, base, teacher)
 
     staff.goto(f"{base}/teach/gradebook?learner={learner}")
-    headers = staff.locator("table thead th").all_inner_texts()
-    empty = staff.locator("table tbody tr").locator("td").nth(headers.index("block-gelu"))
+    headers = gradebook_columns(staff)
+    empty = staff.locator("table tbody tr").locator("th, td").nth(headers.index("block-gelu"))
     assert empty.inner_text() == "—"
     empty.locator("a").click()  # an exercise never tried opens the learner's page too
     staff.wait_for_url(re.compile(rf"{base}/teach/gradebook/\d+/block-gelu$"))
@@ -39,7 +39,7 @@ def test_an_instructor_sets_a_score_and_the_learner_sees_it_with_the_reason(
     assert staff.locator("#reason").input_value() == REASON
     staff.screenshot(path=str(artifacts / "learner-work-score-set-by-hand.png"), full_page=True)
     staff.goto(f"{base}/teach/gradebook?learner={learner}")
-    cell = staff.locator("table tbody tr").locator("td").nth(headers.index("block-gelu"))
+    cell = staff.locator("table tbody tr").locator("th, td").nth(headers.index("block-gelu"))
     assert cell.inner_text().split()[:3] == ["85", "%", "✎"]
 
     student.goto(base)

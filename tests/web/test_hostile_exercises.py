@@ -80,7 +80,7 @@ def test_hostile_values_in_the_form_are_refused_at_their_field(app: Flask, instr
     html = saved.get_data(as_text=True)
     assert saved.status_code == 422 and "Not saved" in html
     assert told in (part_area(html, 1) if area == "part" else html)
-    assert f'<span class="error">{told}' in html
+    assert f'<span class="problem">{told}' in html
     previewed = instructor.post("/teach/exercises/preview", data=residual_form(instructor, **{field: typed}))
     name, message = told.split(": ", 1)  # the preview lists problems as `<code>field</code>: message`
     assert previewed.status_code == 422 and f"<code>{name}</code>: {message}" in previewed.get_data(as_text=True)

@@ -47,7 +47,7 @@ def test_a_score_set_by_hand_shows_everywhere_a_score_does(app: Flask, learner: 
     assert "set by hand on" in page and "Their best attempt has 0\u00a0%." in page
     assert f"{REASON}</textarea>" in page and 'value="72.5"' in page
     gradebook = instructor.get("/teach/gradebook").get_data(as_text=True)
-    assert 'aria-label="set by hand">✎</span>' in gradebook
+    assert '<span aria-hidden="true">✎</span><span class="visually-hidden">set by hand</span>' in gradebook
     csv = instructor.get("/teach/gradebook.csv").get_data(as_text=True)
     header, ada_line = csv.splitlines()[:2]
     column = header.split(",").index(f"{EXERCISE} best")

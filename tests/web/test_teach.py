@@ -330,9 +330,9 @@ def test_gradebook_shows_learners_and_filters(app: Flask, instructor: FlaskClien
     only_ada = instructor.get("/teach/gradebook?learner=ADA").get_data(as_text=True)
     assert "ada@example.com" in only_ada and "bob" not in only_ada.split("<tbody>")[1]
     one = instructor.get("/teach/gradebook?exercise=block-gelu").get_data(as_text=True)
-    assert ">block-gelu</span></th>" in one and ">block-residual</span></th>" not in one
+    assert 'data-exercise="block-gelu"' in one and 'data-exercise="block-residual"' not in one
     lesson = instructor.get("/teach/gradebook?lesson=microgpt").get_data(as_text=True)
-    assert ">microgpt-params</span></th>" in lesson and ">block-gelu</span></th>" not in lesson
+    assert 'data-exercise="microgpt-params"' in lesson and 'data-exercise="block-gelu"' not in lesson
     assert 'href="/teach/gradebook.csv?lesson=microgpt"' in lesson
 
 
@@ -341,9 +341,9 @@ def test_gradebook_is_paginated(app: Flask, instructor: FlaskClient) -> None:
         db.session.add_all(User(email=f"learner{i:03}@example.com", password_hash="-") for i in range(101))
         db.session.commit()
     first = instructor.get("/teach/gradebook").get_data(as_text=True)
-    assert first.count("@example.com</td>") == 100 and "Next →" in first and "learner100@" not in first
+    assert first.count("@example.com</th>") == 100 and "Next →" in first and "learner100@" not in first
     second = instructor.get("/teach/gradebook?page=2").get_data(as_text=True)
-    assert second.count("@example.com</td>") == 1 and "learner100@" in second and "← Previous" in second
+    assert second.count("@example.com</th>") == 1 and "learner100@" in second and "← Previous" in second
 
 
 def test_gradebook_csv_streams_filtered_rows(app: Flask, instructor: FlaskClient) -> None:
@@ -421,9 +421,9 @@ def test_the_preview_shows_each_translation_with_the_variants_numbers(instructor
 
 
 def field_area(html: str, name: str) -> str:
-    """The HTML of a textarea's field in the editor, up to the end of its label (where its problems are)."""
-    start = html.index(f'<textarea name="{name}"')
-    return html[start: html.index("</label>", start)]
+    """The HTML of a textarea's field in the editor, from the textarea to the end of its field (its problems)."""
+    start = html.index(f'<textarea id="f-{name}" name="{name}"')
+    return html[start: html.index("</div>", start)]
 
 
 def test_an_exercise_without_parts_is_refused_with_the_reason_at_the_parts(app: Flask, instructor: FlaskClient) -> None:
@@ -442,7 +442,9 @@ def test_an_unknown_placeholder_in_a_translation_is_shown_at_that_language(app: 
     html = response.get_data(as_text=True)
     assert response.status_code == 422
     problem = "translations.pt.prompt: placeholder {{nope}} names no parameter or quantity"
-    assert problem in field_area(html, "translation-pt-prompt") and 'aria-invalid=true>Some {{nope}}.' in html
+    area = field_area(html, "translation-pt-prompt")
+    assert f'<span class="error" id="translation-pt-prompt-problems"><span class="problem">{problem}' in area
+    assert 'aria-describedby="translation-pt-prompt-problems"' in area and 'aria-invalid="true" autofocus>Some {{nope}}.' in area
     assert "{{nope}}" not in field_area(html, "prompt")  # the English prompt is fine
     assert exercise_row(app, "my-residual") is None
 

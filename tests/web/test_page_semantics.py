@@ -1,0 +1,55 @@
+"""What assistive technology reads: table headers, field descriptions, titles of pages with problems."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from tests.web.conftest import make_user
+from tests.web.test_learn import post_answers
+from tests.web.test_teach import residual_form
+
+
+def title_of(html: str) -> str:
+    found = re.search(r"<title>(.*?)</title>", html, re.S)
+    assert found is not None
+    return found.group(1).strip()
+
+
+def test_gradebook_rows_are_headed_by_their_learner_and_columns_by_the_exercise_title(
+        app: Flask, instructor: FlaskClient) -> None:  # fmt: skip
+    make_user(app, "ada@example.com")
+    html = instructor.get("/teach/gradebook").get_data(as_text=True)
+    assert '<th scope="row" class="email">ada@example.com</th>' in html
+    # The column shows the id, turned on its side; a screen reader gets the title instead.
+    assert ('<span aria-hidden="true">block-layernorm</span><span class="visually-hidden">LayerNorm of a row</span>'
+            in html)  # fmt: skip
+    assert "<caption" in html
+
+
+def test_a_new_password_field_states_its_rule_before_it_is_broken(client: FlaskClient) -> None:
+    html = client.get("/register").get_data(as_text=True)
+    assert 'aria-describedby="password-hint"' in html
+    assert '<span class="hint" id="password-hint">At least 10 characters.</span>' in html
+
+
+def test_a_page_sent_back_with_problems_says_so_first_in_its_title(learner: FlaskClient) -> None:
+    assert title_of(learner.get("/exercises/block-layernorm").get_data(as_text=True)) == "LayerNorm of a row · grader"
+    refused = post_answers(learner, "block-layernorm", {"mu": "what", "sigma": "1", "u": "[1; 2; 3; 4]"})
+    assert refused.status_code == 422
+    assert title_of(refused.get_data(as_text=True)) == "Error: LayerNorm of a row · grader"
+
+
+def test_an_editor_field_is_named_by_its_label_and_described_by_its_hint_and_problems(
+        instructor: FlaskClient) -> None:  # fmt: skip
+    response = instructor.post("/teach/exercises/new", data=residual_form(instructor, lesson="Not a slug!"))
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422 and title_of(html).startswith("Error: ")
+    assert '<label class="label" for="f-lesson">Lesson</label>' in html
+    field = re.search(r'<input type="text" id="f-lesson"[^>]*>', html)
+    assert field is not None
+    assert 'aria-describedby="f-lesson-hint lesson-problems"' in field.group(0) and 'aria-invalid="true"' in field.group(0)
+    assert re.search(r'<span class="error" id="lesson-problems"><span class="problem">lesson: ', html)
+    assert 'role="alert">Not saved.' in html
