@@ -53,3 +53,9 @@ def test_an_editor_field_is_named_by_its_label_and_described_by_its_hint_and_pro
     assert 'aria-describedby="f-lesson-hint lesson-problems"' in field.group(0) and 'aria-invalid="true"' in field.group(0)
     assert re.search(r'<span class="error" id="lesson-problems"><span class="problem">lesson: ', html)
     assert 'role="alert">Not saved.' in html
+
+
+def test_an_error_page_keeps_the_way_back_and_the_landmarks(client: FlaskClient) -> None:
+    html = client.get("/no/such/page").get_data(as_text=True)
+    assert '<a class="skip" href="#main">' in html and '<main class="page" id="main"' in html
+    assert '<nav aria-label="Main menu"><a href="/">Lessons</a></nav>' in html and "<footer" in html
