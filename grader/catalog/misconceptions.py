@@ -48,6 +48,11 @@ _ALL = [
     Misconception("residual-from-x", N_("the second residual added to x instead of h"),
                   N_("The stream the MLP adds to is h = x + a, which already holds the attention output: "
                      "y = h + m.")),
+    Misconception("no-norm-before-mlp", N_("the MLP fed h itself instead of LN(h)"),
+                  N_("Pre-LN: the MLP reads the normalised row u′ = (h − μ)/σ; h itself only comes back in the "
+                     "residual.")),
+    Misconception("subtracted-residual", N_("a subtracted instead of added (h = x − a)"),
+                  N_("The residual adds the attention output to the row, entry by entry: h = x + a.")),
     Misconception("variance-not-sigma", N_("the variance instead of its square root σ"),
                   N_("σ is the square root of the variance (plus ε): σ = √(var + ε).")),
     Misconception("scale-dh", N_("scores divided by d_h instead of √d_h"),
@@ -83,10 +88,19 @@ _ALL = [
     Misconception("two-matrix-ffn", N_("two FFN matrices, not SwiGLU's three"),
                   N_("SwiGLU has three FFN matrices: the gate W1 and the up-projection W3 (d × f each), and "
                      "the down-projection W2 (f × d).")),
+    Misconception("no-wo", N_("W_O left out of the attention count"),
+                  N_("After the heads are put back together, attention applies one more matrix, the output "
+                     "projection W_O (d × d): count it with W_Q, W_K and W_V.")),
+    Misconception("heads-not-split", N_("the heads not split out (n × d)"),
+                  N_("Q, K and V are split into heads before the scores: one n × d_h matrix per head, "
+                     "h × n × d_h in all.")),
     Misconception("scores-without-heads", N_("the head axis left out of the scores"),
                   N_("Every query head computes its own n × n scores: the tensor is h × n × n.")),
     Misconception("one-ffn-matrix", N_("only one FFN matrix counted"),
                   N_("The FFN has two big matrices: W1 (d × d_ff) and W2 (d_ff × d).")),
+    Misconception("keys-as-values", N_("the firing keys added up instead of their values"),
+                  N_("The keys only decide how strongly each memory fires; what is written is the values: "
+                     "Σ ReLU(kᵢ·x) vᵢ.")),
     Misconception("fires-on-negative", N_("keys with a negative score taken as firing"),
                   N_("A key fires when its score kᵢ·x is positive: ReLU keeps positives and zeroes the "
                      "rest.")),

@@ -39,6 +39,7 @@ class BlockOptions:
     post_norm: bool = False  # True = LayerNorm after each residual sum, as in the original Transformer
     gelu_halved: bool = True  # False = GELU without its leading ½
     second_residual_of_input: bool = False  # True = y = x + m instead of h + m
+    second_norm: bool = True  # False = the MLP reads h itself, not LN(h)
     output_projection: bool = True  # False = the merged heads used without W_O and b_O
 
 
@@ -151,7 +152,8 @@ def gpt2_block(x: np.ndarray, p: dict[str, np.ndarray], n_head: int, opts: Block
         h = layer_norm(h, p["ln1_g"], p["ln1_b"], opts)
     norm_input = x if opts.second_norm_of_input else h
     mu, sigma = row_stats(norm_input, opts)
-    u2 = norm_input if opts.post_norm else layer_norm(norm_input, p["ln2_g"], p["ln2_b"], opts)
+    normalised = opts.second_norm and not opts.post_norm
+    u2 = layer_norm(norm_input, p["ln2_g"], p["ln2_b"], opts) if normalised else norm_input
     ff = mlp(u2, p["w1"], p["b1"], p["w2"], p["b2"], opts)
     stream = x if opts.second_residual_of_input else h
     y = stream + ff["m"] if opts.mlp_residual else ff["m"]

@@ -209,12 +209,13 @@ class ParamCounts:
 
 
 def param_counts(
-    cfg: ModernConfig, *, biases: bool = False, tied_head: bool = False, ffn_matrices: int = 3
+    cfg: ModernConfig, *, biases: bool = False, tied_head: bool = False, ffn_matrices: int = 3,
+    output_projection: bool = True,
 ) -> ParamCounts:
-    """Count parameters; biases=True (adding biases and betas) and ffn_matrices=2 (the GPT-2 habit of
-    counting W1 and W2 only) model learner mistakes."""
+    """Count parameters; biases=True (adding biases and betas), ffn_matrices=2 (the GPT-2 habit of
+    counting W1 and W2 only) and output_projection=False (W_O forgotten) model learner mistakes."""
     d, f, kv = cfg.d, cfg.f, cfg.kv_dim
-    attention = d * d + 2 * d * kv + d * d
+    attention = d * d + 2 * d * kv + (d * d if output_projection else 0)
     ffn = ffn_matrices * d * f
     norm = 2 * d
     if biases:

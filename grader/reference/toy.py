@@ -67,7 +67,7 @@ def toy_row(
     mu, sigma = (float(s[0]) for s in row_stats(norm_input, opts))
     if hand and hand.round_stats:
         mu, sigma = float(keep(mu)), float(keep(sigma))
-    u = (norm_input - mu) / sigma
+    u = (norm_input - mu) / sigma if opts.second_norm else np.asarray(norm_input, dtype=float)
     u = keep(u) if hand is None or hand.round_u else u
     w1, w2 = toy_weights(len(x))
     z = u @ w1

@@ -81,3 +81,33 @@ def test_one_ffn_matrix_is_named_only_where_forgetting_layers_gives_another_numb
     assert int(variant.params["n_layer"]) == layers
     # With two layers, one FFN matrix (4e² per layer) is exactly one layer's two: either mistake.
     assert named(catalog, "microgpt-params", seed, mlp=f"{4 * width * width * layers}") == {"mlp": expected}
+
+
+def gelu(z: np.ndarray) -> np.ndarray:
+    return 0.5 * z * (1 + np.tanh(math.sqrt(2 / math.pi) * (z + 0.044715 * z**3)))
+
+
+def test_the_attention_output_subtracted_in_the_residual(catalog: Catalog) -> None:
+    a5 = np.array([-0.739, 1.411, -0.521, -0.520])
+    assert named(catalog, "block-residual", 0, h=typed(X5 - a5)) == {"h": "subtracted-residual"}
+
+
+def test_the_mlp_fed_h_without_layernorm(catalog: Catalog) -> None:
+    # The toy MLP is gelu(v) + gelu(-v) of whatever it reads: here h5 itself.
+    assert named(catalog, "block-mlp", 0, m=typed(gelu(H5) + gelu(-H5))) == {"m": "no-norm-before-mlp"}
+
+
+def test_the_output_projection_left_out_of_attention_counts(catalog: Catalog) -> None:
+    d, kv = 4096, 4096 // 32 * 8  # Llama 2 7B's widths as the page gives them: 8 K/V heads of 128
+    assert named(catalog, "modern-params", 0, attention=f"{d * d + 2 * d * kv}") == {"attention": "no-wo"}
+    assert named(catalog, "microgpt-params", 0, attention=f"{3 * 16 * 16}") == {"attention": "no-wo"}
+
+
+def test_queries_left_unsplit_into_heads(catalog: Catalog) -> None:
+    assert named(catalog, "modern-shapes", 0, q="(5, 8)") == {"q": "heads-not-split"}
+
+
+def test_the_firing_keys_written_instead_of_their_values(catalog: Catalog) -> None:
+    keys = np.array([[0, -1, 0], [1, 1, 0], [1, 1, 2], [2, -1, 1]], dtype=float)
+    x = np.array([-2, -2, 1], dtype=float)
+    assert named(catalog, "ffn-keys", 0, out=typed(np.maximum(keys @ x, 0) @ keys)) == {"out": "keys-as-values"}

@@ -11,6 +11,7 @@ from grader.catalog.loader import load_specs, parse_yaml, spec_from_text
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 GOOD = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
+RESIDUAL_MISTAKES = "[no-residual-attention, {name: subtracted-residual, optional: true}]"
 
 
 def errors_for(text: str) -> list[str]:
@@ -56,8 +57,8 @@ def test_unknown_key_is_reported_with_its_field() -> None:
     [
         ("type: vector", "type: tensor", "parts.0", "type must be one of"),
         ("quantity: h", "quantity: hh", "(file)", "quantity must be one of"),
-        ("[no-residual-attention]", "[no-such-mistake]", "parts.0.misconceptions.0", "unknown misconception"),
-        ("[no-residual-attention]", "[full-kv-heads]", "(file)", "cannot compute 'full-kv-heads'"),
+        (RESIDUAL_MISTAKES, "[no-such-mistake]", "parts.0.misconceptions.0", "unknown misconception"),
+        (RESIDUAL_MISTAKES, "[full-kv-heads]", "(file)", "cannot compute 'full-kv-heads'"),
         ("model: gpt2-toy", "model: gpt5", "(file)", "model must be one of"),
         ("{abs: 0.0005}", "{abs: 0.0005, rel: 0.1}", "parts.0.tolerance", "exactly one of"),
         ("{{x}}", "{{nope}}", "(file)", "placeholder {{nope}}"),

@@ -90,7 +90,8 @@ def test_a_mistake_added_in_the_form_comes_after_the_stored_ones(app: Flask, ins
     spec, errors = spec_from_text(source_of(app, "block-mlp"), "block-mlp.yaml")
     assert errors == [] and spec is not None and exercise_row(app, "block-mlp") == (2, 2)
     assert [m.name for m in spec.parts[0].misconceptions] == ["relu", "sample-variance", "no-centering", "gelu-no-half",
-                                                              "erf-gelu", "no-residual-attention"]  # fmt: skip
+                                                              "erf-gelu", "no-norm-before-mlp",
+                                                              "no-residual-attention"]  # fmt: skip
 
 
 def test_each_mistake_is_offered_once_and_counted_once(app: Flask, instructor: FlaskClient) -> None:

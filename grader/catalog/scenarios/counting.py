@@ -47,8 +47,11 @@ def _modern(params: Params, mistake: str | None, hand: Any) -> Quantities:
         shapes = _transposed(shapes)
     if mistake == "scores-without-heads":
         shapes["scores"] = shapes["scores"][1:]
+    if mistake == "heads-not-split":
+        shapes["q"] = shapes["kv"] = (shapes["x"][0], cfg.d)
     matrices = 2 if mistake == "two-matrix-ffn" else 3
-    counts = param_counts(cfg, biases=mistake == "count-biases", ffn_matrices=matrices)
+    counts = param_counts(cfg, biases=mistake == "count-biases", ffn_matrices=matrices,
+                          output_projection=mistake != "no-wo")
     return {**shapes, "d_h": cfg.head_dim, "f": cfg.f, "attention": counts.attention,
             "ffn": counts.ffn, "norm": counts.norm, "block": counts.block, "model": counts.blocks,
             "with_embeddings": counts.total}  # fmt: skip
@@ -73,7 +76,7 @@ MODERN = Scenario(
     quantities=("x", "q", "kv", "kv_cache", "scores", "hidden", "out", "d_h", "f", "attention",
                 "ffn", "norm", "block", "model", "with_embeddings"),  # fmt: skip
     mistakes=("full-kv-heads", "ffn-4d", "swiglu-ceil", "forget-layers", "count-biases", "kv-not-repeated",
-              "transposed-shape", "two-matrix-ffn", "scores-without-heads"),  # fmt: skip
+              "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split", "no-wo"),  # fmt: skip
     compute=_modern,
     well_posed=_modern_well_posed,
 )
@@ -140,6 +143,8 @@ def _microgpt(params: Params, mistake: str | None, hand: Any) -> Quantities:
         table["lm_head"] = 0
     if mistake == "one-ffn-matrix":
         table["mlp"] //= 2
+    if mistake == "no-wo":
+        table["attention"] = 3 * e * e * layers
     table["total"] = sum(v for k, v in table.items() if k != "total")
     outside = Fraction(table["wte"] + table["wpe"] + table["lm_head"], table["total"])
     if mistake == "inside-share":
@@ -158,7 +163,7 @@ MICROGPT = Scenario(
     params=("vocab", "n_embd", "block_size", "n_head", "n_layer"),
     quantities=("wte", "wpe", "lm_head", "attention", "mlp", "total", "outside_share", "norms",
                 "residual_adds", "fc1_shape", "fc2_shape", "head_dim"),  # fmt: skip
-    mistakes=("forget-layers", "count-biases", "tied-head", "one-ffn-matrix", "inside-share",
+    mistakes=("forget-layers", "count-biases", "tied-head", "one-ffn-matrix", "no-wo", "inside-share",
               "forget-initial-norm", "extra-final-norm", "transposed-shape"),  # fmt: skip
     compute=_microgpt,
     well_posed=lambda p: None if int(p["n_embd"]) % int(p["n_head"]) == 0 else "n_head must divide n_embd",

@@ -29,6 +29,8 @@ def _read(x: np.ndarray, keys: np.ndarray, values: np.ndarray, mistake: str | No
         return (scores > 0).astype(float) @ values
     if mistake == "fires-on-negative":
         return np.maximum(-scores, 0.0) @ values
+    if mistake == "keys-as-values":
+        return np.maximum(scores, 0.0) @ keys
     return ffn_memory(x, keys, values)
 
 
@@ -62,7 +64,7 @@ FFN_KEYS = Scenario(
     name="ffn-keys",
     params=("x", "keys", "values"),
     quantities=("scores", "active", "out"),
-    mistakes=("fires-on-negative", "no-activation", "unweighted-values", "zero-based"),
+    mistakes=("fires-on-negative", "no-activation", "unweighted-values", "keys-as-values", "zero-based"),
     compute=_keys,
     well_posed=_keys_well_posed,
 )

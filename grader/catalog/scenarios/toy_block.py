@@ -21,7 +21,9 @@ MISTAKES: dict[str, BlockOptions] = {
     "erf-gelu": replace(CORRECT, activation="erf"),
     "gelu-no-half": replace(CORRECT, gelu_halved=False),
     "residual-from-x": replace(CORRECT, second_residual_of_input=True),
+    "no-norm-before-mlp": replace(CORRECT, second_norm=False),
     "variance-not-sigma": CORRECT,  # sigma itself is replaced below
+    "subtracted-residual": CORRECT,  # a is negated below
 }
 
 # A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
@@ -32,7 +34,7 @@ def _compute(params: Params, mistake: str | None, hand: HandPath | None) -> Quan
     opts = MISTAKES[mistake] if mistake else CORRECT
     x = np.asarray(params["x"], dtype=float)
     a = np.asarray(params["a"], dtype=float)
-    quantities = toy_quantities(x, a, opts, hand)
+    quantities = toy_quantities(x, -a if mistake == "subtracted-residual" else a, opts, hand)
     if mistake == "variance-not-sigma":
         quantities["sigma"] = float(quantities["sigma"]) ** 2 - LN_EPS  # type: ignore[arg-type]
     return quantities
