@@ -94,6 +94,8 @@ _ALL = [
     Misconception("heads-not-split", N_("the heads not split out (n × d)"),
                   N_("Q, K and V are split into heads before the scores: one n × d_h matrix per head, "
                      "h × n × d_h in all.")),
+    Misconception("head-size-d", N_("each head given the full width d instead of d_h = d / h"),
+                  N_("The heads share the width: each is d_h = d / h wide, so Q is h × n × d_h, not h × n × d.")),
     Misconception("scores-without-heads", N_("the head axis left out of the scores"),
                   N_("Every query head computes its own n × n scores: the tensor is h × n × n.")),
     Misconception("one-ffn-matrix", N_("only one FFN matrix counted"),

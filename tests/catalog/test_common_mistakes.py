@@ -103,8 +103,10 @@ def test_the_output_projection_left_out_of_attention_counts(catalog: Catalog) ->
     assert named(catalog, "microgpt-params", 0, attention=f"{3 * 16 * 16}") == {"attention": "no-wo"}
 
 
-def test_queries_left_unsplit_into_heads(catalog: Catalog) -> None:
-    assert named(catalog, "modern-shapes", 0, q="(5, 8)") == {"q": "heads-not-split"}
+def test_queries_left_unsplit_into_heads_or_each_head_given_the_full_width(catalog: Catalog) -> None:
+    # The page: n = 5 tokens, d = 8, two query heads (d_h = 4), one K/V head.
+    assert named(catalog, "modern-shapes", 0, q="(5, 8)", kv="(5, 8)") == {"q": "heads-not-split", "kv": "heads-not-split"}
+    assert named(catalog, "modern-shapes", 0, q="(2, 5, 8)", kv="(2, 5, 8)") == {"q": "head-size-d", "kv": "head-size-d"}
 
 
 def test_the_firing_keys_written_instead_of_their_values(catalog: Catalog) -> None:

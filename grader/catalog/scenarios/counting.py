@@ -38,17 +38,23 @@ def _transposed(shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]
     return {name: (s[1], s[0], *s[2:]) for name, s in shapes.items()}
 
 
+def _mistaken_shapes(shapes: dict[str, tuple[int, ...]], cfg: ModernConfig,
+                     mistake: str | None) -> dict[str, tuple[int, ...]]:  # fmt: skip
+    """The stage shapes as a learner making `mistake` gives them."""
+    n, h, d = shapes["x"][0], cfg.n_head, cfg.d
+    changed: dict[str, dict[str, tuple[int, ...]]] = {
+        "kv-not-repeated": {"kv": shapes["kv_cache"]},
+        "scores-without-heads": {"scores": shapes["scores"][1:]},
+        "heads-not-split": {"q": (n, d), "kv": (n, d)},
+        "head-size-d": {"q": (h, n, d), "kv": (h, n, d)},
+    }
+    shapes = {**shapes, **changed.get(mistake or "", {})}
+    return _transposed(shapes) if mistake == "transposed-shape" else shapes
+
+
 def _modern(params: Params, mistake: str | None, hand: Any) -> Quantities:
     cfg = _modern_config(params, mistake)
-    shapes = stage_shapes(int(params.get("n", 1)), cfg)
-    if mistake == "kv-not-repeated":
-        shapes["kv"] = shapes["kv_cache"]
-    if mistake == "transposed-shape":
-        shapes = _transposed(shapes)
-    if mistake == "scores-without-heads":
-        shapes["scores"] = shapes["scores"][1:]
-    if mistake == "heads-not-split":
-        shapes["q"] = shapes["kv"] = (shapes["x"][0], cfg.d)
+    shapes = _mistaken_shapes(stage_shapes(int(params.get("n", 1)), cfg), cfg, mistake)
     matrices = 2 if mistake == "two-matrix-ffn" else 3
     counts = param_counts(cfg, biases=mistake == "count-biases", ffn_matrices=matrices,
                           output_projection=mistake != "no-wo")
@@ -76,7 +82,8 @@ MODERN = Scenario(
     quantities=("x", "q", "kv", "kv_cache", "scores", "hidden", "out", "d_h", "f", "attention",
                 "ffn", "norm", "block", "model", "with_embeddings"),  # fmt: skip
     mistakes=("full-kv-heads", "ffn-4d", "swiglu-ceil", "forget-layers", "count-biases", "kv-not-repeated",
-              "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split", "no-wo"),  # fmt: skip
+              "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split", "head-size-d",
+              "no-wo"),  # fmt: skip
     compute=_modern,
     well_posed=_modern_well_posed,
 )
