@@ -122,18 +122,28 @@ class _Builder:
         kind, tol = KINDS[part.type], part.tolerance.rule()
         right = tuple(_pick(q[part.quantity], part) for q in self.routes(None))
         mutants: list[Mutant] = []
+        # Optional mistakes left unnamed because another gives the same number: naming any of them
+        # would be a guess, so a later one with that number is left unnamed too.
+        unnamed: list[Mutant] = []
         optional = {ref.name for ref in part.misconceptions if ref.optional}
         for ref in part.misconceptions:
-            routes = tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name))
-            clashes = [m.name for m in mutants if not kind.distinguishable(routes, m.routes, tol, right[0])]
-            if kind.distinguishable(right, routes, tol) and not clashes:
-                info = MISCONCEPTIONS[ref.name]
-                mutants.append(Mutant(ref.name, info.title, info.hint, routes))
-            elif not ref.optional:
-                return f"part {part.id}: {ref.name} cannot be told apart from {clashes or 'the answer'}"
-            elif clashes and set(clashes) <= optional:
-                # Two optional mistakes give the same number here: naming either would be a guess.
-                mutants = [m for m in mutants if m.name not in clashes]
+            info = MISCONCEPTIONS[ref.name]
+            mutant = Mutant(ref.name, info.title, info.hint,
+                            tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name)))  # fmt: skip
+            clashes = [m for m in mutants if not kind.distinguishable(mutant.routes, m.routes, tol, right[0])]
+            if not ref.optional:
+                if clashes or not kind.distinguishable(right, mutant.routes, tol):
+                    names = [m.name for m in clashes] or "the answer"
+                    return f"part {part.id}: {ref.name} cannot be told apart from {names}"
+                mutants.append(mutant)
+                continue
+            clashes += [m for m in unnamed if not kind.distinguishable(mutant.routes, m.routes, tol, right[0])]
+            if clashes:
+                unnamed += [mutant, *(m for m in clashes if m.name in optional)]
+                dropped = {m.name for m in unnamed}
+                mutants = [m for m in mutants if m.name not in dropped]
+            elif kind.distinguishable(right, mutant.routes, tol):
+                mutants.append(mutant)
         return PartVariant(part, Target(right, tuple(mutants)), tol, labels)
 
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
 from grader.catalog import variants as variants_module
 from grader.catalog.catalog import Catalog
+from grader.catalog.scenarios.base import Scenario
 from grader.catalog.scenarios.toy_block import MIN_SIGMA
+from grader.catalog.spec import PartSpec
 from grader.catalog.selfcheck import check_catalog
 from grader.catalog.variants import VariantError, make_variant
 from grader.reference.gpt2 import row_stats
@@ -78,3 +82,27 @@ def test_selfcheck_reports_a_mistake_the_tolerance_cannot_tell_apart(catalog: Ca
     report = check_catalog([loose], seeds=3)
     assert len(report.failures) == 3
     assert "relu cannot be told apart from the answer" in report.failures[0]
+
+
+def _named_on_a_count(numbers: dict[str, int], optional: set[str]) -> list[str]:
+    """The mistakes a count part names when each listed mistake gives the number in `numbers` (answer 100)."""
+    scenario = Scenario(name="counts", params=(), quantities=("n",), mistakes=tuple(numbers),
+                        compute=lambda params, mistake, hand: {"n": numbers.get(mistake or "", 100)})  # fmt: skip
+    part = PartSpec.model_validate({"id": "n", "label": "n", "type": "integer", "quantity": "n", "misconceptions": [
+        {"name": name, "optional": name in optional} for name in numbers]})  # fmt: skip
+    built = variants_module._Builder(scenario, {}).part(part, {})
+    assert not isinstance(built, str), built
+    return [m.name for m in built.target.mutants]
+
+
+def test_optional_mistakes_that_give_the_same_number_are_none_of_them_named() -> None:
+    three = {"forget-layers": 8, "count-biases": 8, "tied-head": 8, "one-ffn-matrix": 50}
+    assert _named_on_a_count(three, set(three)) == ["one-ffn-matrix"]
+    # A required one stays named (its author asked for it); an optional one with its number does not.
+    required_first = {"forget-layers": 8, "count-biases": 8, "tied-head": 50}
+    assert _named_on_a_count(required_first, {"count-biases", "tied-head"}) == ["forget-layers", "tied-head"]
+    # A required one must be told apart from the optional ones before it: else the numbers are redrawn.
+    clash = {"forget-layers": 8, "count-biases": 8}
+    scenario_reason = "part n: count-biases cannot be told apart from ['forget-layers']"
+    with pytest.raises(AssertionError, match=re.escape(scenario_reason)):
+        _named_on_a_count(clash, {"forget-layers"})

@@ -7,7 +7,7 @@ import re
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.web.conftest import make_user
+from tests.web.conftest import csrf_from, make_user
 from tests.web.test_learn import post_answers
 from tests.web.test_teach import residual_form
 
@@ -59,3 +59,15 @@ def test_an_error_page_keeps_the_way_back_and_the_landmarks(client: FlaskClient)
     html = client.get("/no/such/page").get_data(as_text=True)
     assert '<a class="skip" href="#main">' in html and '<main class="page" id="main"' in html
     assert '<nav aria-label="Main menu"><a href="/">Lessons</a></nav>' in html and "<footer" in html
+
+
+def test_an_empty_yaml_source_is_refused_at_its_field(instructor: FlaskClient) -> None:
+    page = instructor.get("/teach/exercises/new?mode=yaml").get_data(as_text=True)
+    response = instructor.post("/teach/exercises/new?mode=yaml",
+                               data={"csrf_token": csrf_from(page), "mode": "yaml", "action": "save", "source": ""})  # fmt: skip
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422 and title_of(html).startswith("Error: ")
+    field = re.search(r"<textarea[^>]*>", html)
+    assert field is not None and 'aria-describedby="source-errors"' in field.group(0)
+    assert re.search(r'<span class="error" id="source-errors"><span class="problem">[^<]+</span>', html)
+    assert ">Save</button>" in html  # the rest of the page renders in full
