@@ -35,6 +35,8 @@ CAUSES: dict[str, tuple[str, tuple[str, ...]]] = {
     "result_overflow": (N_("Your code sent back more result data than allowed."), ()),
     "malformed": (N_("Your code's results came back in a form the grader cannot read."), ()),
 }
+# Run-level failures whose report from the sandbox is worth showing under the sentence.
+REPORTED = ("syntax_error", "bad_signature")
 UNAVAILABLE = say("Your code could not be run just now; this attempt was not counted. Please try again.")
 
 
@@ -85,8 +87,9 @@ def _run_failure(run_result: Any, task: Task, duration: float) -> CodeResult:
         expected = say("Expected: def %(function)s(%(params)s).", function=task.function, params=", ".join(task.params))
         said = joined([said, expected], " ")
     told = (getattr(run_result, "message", "") or "").strip()
-    if run_result.status == "syntax_error" and told:
-        # Python's own report (the error, its line and a pointer) is shown as it came.
+    if run_result.status in REPORTED and told:
+        # Shown as it came, below the sentence: Python's syntax report (the line and a pointer), or
+        # the signature found (and whether extra parameters lack defaults).
         said = joined([said, Text(told)], "\n")
     return CodeResult(status, 0.0, text=said, duration_ms=duration)
 
