@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable, Mapping, NoReturn
 
 import yaml
 from pydantic import ValidationError
@@ -14,7 +14,9 @@ from yaml.constructor import ConstructorError
 from yaml.events import AliasEvent, Event
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from grader.catalog.problems import problem_text
 from grader.catalog.spec import ExerciseSpec
+from grader.texts import Text
 
 EXERCISE_SUFFIXES = (".yaml", ".yml")
 MAX_EXERCISE_BYTES = 256 * 1024
@@ -112,6 +114,7 @@ class SpecError:
     file: str
     field: str
     message: str
+    text: Text | None = None  # the message to show in the reader's language, where it has one
 
     def __str__(self) -> str:
         return f"{self.file}: {self.field}: {self.message}"
@@ -140,6 +143,11 @@ def _field_name(location: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in location) or "(file)"
 
 
+def spec_error(source: str, error: Mapping[str, Any]) -> SpecError:
+    """One pydantic error as a SpecError, with its sentence for the reader."""
+    return SpecError(source, _field_name(error["loc"]), error["msg"], problem_text(error))
+
+
 def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[SpecError]]:
     """Validate one exercise's YAML text; returns the spec or the errors."""
     try:
@@ -151,7 +159,7 @@ def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[Sp
     try:
         return ExerciseSpec.model_validate(data), []
     except ValidationError as error:
-        return None, [SpecError(source, _field_name(e["loc"]), e["msg"]) for e in error.errors()]
+        return None, [spec_error(source, e) for e in error.errors()]
     except (RecursionError, OverflowError) as error:  # pydantic passes these through: never a crash
         return None, [SpecError(source, "(file)", f"a value cannot be checked: {error}")]
 

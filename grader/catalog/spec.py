@@ -17,6 +17,7 @@ from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.strict import Strict
 from grader.catalog.translations import Localised, Locale, Translation
 from grader.markup import math_problems
+from grader.texts import Refusal
 
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
 PART_ID = r"^[a-z][a-z0-9_]*$"
@@ -35,7 +36,7 @@ MAX_POSITION = 2**31 - 1  # a 32-bit integer column
 def _in_range(value: Number) -> Number:
     # Compared, not math.isfinite: an int too large for a float would raise OverflowError there.
     if not -MAX_MAGNITUDE <= value <= MAX_MAGNITUDE:  # NaN fails every comparison
-        raise ValueError(f"give a finite number between {-MAX_MAGNITUDE:g} and {MAX_MAGNITUDE:g}")
+        raise Refusal("give a finite number between %(low)s and %(high)s", low=f"{-MAX_MAGNITUDE:g}", high=f"{MAX_MAGNITUDE:g}")
     return value
 
 
@@ -55,7 +56,7 @@ class ToleranceSpec(Strict):
     def _one_kind(self) -> ToleranceSpec:
         given = [k for k in ("abs", "rel", "sigfigs", "exact") if getattr(self, k) is not None]
         if len(given) != 1:
-            raise ValueError("give exactly one of abs, rel, sigfigs or exact")
+            raise Refusal("give exactly one of abs, rel, sigfigs or exact")
         return self
 
     def rule(self) -> Tolerance:
@@ -76,7 +77,7 @@ class MisconceptionRef(Strict):
     @model_validator(mode="after")
     def _known(self) -> MisconceptionRef:
         if self.name not in MISCONCEPTIONS:
-            raise ValueError(f"unknown misconception {self.name!r}")
+            raise Refusal("unknown misconception %(name)s", name=repr(self.name))
         return self
 
 
@@ -109,7 +110,7 @@ class PartSpec(Strict):
     @model_validator(mode="after")
     def _known_type(self) -> PartSpec:
         if self.type not in KINDS:
-            raise ValueError(f"type must be one of {', '.join(KINDS)}")
+            raise Refusal("type must be one of %(kinds)s", kinds=", ".join(KINDS))
         return self
 
 
@@ -126,9 +127,9 @@ class RandomSpec(Strict):
     def _one_way(self) -> RandomSpec:
         ranged = self.low is not None and self.high is not None
         if ranged == (self.choices is not None):
-            raise ValueError("give either low and high, or choices")
+            raise Refusal("give either low and high, or choices")
         if ranged and self.low > self.high:  # type: ignore[operator]
-            raise ValueError("low must not exceed high")
+            raise Refusal("low must not exceed high")
         return self
 
 
@@ -155,7 +156,8 @@ class ParamSpec(Strict):
     @model_validator(mode="after")
     def _page_fits(self) -> ParamSpec:
         if self.page is not None and list(np.shape(self.page)) != list(self.shape):
-            raise ValueError(f"page value has shape {list(np.shape(self.page))}, expected {list(self.shape)}")
+            raise Refusal("page value has shape %(found)s, expected %(expected)s", found=str(list(np.shape(self.page))),
+                          expected=str(list(self.shape)))
         return self
 
 
@@ -178,11 +180,12 @@ class ExerciseSpec(Localised, AttemptPolicy):
     def _consistent(self) -> ExerciseSpec:
         scenario = SCENARIOS.get(self.model)
         if scenario is None:
-            raise ValueError(f"model must be one of {', '.join(SCENARIOS)}")
+            raise Refusal("model must be one of %(models)s", models=", ".join(SCENARIOS))
         missing = set(scenario.params) - set(self.params)
         unknown = set(self.params) - set(scenario.params) - set(scenario.optional)
         if missing or unknown:
-            raise ValueError(f"params: missing {sorted(missing)}, unknown {sorted(unknown)}")
+            raise Refusal("params: missing %(missing)s, unknown %(unknown)s", missing=str(sorted(missing)),
+                          unknown=str(sorted(unknown)))
         self._check_parts(scenario.quantities, scenario.mistakes)
         self._check_labels()
         self._check_placeholders(set(self.params) | set(scenario.quantities))
@@ -201,25 +204,29 @@ class ExerciseSpec(Localised, AttemptPolicy):
     def _check_parts(self, quantities: tuple[str, ...], mistakes: tuple[str, ...]) -> None:
         ids = [p.id for p in self.parts]
         if len(set(ids)) != len(ids):
-            raise ValueError("part ids must be unique")
+            raise Refusal("part ids must be unique")
         for part in self.parts:
             if part.quantity not in quantities:
-                raise ValueError(f"part {part.id}: quantity must be one of {', '.join(quantities)}")
+                raise Refusal("part %(part)s: quantity must be one of %(quantities)s", part=part.id,
+                              quantities=", ".join(quantities))
             for ref in part.misconceptions:
                 if ref.name not in mistakes and ref.name != "transposed-shape":
-                    raise ValueError(f"part {part.id}: model {self.model} cannot compute {ref.name!r}")
+                    raise Refusal("part %(part)s: model %(model)s cannot compute %(mistake)s", part=part.id,
+                                  model=self.model, mistake=repr(ref.name))
 
     def _check_labels(self) -> None:
         ids = {p.id for p in self.parts}
         for locale, translation in self.translations.items():
             for part_id in translation.labels:
                 if part_id not in ids:
-                    raise ValueError(f"translations.{locale}.labels: no part has the id {part_id!r}")
+                    raise Refusal("translations.%(locale)s.labels: no part has the id %(part)s", locale=locale,
+                                  part=repr(part_id))
 
     def _check_placeholders(self, known: set[str]) -> None:
         for locale, translation in self.translations.items():
             if translation.solution is not None and len(translation.solution) != len(self.solution):
-                raise ValueError(f"translations.{locale}: the solution needs {len(self.solution)} steps, as in English")
+                raise Refusal("translations.%(locale)s: the solution needs %(num)d steps, as in English", locale=locale,
+                              num=len(self.solution))
         for text in (self.prompt, *self.solution):
             for problem in _text_problems(text, known):
                 raise ValueError(problem)

@@ -8,6 +8,7 @@ from pydantic import AfterValidator, Field, field_validator
 
 from grader.catalog.strict import Strict
 from grader.markup import math_problems
+from grader.texts import Refusal
 
 Locale = Annotated[str, Field(pattern=r"^[a-z]{2}$")]
 
@@ -29,7 +30,7 @@ class CodeTranslation(Strict):
 def _written(text: str) -> str:
     # Blank would hide the English label behind nothing; leaving the part out keeps the English.
     if not text.strip():
-        raise ValueError("give the label's text, or leave the part out to keep its English label")
+        raise Refusal("give the label's text, or leave the part out to keep its English label")
     return text
 
 

@@ -9,13 +9,15 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from grader.catalog.loader import SpecError, collect, is_code_source, parse_yaml, read_sources, spec_from_text
+from grader.catalog.loader import (SpecError, collect, is_code_source, parse_yaml, read_sources, spec_error,
+                                   spec_from_text)
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.spec import MAX_POSITION, SLUG, ExerciseSpec
 from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
+from grader.texts import Refusal
 
 CODE_KIND = "code"
 MAX_RANDOM_CASES = 100
@@ -59,7 +61,7 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
     @classmethod
     def _known_task(cls, value: str) -> str:
         if value not in TASKS:
-            raise ValueError(f"task must be one of {', '.join(TASKS)}")
+            raise Refusal("task must be one of %(tasks)s", tasks=", ".join(TASKS))
         return value
 
     @field_validator("prompt")
@@ -82,19 +84,19 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
     def _enough_edges(cls, value: int, info: ValidationInfo) -> int:
         name = info.data.get("task", "")
         if name in TASKS and value > visible_edge_count(name):
-            raise ValueError(f"task {name} has only {visible_edge_count(name)} visible edge cases")
+            raise Refusal("task %(task)s has only %(num)d visible edge cases", task=name, num=visible_edge_count(name))
         return value
 
     @field_validator("mutants")
     @classmethod
     def _known_mutants(cls, value: list[str], info: ValidationInfo) -> list[str]:
         if len(set(value)) != len(value):
-            raise ValueError("mutant names must be unique")
+            raise Refusal("mutant names must be unique")
         task = TASKS.get(info.data.get("task", ""))
         unknown = [name for name in value if task is not None and name not in task.mutants]
         if unknown and task is not None:
-            raise ValueError(f"task {task.name} has no mutant {unknown[0]!r}; "
-                             f"it has {', '.join(task.mutants)}")  # fmt: skip
+            raise Refusal("task %(task)s has no mutant %(mutant)s; it has %(known)s", task=task.name,
+                          mutant=repr(unknown[0]), known=", ".join(task.mutants))  # fmt: skip
         return value
 
 
@@ -103,7 +105,7 @@ def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
     try:
         tree = ast.parse(stub)  # parsed only, never run
     except SyntaxError as error:
-        raise ValueError(f"stub is not valid Python: line {error.lineno}: {error.msg}") from None
+        raise Refusal("stub is not valid Python: line %(line)s: %(error)s", line=error.lineno, error=error.msg) from None
     wanted = f"{function}({', '.join(params)})"
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == function:
@@ -111,18 +113,14 @@ def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
             names = tuple(a.arg for a in (*args.posonlyargs, *args.args))
             if names != params or args.vararg or args.kwarg or args.kwonlyargs:
                 given = f"{function}({', '.join(names)})"
-                raise ValueError(f"stub must define {wanted}; it defines {given}")
+                raise Refusal("stub must define %(wanted)s; it defines %(given)s", wanted=wanted, given=given)
             return
-    raise ValueError(f"stub must define {wanted} at the top level")
+    raise Refusal("stub must define %(wanted)s at the top level", wanted=wanted)
 
 
 def is_code_exercise(data: Any) -> bool:
     """True for parsed YAML that is a `kind: code` exercise (the numeric loader must skip it)."""
     return isinstance(data, dict) and data.get("kind") == CODE_KIND
-
-
-def _field_name(location: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in location) or "(file)"
 
 
 def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
@@ -132,7 +130,7 @@ def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None
     try:
         return CodeExerciseSpec.model_validate(data), []
     except ValidationError as error:
-        return None, [SpecError(source, _field_name(e["loc"]), e["msg"]) for e in error.errors()]
+        return None, [spec_error(source, e) for e in error.errors()]
 
 
 def code_spec_from_text(text: str, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:

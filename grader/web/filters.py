@@ -10,6 +10,7 @@ from markupsafe import Markup
 
 from grader.answers.results import PartResult
 from grader.answers.syntax import syntax_hint
+from grader.catalog.loader import SpecError
 from grader.markup import render_markdown
 from grader.web.i18n import translated
 
@@ -63,7 +64,13 @@ def browser(agent: str) -> str:
     return name or system or agent[:60] or gettext("an unnamed browser")
 
 
+def problem(error: SpecError) -> str:
+    """An exercise's validation problem in the page's language (English where it has no translation)."""
+    return translated(error.text) if error.text is not None else error.message
+
+
 def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
     app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
-                                 when=when, utc_time=utc_time, percent=percent, browser=browser)  # fmt: skip
+                                 when=when, utc_time=utc_time, percent=percent, browser=browser,
+                                 problem=problem)  # fmt: skip

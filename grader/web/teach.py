@@ -23,6 +23,7 @@ from grader.models import Exercise
 from grader.services import authoring, exercise_form, insights
 from grader.services.exercises import all_exercises, current_version, part_labels
 from grader.web.errors import NO_SUCH_EXERCISE
+from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm
 from grader.web.i18n import LANGUAGES, translated
 
@@ -165,7 +166,7 @@ def _place_errors(errors: list[SpecError], draft: exercise_form.Draft) -> dict[s
     """Errors grouped by the form area they belong to (a field, a row, or general)."""
     placed: dict[str, list[str]] = {}
     for error in errors:
-        placed.setdefault(_area(error, draft), []).append(f"{error.field}: {error.message}")
+        placed.setdefault(_area(error, draft), []).append(f"{error.field}: {problem(error)}")
     return placed
 
 

@@ -1,4 +1,5 @@
-"""What assistive technology reads: table headers, field descriptions, titles of pages with problems."""
+"""What assistive technology reads (table headers, field descriptions, titles of pages with problems), and
+the editor's problems in the page's language."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import re
 
 from flask import Flask
 from flask.testing import FlaskClient
+from markupsafe import escape
 
 from tests.web.conftest import csrf_from, make_user
+from tests.web.test_i18n import choose, tr
 from tests.web.test_learn import post_answers
 from tests.web.test_teach import residual_form
 
@@ -71,3 +74,12 @@ def test_an_empty_yaml_source_is_refused_at_its_field(instructor: FlaskClient) -
     assert field is not None and 'aria-describedby="source-errors"' in field.group(0)
     assert re.search(r'<span class="error" id="source-errors"><span class="problem">[^<]+</span>', html)
     assert ">Save</button>" in html  # the rest of the page renders in full
+
+
+def test_the_editors_problems_are_in_the_pages_language(instructor: FlaskClient) -> None:
+    choose(instructor, "pt", "/teach/exercises/new")
+    form = residual_form(instructor, position="many", **{"param-0-low": "3", "param-0-high": "1"})
+    html = instructor.post("/teach/exercises/new", data=form).get_data(as_text=True)
+    assert escape(f"position: {tr('pt', 'Input should be a valid integer')}") in html  # pydantic's own
+    assert escape(f"params.x.random: {tr('pt', 'low must not exceed high')}") in html  # a validator's
+    assert "Input should be" not in html and "must not exceed" not in html
