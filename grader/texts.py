@@ -70,6 +70,13 @@ def say_n(singular: str, plural: str, num: int, **values: Any) -> Text:
     return Text(singular, {"num": num, **values}, plural)
 
 
+def say_from(template: str, needs: Sequence[str], found: Mapping[str, Any]) -> Text | None:
+    """say(template) with the values it `needs` taken from `found`; None when one of them is missing."""
+    if not all(name in found for name in needs):
+        return None
+    return say(template, **{name: found[name] for name in needs})
+
+
 def joined(parts: Sequence[Text], separator: str) -> Text:
     """Sentences (or phrases) one after another, each translated on its own."""
     values = {f"part{i}": part for i, part in enumerate(parts)}

@@ -7,6 +7,7 @@ from typing import Any, Self
 
 from pydantic import AwareDatetime, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
+from grader.catalog.problems import problem_text
 from grader.catalog.strict import Strict
 from grader.texts import Text, say
 
@@ -65,11 +66,7 @@ def due_from_text(text: str) -> datetime:
     try:
         due = AttemptPolicy.model_validate({"due": text}).due_utc
     except ValidationError as error:
-        first = error.errors()[0]
-        found = first.get("ctx", {}).get("error")  # the exception the validator raised, with its sentence
-        if isinstance(found, DateProblem):
-            raise found from None
-        raise DateProblem(Text(first["msg"].removeprefix("Value error, "))) from None
+        raise DateProblem(problem_text(error.errors()[0])) from None
     assert due is not None  # a text that parsed is a date
     return due
 

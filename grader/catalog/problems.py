@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from grader.texts import N_, Text, say
+from grader.texts import N_, Text, say_from
 
 # pydantic error type: (template with %(name)s for its context values, the names it needs)
 TEMPLATES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -40,7 +40,6 @@ def problem_text(error: Mapping[str, Any]) -> Text:
     told = getattr(context.get("error"), "text", None)
     if isinstance(told, Text):
         return told
-    template, needs = TEMPLATES.get(str(error.get("type")), ("", ()))
-    if template and all(name in context for name in needs):
-        return say(template, **{name: context[name] for name in needs})
-    return Text(str(error.get("msg", "")).removeprefix(VALUE_ERROR))
+    known = TEMPLATES.get(str(error.get("type")))
+    said = say_from(*known, context) if known else None
+    return said or Text(str(error.get("msg", "")).removeprefix(VALUE_ERROR))

@@ -9,7 +9,7 @@ from grader.codecheck.compare import HIDDEN_MESSAGES, compare
 from grader.codecheck.prepare import Prepared, prepare, sandbox_cases
 from grader.codecheck.results import CaseVerdict, CodeResult, CodeStatus
 from grader.codecheck.spec import CodeExerciseSpec, CodeToleranceSpec
-from grader.texts import N_, Text, joined, say, say_n
+from grader.texts import N_, Text, joined, say, say_from, say_n
 
 __all__ = ["CaseVerdict", "CodeResult", "Prepared", "grade", "prepare", "sandbox_cases"]
 
@@ -97,11 +97,7 @@ def _run_failure(run_result: Any, task: Task, duration: float) -> CodeResult:
 def _cause(facts: Mapping[str, Any]) -> Text | None:
     """A run-level failure in the learner's terms, from the host's facts; None for the default."""
     cause = facts.get("cause")
-    if cause in CAUSES:
-        template, values = CAUSES[cause]
-        if all(name in facts for name in values):
-            return say(template, **{name: facts[name] for name in values})
-    return None
+    return say_from(*CAUSES[cause], facts) if cause in CAUSES else None
 
 
 def _case_verdict(case: Case, expected: Any, run: Any, tolerance: CodeToleranceSpec) -> CaseVerdict:

@@ -22,16 +22,16 @@ MISTAKES: dict[str, BlockOptions] = {
     "gelu-no-half": replace(CORRECT, gelu_halved=False),
     "residual-from-x": replace(CORRECT, second_residual_of_input=True),
     "no-norm-before-mlp": replace(CORRECT, second_norm=False),
-    "variance-not-sigma": CORRECT,  # sigma itself is replaced below
-    "subtracted-residual": CORRECT,  # a is negated below
 }
+# Mistakes outside the block's switches: sigma given as the variance, and a subtracted, not added.
+OWN_MISTAKES = ("variance-not-sigma", "subtracted-residual")
 
 # A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
 MIN_SIGMA = 0.3
 
 
 def _compute(params: Params, mistake: str | None, hand: HandPath | None) -> Quantities:
-    opts = MISTAKES[mistake] if mistake else CORRECT
+    opts = MISTAKES.get(mistake or "", CORRECT)
     x = np.asarray(params["x"], dtype=float)
     a = np.asarray(params["a"], dtype=float)
     quantities = toy_quantities(x, -a if mistake == "subtracted-residual" else a, opts, hand)
@@ -54,7 +54,7 @@ TOY_BLOCK = Scenario(
     params=("x", "a"),
     quantities=("x", "a", "h", "mu", "sigma", "u", "z", "gelu", "m", "y", "z1", "gelu_neg",
                 "gelu_pos", "y_no_attention"),  # fmt: skip
-    mistakes=tuple(MISTAKES),
+    mistakes=(*MISTAKES, *OWN_MISTAKES),
     compute=_compute,
     hand_paths=LESSON_HAND_PATHS,
     well_posed=_well_posed,
