@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -113,3 +114,10 @@ def test_the_firing_keys_written_instead_of_their_values(catalog: Catalog) -> No
     keys = np.array([[0, -1, 0], [1, 1, 0], [1, 1, 2], [2, -1, 1]], dtype=float)
     x = np.array([-2, -2, 1], dtype=float)
     assert named(catalog, "ffn-keys", 0, out=typed(np.maximum(keys @ x, 0) @ keys)) == {"out": "keys-as-values"}
+
+
+@pytest.mark.parametrize("cut", [math.floor, round], ids=["cut", "rounded"])
+def test_8d_over_3_as_a_whole_number_without_the_multiple_of_256(catalog: Catalog, cut: Callable[[float], int]) -> None:
+    # d = 640: 8d/3 = 1706.67; int() gives 1706 and a calculator rounded gives 1707 (the answer is 1792).
+    seed = next(s for s in range(300) if catalog.variant("swiglu-width", s).params["d"] == 640)
+    assert named(catalog, "swiglu-width", seed, f=str(cut(8 * 640 / 3))) == {"f": "swiglu-unrounded"}

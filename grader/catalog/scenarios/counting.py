@@ -97,7 +97,8 @@ def _swiglu(params: Params, mistake: str | None, hand: Any) -> Quantities:
         "ffn-4d": 4 * d,
         "swiglu-floor": int(exact // 256) * 256,
         "swiglu-ceil": _rounded_up(d),
-        "swiglu-unrounded": int(exact),
+        # The hand path is a calculator's 1706.67 typed as a whole number: rounded, not cut.
+        "swiglu-unrounded": round(exact) if hand == "nearest" else int(exact),
     }
     return {"f": widths[mistake], "d": d}
 
@@ -108,6 +109,7 @@ SWIGLU_WIDTH = Scenario(
     quantities=("f", "d"),
     mistakes=("ffn-4d", "swiglu-floor", "swiglu-ceil", "swiglu-unrounded"),
     compute=_swiglu,
+    hand_paths=("nearest",),
 )
 
 
