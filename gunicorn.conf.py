@@ -3,10 +3,12 @@
 import multiprocessing
 import os
 
-bind = os.environ.get("GRADER_BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("GRADER_WORKERS", 2 * multiprocessing.cpu_count() + 1))
+from grader.environment import bind_address, whole_number
+
+bind = bind_address(os.environ)
+workers = whole_number(os.environ, "GRADER_WORKERS", 2 * multiprocessing.cpu_count() + 1, 1, 256)
 worker_class = "sync"
-timeout = int(os.environ.get("GRADER_WORKER_TIMEOUT", 30))
+timeout = whole_number(os.environ, "GRADER_WORKER_TIMEOUT", 30, 1, 3600)
 graceful_timeout = 20
 keepalive = 5
 max_requests = 5000  # recycle workers now and then so slow leaks cannot build up

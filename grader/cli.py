@@ -4,6 +4,7 @@ submissions (reap), and backup."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ import sqlalchemy as sa
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
+from grader.environment import bind_address
 from grader.extensions import db
 from grader.models import ROLES, User
 from grader.services import accounts, password_reset, privacy
@@ -55,11 +57,12 @@ def make_token(email: str, name: str) -> None:
 
 @users.command("reset-link")
 @click.option("--email", required=True)
-@click.option("--base-url", default=None, help="The site's address (default: GRADER_BASE_URL, else http://127.0.0.1:8000).")
+@click.option("--base-url", default=None,
+              help="The site's address (default: GRADER_BASE_URL, else http:// and GRADER_BIND, as `make run` serves).")
 def reset_link(email: str, base_url: str | None) -> None:
     """Print a one-time password reset link for any user (instructors included)."""
     token = password_reset.reset_token(_user(email), current_app.config["SECRET_KEY"])
-    site = base_url or current_app.config.get("BASE_URL") or "http://127.0.0.1:8000"
+    site = base_url or current_app.config.get("BASE_URL") or f"http://{bind_address(os.environ)}"
     click.echo(f"{site.rstrip('/')}/reset/{token}")
 
 
@@ -133,8 +136,6 @@ def reap() -> None:
 def backup_command(target: Path | None) -> None:
     """Copy the SQLite database, consistently, while the service runs (default: backups/ beside it)."""
     from grader.services.backup import BackupError, backup, database_file, default_target
-
-    from grader.extensions import db
 
     url = db.engine.url.render_as_string(hide_password=False)  # a relative SQLite path as the app resolves it
     try:

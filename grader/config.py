@@ -27,9 +27,13 @@ import os
 import secrets
 from pathlib import Path
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
+from limits.storage import SCHEMES
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
+from grader.environment import flag, whole_number
 from grader.services.mail import SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +47,7 @@ def _secret_key(instance: Path, env: Mapping[str, str]) -> str:
         return env["GRADER_SECRET_KEY"]
     path = instance / "secret_key"
     if not path.exists():
-        instance.mkdir(parents=True, exist_ok=True)
+        instance.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_hex(32))
@@ -76,49 +80,55 @@ def _mail_server(env: Mapping[str, str]) -> SmtpServer | None:
     return SmtpServer.from_url(url)
 
 
-def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
-    """An on/off setting; anything but true/false is refused at start, naming the variable."""
-    value = env.get(name)
-    if not value:
-        return default
-    if value.lower() not in ("true", "false"):
-        raise ValueError(f"{name} must be true or false, not {value!r}")
-    return value.lower() == "true"
+def _database_url(env: Mapping[str, str], instance: Path) -> str:
+    """The database URL, or SQLite in instance/; a malformed one is refused at start (never echoed: it can hold a password)."""
+    url = env.get("GRADER_DATABASE_URL") or f"sqlite:///{instance / 'grader.db'}"
+    try:
+        make_url(url)
+    except ArgumentError:
+        raise ValueError("GRADER_DATABASE_URL is not a database URL; it looks like sqlite:///path/grader.db "
+                         "or postgresql+psycopg://user:password@host/grader") from None
+    return url
 
 
-def _whole(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    """A whole-number setting within [low, high]; anything else is refused at start, naming the variable."""
-    raw = env.get(name)
-    if not raw:
-        return default
-    value = int(raw) if raw.strip().lstrip("-").isdigit() else None
-    if value is None or not low <= value <= high:
-        raise ValueError(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
-    return value
+def _rate_limit_storage(env: Mapping[str, str]) -> str:
+    """The Flask-Limiter storage URI; an unknown scheme is refused at start, naming the variable."""
+    uri = env.get("GRADER_RATELIMIT_STORAGE") or "memory://"
+    if urlsplit(uri).scheme not in SCHEMES:
+        raise ValueError(f"GRADER_RATELIMIT_STORAGE must be memory:// or a redis://host:port/db URL, not {uri!r}")
+    return uri
+
+
+def _base_url(env: Mapping[str, str]) -> str | None:
+    """The site's public address for links, without a trailing slash; it must be an http(s) URL."""
+    url = (env.get("GRADER_BASE_URL") or "").rstrip("/")
+    parts = urlsplit(url)
+    if url and (parts.scheme not in ("http", "https") or not parts.hostname):
+        raise ValueError(f"GRADER_BASE_URL must look like https://grader.example.org, not {url!r}")
+    return url or None
 
 
 def _secure_cookies(env: Mapping[str, str]) -> bool:
     """Cookies over HTTPS only: as set, else whenever the public address is https."""
-    return _flag(env, "GRADER_SECURE_COOKIES", (env.get("GRADER_BASE_URL") or "").startswith("https://"))
+    return flag(env, "GRADER_SECURE_COOKIES", (env.get("GRADER_BASE_URL") or "").startswith("https://"))
 
 
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Flask configuration from the environment."""
     env = os.environ if env is None else env
-    database_url = env.get("GRADER_DATABASE_URL") or f"sqlite:///{instance / 'grader.db'}"
     return {
-        "SQLALCHEMY_DATABASE_URI": database_url,
+        "SQLALCHEMY_DATABASE_URI": _database_url(env, instance),
         "SECRET_KEY": _secret_key(instance, env),
-        "RATELIMIT_STORAGE_URI": env.get("GRADER_RATELIMIT_STORAGE", "memory://"),
-        "RATELIMIT_ENABLED": _flag(env, "GRADER_RATELIMIT_ENABLED", True),
+        "RATELIMIT_STORAGE_URI": _rate_limit_storage(env),
+        "RATELIMIT_ENABLED": flag(env, "GRADER_RATELIMIT_ENABLED", True),
         "EXERCISES_DIR": Path(env.get("GRADER_EXERCISES_DIR", PROJECT_ROOT / "exercises")),
-        "MAX_CONTENT_LENGTH": _whole(env, "GRADER_MAX_UPLOAD_BYTES", 2**20, 2**16, 2**30),
+        "MAX_CONTENT_LENGTH": whole_number(env, "GRADER_MAX_UPLOAD_BYTES", 2**20, 2**16, 2**30),
         "SESSION_COOKIE_HTTPONLY": True,
         "SESSION_COOKIE_SECURE": _secure_cookies(env),
         "REMEMBER_COOKIE_SECURE": _secure_cookies(env),
-        "TRUSTED_PROXIES": _whole(env, "GRADER_TRUSTED_PROXIES", 0, 0, 10),
+        "TRUSTED_PROXIES": whole_number(env, "GRADER_TRUSTED_PROXIES", 0, 0, 10),
         "SESSION_COOKIE_SAMESITE": "Lax",
-        "SIGN_IN_IDLE_DAYS": _whole(env, "GRADER_SIGN_IN_IDLE_DAYS", 14, 1, MAX_IDLE_DAYS),
+        "SIGN_IN_IDLE_DAYS": whole_number(env, "GRADER_SIGN_IN_IDLE_DAYS", 14, 1, MAX_IDLE_DAYS),
         "REMEMBER_COOKIE_HTTPONLY": True,
         "REMEMBER_COOKIE_SAMESITE": "Lax",
         "WTF_CSRF_TIME_LIMIT": None,
@@ -129,5 +139,5 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "RATELIMIT_SWALLOW_ERRORS": True,
         "MAIL_SERVER": _mail_server(env),
         "MAIL_FROM": env.get("GRADER_MAIL_FROM") or "grader@localhost",
-        "BASE_URL": (env.get("GRADER_BASE_URL") or "").rstrip("/") or None,
+        "BASE_URL": _base_url(env),
     }

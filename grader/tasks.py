@@ -16,11 +16,12 @@ from typing import Any
 from celery import Celery
 
 from grader.config import broker_url
+from grader.environment import whole_number
 
 # A job left unacknowledged by a worker that died is put back after this many seconds, but only
 # when a worker starts or on kombu's own slow scan (about every 100 s); the reaper re-sends
 # pending submissions sooner. Grading takes seconds, so 60 s never re-runs a live job.
-VISIBILITY_TIMEOUT = int(os.environ.get("GRADER_VISIBILITY_TIMEOUT", 60))
+VISIBILITY_TIMEOUT = whole_number(os.environ, "GRADER_VISIBILITY_TIMEOUT", 60, 1, 86400)
 
 celery = Celery("grader", broker=broker_url() or "memory://", set_as_current=False)
 celery.conf.update(
@@ -71,5 +72,5 @@ def queued() -> bool:
     return celery.conf.broker_url not in (None, "", "memory://")
 
 
-REAP_AFTER = timedelta(seconds=int(os.environ.get("GRADER_REAP_AFTER_SECONDS", 120)))
-DEADLINE = timedelta(seconds=int(os.environ.get("GRADER_GRADING_DEADLINE_SECONDS", 1800)))
+REAP_AFTER = timedelta(seconds=whole_number(os.environ, "GRADER_REAP_AFTER_SECONDS", 120, 0, 86400))
+DEADLINE = timedelta(seconds=whole_number(os.environ, "GRADER_GRADING_DEADLINE_SECONDS", 1800, 1, 7 * 86400))

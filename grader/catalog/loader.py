@@ -175,6 +175,8 @@ def read_sources(root: Path) -> tuple[list[tuple[str, str]], list[SpecError]]:
     """(file name, text) of every exercise file under `root`, and the files that cannot be read."""
     sources: list[tuple[str, str]] = []
     errors: list[SpecError] = []
+    if not root.exists():  # a mistyped GRADER_EXERCISES_DIR must not read as "nothing to load"
+        errors.append(SpecError(str(root), "(file)", "no such file or directory"))
     for path in exercise_files(root):
         if path.stat().st_size > MAX_EXERCISE_BYTES:
             errors.append(SpecError(str(path), "(file)", f"larger than {MAX_EXERCISE_BYTES} bytes"))

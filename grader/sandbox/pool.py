@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader.environment import whole_number
+
 from . import codec
 from .bwrap import bwrap_command, find_bwrap, local_command
 from .collector import JobOutcome
@@ -30,7 +32,7 @@ from .slot import Slot, SlotSpec
 
 log = logging.getLogger(__name__)
 Command = Callable[[int, int], tuple[list[str], dict[str, str]]]
-UID_BASE = int(os.environ.get("GRADER_SANDBOX_UID_BASE", "61000"))
+UID_BASE = whole_number(os.environ, "GRADER_SANDBOX_UID_BASE", 61000, 1000, 4_294_000_000)
 UID_COUNT = 1000
 MAX_SOURCE_BYTES = 1 << 20
 DEFAULT_LIMITS = Limits()
@@ -233,7 +235,7 @@ def default_pool() -> SandboxPool:
     with _default_lock:
         # A pool inherited across fork (gunicorn's pre-fork) has no live slots here.
         if _default is None or _default_pid != os.getpid():
-            _default = SandboxPool(slots=int(os.environ.get("GRADER_SANDBOX_SLOTS", "2")))
+            _default = SandboxPool(slots=whole_number(os.environ, "GRADER_SANDBOX_SLOTS", 2, 1, 64))
             _default_pid = os.getpid()
             atexit.register(_default.close)
         return _default

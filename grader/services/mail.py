@@ -18,6 +18,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 Security = Literal["none", "starttls", "tls"]
 SEND_TIMEOUT_SECONDS = 10
+SMTP_URL_SHAPE = "GRADER_SMTP_URL must look like smtp://host:25, smtp://host:587?starttls=true or smtps://user:password@host:465"
+STARTTLS_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 log = logging.getLogger(__name__)
 _executor: ThreadPoolExecutor | None = None
 
@@ -34,13 +36,23 @@ class SmtpServer:
 
     @classmethod
     def from_url(cls, url: str) -> SmtpServer:
-        """smtp://[user:password@]host[:port][?starttls=true] or smtps://…; raises ValueError when malformed."""
+        """smtp://[user:password@]host[:port][?starttls=true] or smtps://…; raises ValueError when malformed.
+
+        The messages never quote the URL: it can hold a password.
+        """
         parts = urlsplit(url)
+        query = parse_qs(parts.query)
+        starttls = query.pop("starttls", ["false"])[-1].lower()
+        try:
+            port = parts.port
+        except ValueError:
+            raise ValueError(f"{SMTP_URL_SHAPE}; its port is not a number") from None
         if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
-            raise ValueError("GRADER_SMTP_URL must look like smtp://host:25 or smtps://user:password@host:465")
-        starttls = parse_qs(parts.query).get("starttls", ["false"])[0].lower() in ("1", "true", "yes")
-        security: Security = "tls" if parts.scheme == "smtps" else "starttls" if starttls else "none"
-        port = parts.port or (465 if security == "tls" else 587 if starttls else 25)
+            raise ValueError(SMTP_URL_SHAPE)
+        if starttls not in STARTTLS_WORDS or query:
+            raise ValueError(f"{SMTP_URL_SHAPE}; the only option after '?' is starttls=true or starttls=false")
+        security: Security = "tls" if parts.scheme == "smtps" else "starttls" if STARTTLS_WORDS[starttls] else "none"
+        port = port or (465 if security == "tls" else 587 if security == "starttls" else 25)
         user = unquote(parts.username) if parts.username else None
         password = unquote(parts.password) if parts.password else None
         return cls(parts.hostname, port, security, user, password)

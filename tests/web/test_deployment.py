@@ -1,9 +1,12 @@
-"""Settings for running behind a reverse proxy: whose address to believe, and cookies over HTTPS only."""
+"""Deployment settings: whose address to believe behind a proxy, cookies over HTTPS only, and malformed values refused at start."""
 
 from __future__ import annotations
 
+import os
 import re
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from grader.config import settings
 from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
 
 FORWARDED = "X-Forwarded-For"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def failed_logins(app: Flask, address: str, count: int) -> list[int]:
@@ -91,11 +95,35 @@ def test_rate_limits_outlive_a_redis_outage(tmp_path: Path) -> None:
     ("GRADER_TRUSTED_PROXIES", "one", "GRADER_TRUSTED_PROXIES must be a whole number from 0 to 10, not 'one'"),
     ("GRADER_MAX_UPLOAD_BYTES", "1MB", "GRADER_MAX_UPLOAD_BYTES must be a whole number from 65536 to 1073741824"),
     ("GRADER_MAX_UPLOAD_BYTES", "100", "GRADER_MAX_UPLOAD_BYTES must be a whole number from 65536"),
+    ("GRADER_DATABASE_URL", "garbage", "GRADER_DATABASE_URL is not a database URL"),
+    ("GRADER_RATELIMIT_STORAGE", "bogus://x", "GRADER_RATELIMIT_STORAGE must be memory:// or a redis://"),
+    ("GRADER_BASE_URL", "not-a-url", "GRADER_BASE_URL must look like https://grader.example.org, not 'not-a-url'"),
+    ("GRADER_BASE_URL", "ftp://grader.example.org", "GRADER_BASE_URL must look like https://"),
 ])  # fmt: skip
 def test_a_malformed_setting_stops_the_app_naming_the_variable(tmp_path: Path, name: str, value: str,
                                                                 message: str) -> None:  # fmt: skip
     with pytest.raises(ValueError, match=re.escape(message)):
         settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, name: value})
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("smtp://relay:notaport", "its port is not a number"),
+    ("smtp://relay?starttls=maybe", "the only option after '?' is starttls=true or starttls=false"),
+    ("smtp://relay?tls=true", "the only option after '?'"),
+])  # fmt: skip
+def test_a_malformed_mail_server_is_named_without_echoing_its_password(tmp_path: Path, url: str,
+                                                                       problem: str) -> None:  # fmt: skip
+    env = {"GRADER_SECRET_KEY": "k" * 32, "GRADER_BASE_URL": "https://grader.example.org",
+           "GRADER_SMTP_URL": url.replace("//", "//me:hunter2@")}  # fmt: skip
+    with pytest.raises(ValueError, match="GRADER_SMTP_URL must look like") as refused:
+        settings(tmp_path, env)
+    assert problem in str(refused.value) and "hunter2" not in str(refused.value)
+
+
+def test_a_database_url_with_a_password_is_not_echoed_when_malformed(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="GRADER_DATABASE_URL") as refused:
+        settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, "GRADER_DATABASE_URL": "postgres ql://u:hunter2@db/x"})
+    assert "hunter2" not in str(refused.value)
 
 
 def test_whole_number_and_flag_settings_are_read(tmp_path: Path) -> None:
@@ -104,3 +132,16 @@ def test_whole_number_and_flag_settings_are_read(tmp_path: Path) -> None:
     assert (read["RATELIMIT_ENABLED"], read["TRUSTED_PROXIES"], read["MAX_CONTENT_LENGTH"]) == (False, 2, 2097152)
     defaults = settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32})
     assert (defaults["RATELIMIT_ENABLED"], defaults["TRUSTED_PROXIES"], defaults["MAX_CONTENT_LENGTH"]) == (True, 0, 2**20)
+
+
+@pytest.mark.parametrize(("name", "value", "read"), [
+    ("GRADER_WORKERS", "abc", "GRADER_WORKERS must be a whole number from 1 to 256, not 'abc'"),
+    ("GRADER_WORKER_TIMEOUT", "0", "GRADER_WORKER_TIMEOUT must be a whole number from 1 to 3600, not '0'"),
+    ("GRADER_WORKERS", "3", "workers                            = 3"),
+])  # fmt: skip
+def test_gunicorn_reads_its_settings_the_same_way(name: str, value: str, read: str) -> None:
+    env = {**os.environ, name: value}
+    shown = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "--print-config", "wsgi:app"],
+                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert read in shown.stdout + shown.stderr
+    assert (shown.returncode == 0) == read.startswith("workers")

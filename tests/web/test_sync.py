@@ -66,3 +66,11 @@ def test_a_new_file_that_fails_the_self_check_is_not_stored(app: Flask, tmp_path
     result = sync(app, {"loose.yaml": TOO_LOOSE.replace("id: block-gelu", "id: loose-gelu")}, tmp_path / "exercises")
     assert result.exit_code == 1 and "loose.yaml: (self-check): fails the self-check" in result.output
     assert exercise_row(app, "loose-gelu") is None
+
+
+def test_a_missing_exercises_folder_is_an_error_not_an_empty_sync(app: Flask, tmp_path: Path) -> None:
+    app.config["EXERCISES_DIR"] = tmp_path / "exercsies"  # mistyped
+    result = app.test_cli_runner().invoke(args=["exercises", "sync"])
+    assert result.exit_code == 1, result.output
+    assert f"error: {tmp_path / 'exercsies'}: (file): no such file or directory" in result.output
+    assert exercise_row(app, "block-gelu") == (1, 1)  # what was stored stays

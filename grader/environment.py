@@ -1,0 +1,35 @@
+"""Whole-number and on/off settings from the environment: a malformed one stops the process at start, named.
+
+Standard library only, so the gunicorn settings, the Celery worker and the sandbox pool read their
+variables the same way the app's configuration (grader.config) does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+
+def flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """An on/off setting; anything but true/false is refused, naming the variable."""
+    value = env.get(name)
+    if not value:
+        return default
+    if value.lower() not in ("true", "false"):
+        raise ValueError(f"{name} must be true or false, not {value!r}")
+    return value.lower() == "true"
+
+
+def whole_number(env: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    """A whole-number setting within [low, high]; anything else is refused, naming the variable."""
+    raw = env.get(name)
+    if not raw:
+        return default
+    value = int(raw) if raw.strip().lstrip("-").isdigit() else None
+    if value is None or not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
+    return value
+
+
+def bind_address(env: Mapping[str, str]) -> str:
+    """host:port gunicorn listens on (GRADER_BIND), which `make run` serves and local links point at."""
+    return env.get("GRADER_BIND") or "127.0.0.1:8000"
