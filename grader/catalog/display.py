@@ -1,8 +1,9 @@
-"""Write parameter and reference values into prompts and worked solutions."""
+"""Write parameter and reference values into prompts and worked solutions, in each language's notation."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Mapping
 
@@ -11,21 +12,49 @@ import numpy as np
 from grader.catalog.spec import PLACEHOLDER
 
 MINUS = "\u2212"
+# Inline and display math, as the Markdown renderer (markdown-it's dollarmath) delimits it.
+MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*?\$", re.S)
 
 
-def _number(value: float, decimals: int) -> str:
+@dataclass(frozen=True)
+class Notation:
+    """How a language writes numbers: its decimal mark, its thousands separator, and what parts a matrix row's entries."""
+
+    decimal: str
+    thousands: str
+    entries: str
+
+    def in_math(self) -> Notation:
+        """The same notation as LaTeX: a bare ',' would be spaced as punctuation, a bare space dropped."""
+        return replace(self, decimal="{,}" if self.decimal == "," else self.decimal, thousands=r"\,")
+
+
+ENGLISH = Notation(".", ",", ", ")
+# Portuguese and Russian write 0,911; a comma between a row's entries would then be ambiguous, so
+# entries are parted by spaces (which the parsers accept), and thousands by a narrow no-break space.
+DECIMAL_COMMA = Notation(",", "\u202f", " ")
+NOTATIONS = {"pt": DECIMAL_COMMA, "ru": DECIMAL_COMMA}
+
+
+def notation(locale: str) -> Notation:
+    """The notation learners reading `locale` expect (English for any language not listed)."""
+    return NOTATIONS.get(locale, ENGLISH)
+
+
+def _number(value: float, decimals: int, style: Notation) -> str:
     text = f"{value:.{decimals}f}"
     if re.fullmatch(r"-0\.?0*", text):
         text = text[1:]  # no "negative zero" after rounding
-    return text.replace("-", MINUS)
+    return text.replace("-", MINUS).replace(".", style.decimal)
 
 
-def _integer(value: int) -> str:
-    return f"{value:,}" if abs(value) >= 100_000 else str(value)
+def _integer(value: int, style: Notation) -> str:
+    text = f"{abs(value):,}".replace(",", style.thousands) if abs(value) >= 100_000 else str(abs(value))
+    return MINUS + text if value < 0 else text
 
 
-def show(value: Any, decimals: int = 3) -> str:
-    """A value as the learner reads it: 0.911, [−1.239; 0.911], (2, 5, 4), {1, 3}, 2/3."""
+def show(value: Any, decimals: int = 3, style: Notation = ENGLISH) -> str:
+    """A value as the learner reads it: 0.911, [−1.239; 0.911], (2, 5, 4), {1, 3}, 2/3 (0,911 with a decimal comma)."""
     if isinstance(value, Fraction):
         return f"{value.numerator}/{value.denominator}"
     if isinstance(value, (frozenset, set)):
@@ -35,15 +64,25 @@ def show(value: Any, decimals: int = 3) -> str:
     if isinstance(value, (bool, np.bool_)):
         return str(value)
     if isinstance(value, (int, np.integer)):
-        return _integer(int(value))
+        return _integer(int(value), style)
     array = np.asarray(value, dtype=float)
     if array.ndim == 0:
-        return _number(float(array), decimals)
+        return _number(float(array), decimals, style)
     if array.ndim == 1:
-        return "[" + "; ".join(_number(v, decimals) for v in array) + "]"
-    return "[" + "; ".join(", ".join(_number(v, decimals) for v in row) for row in array) + "]"
+        return "[" + "; ".join(_number(v, decimals, style) for v in array) + "]"
+    rows = (style.entries.join(_number(v, decimals, style) for v in row) for row in array)
+    return "[" + "; ".join(rows) + "]"
 
 
-def fill(template: str, values: Mapping[str, str]) -> str:
-    """Replace each {{name}} with its shown value."""
-    return PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
+def fill(template: str, shown: Mapping[str, str], in_math: Mapping[str, str] | None = None) -> str:
+    """Replace each {{name}} with its shown value; inside $…$ math with its `in_math` form, when given."""
+    math = shown if in_math is None else in_math
+    pieces, start = [], 0
+    for span in MATH_SPAN.finditer(template):
+        pieces += [_put(template[start : span.start()], shown), _put(span.group(), math)]
+        start = span.end()
+    return "".join([*pieces, _put(template[start:], shown)])
+
+
+def _put(text: str, values: Mapping[str, str]) -> str:
+    return PLACEHOLDER.sub(lambda m: values[m.group(1)], text)

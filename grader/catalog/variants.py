@@ -17,7 +17,7 @@ import numpy as np
 from grader.answers.kinds import KINDS
 from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
-from grader.catalog.display import fill, show
+from grader.catalog.display import ENGLISH, Notation, fill, notation, show
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.scenarios import SCENARIOS, Scenario
 from grader.catalog.spec import ExerciseSpec, ParamSpec, PartSpec
@@ -158,14 +158,27 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     if problems:
         return problems[0]
     quantities = builder.routes(None)[0]
-    shown = {name: show(value) for name, value in quantities.items()}
-    shown.update({name: show(params[name], p.random.decimals) for name, p in spec.params.items()})
+    english = _shown(spec, params, quantities, ENGLISH)
     return Variant(
         exercise_id=spec.id, seed=seed, params=params, quantities=quantities,
         parts=tuple(parts),  # type: ignore[arg-type]
-        prompt=fill(spec.prompt, shown), solution=tuple(fill(s, shown) for s in spec.solution),
-        translated={locale: _filled(spec, locale, shown) for locale in spec.translations},
+        prompt=fill(spec.prompt, *english), solution=tuple(fill(s, *english) for s in spec.solution),
+        translated={locale: _filled(spec, locale, _shown(spec, params, quantities, notation(locale)))
+                    for locale in spec.translations},
     )  # fmt: skip
+
+
+Shown = tuple[dict[str, str], dict[str, str]]
+
+
+def _shown(spec: ExerciseSpec, params: Mapping[str, Any], quantities: Mapping[str, Any], style: Notation) -> Shown:
+    """Every quantity and parameter as written in text, and as written inside math, in one notation."""
+    forms: list[dict[str, str]] = []
+    for form in (style, style.in_math()):
+        shown = {name: show(value, style=form) for name, value in quantities.items()}
+        shown.update({name: show(params[name], p.random.decimals, form) for name, p in spec.params.items()})
+        forms.append(shown)
+    return forms[0], forms[1]
 
 
 def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
@@ -173,10 +186,10 @@ def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
     return {locale: spec.label_in(part_id, locale) for locale in spec.translations}
 
 
-def _filled(spec: ExerciseSpec, locale: str, shown: Mapping[str, str]) -> tuple[str, tuple[str, ...]]:
+def _filled(spec: ExerciseSpec, locale: str, shown: Shown) -> tuple[str, tuple[str, ...]]:
     """The prompt and solution of one translation with this variant's numbers in."""
     steps = spec.translations[locale].solution
-    return fill(spec.prompt_in(locale), shown), tuple(fill(s, shown) for s in (steps or spec.solution))
+    return fill(spec.prompt_in(locale), *shown), tuple(fill(s, *shown) for s in (steps or spec.solution))
 
 
 def _rng(spec: ExerciseSpec, seed: int, draw: int) -> np.random.Generator:

@@ -417,7 +417,7 @@ def test_the_preview_shows_each_translation_with_the_variants_numbers(instructor
     assert "As learners reading Português see it" in html and "{{a}}" not in html
     shown_a = html.split("Add the correction", 1)[1].split("to the row", 1)[0]  # the variant's a, in English
     numbers = shown_a[shown_a.rindex("</math>") + len("</math>"):].strip()
-    assert f"Some a correção {numbers} à linha" in html and "Some entrada por entrada." in html
+    assert f"Some a correção {numbers.replace('.', ',')} à linha" in html and "Some entrada por entrada." in html
 
 
 def field_area(html: str, name: str) -> str:
