@@ -259,6 +259,9 @@ def parse_shape(text: str) -> tuple[int, ...]:
         raise AnswerFormatError(say("unexpected '%(char)s' inside the shape", char=bracket))
     if not inner and wrapped:
         return ()
+    if not re.search(r"[0-9]", inner):  # 'xyz' would otherwise split on its x and report an empty dimension
+        raise AnswerFormatError(say("could not read '%(text)s' as a shape: write the size of each dimension, "
+                                    "e.g. (2, 5, 4)", text=text.strip()))  # fmt: skip
     if inner.endswith(",") and len(inner) > 1:
         inner = inner[:-1].rstrip()  # Python writes a one-dimensional shape as '(5,)'
     sizes = []
@@ -285,11 +288,13 @@ def parse_index_set(text: str) -> frozenset[int]:
         return frozenset()
     seen: set[int] = set()
     for i, piece in enumerate(re.split(r"\s*[,;]\s*|\s+", inner), 1):
+        # "item", not "entry": a question about sets of inputs calls the inputs entries.
+        item = say("item %(i)d", i=i)
         if not piece:
-            raise AnswerFormatError(say("%(where)s is empty", where=entry(i)))
-        index = _whole(piece, entry(i))
+            raise AnswerFormatError(say("%(where)s is empty", where=item))
+        index = _whole(piece, item)
         if index < 0:
-            raise AnswerFormatError(say("%(where)s: indices start at 0, got %(index)d", where=entry(i), index=index))
+            raise AnswerFormatError(say("%(where)s: indices start at 0, got %(index)d", where=item, index=index))
         if index in seen:
             raise AnswerFormatError(say("index %(index)d appears twice", index=index))
         seen.add(index)

@@ -160,6 +160,8 @@ REJECTED_SHAPES = {
     "letters": ("(a, 3)", "dimension 1: could not read 'a' as a number"),
     "empty_dimension": ("2,,3", "dimension 2 is empty"),
     "dangling_x": ("2x", "dimension 2 is empty"),
+    "no_digits": ("xyz", "could not read 'xyz' as a shape: write the size of each dimension, e.g. (2, 5, 4)"),
+    "no_digits_wrapped": ("(abc?)", "could not read '(abc?)' as a shape"),
     "empty_input": ("", "enter a shape"),
     "nested": ("((2, 3))", "unexpected '(' inside the shape"),
 }
@@ -194,11 +196,11 @@ def test_index_set_syntax_is_accepted(text: str, indices: set[int]) -> None:
 
 REJECTED_INDEX_SETS = {
     "duplicate": ("{1, 3, 3}", "index 3 appears twice"),
-    "negative": ("{-1}", "entry 1: indices start at 0, got -1"),
-    "not_whole": ("{1.5}", "entry 1: '1.5' is not a whole number"),
-    "letters": ("{1, a}", "entry 2: could not read 'a' as a number"),
-    "trailing_comma": ("{1,}", "entry 2 is empty"),
-    "set_of_empty_set": ("{∅}", "entry 1: could not read '∅'"),
+    "negative": ("{-1}", "item 1: indices start at 0, got -1"),
+    "not_whole": ("{1.5}", "item 1: '1.5' is not a whole number"),
+    "letters": ("{1, a}", "item 2: could not read 'a' as a number"),
+    "trailing_comma": ("{1,}", "item 2 is empty"),
+    "set_of_empty_set": ("{∅}", "item 1: could not read '∅'"),
     "empty_input": ("", "enter the indices"),
 }
 
