@@ -83,3 +83,12 @@ def test_the_editors_problems_are_in_the_pages_language(instructor: FlaskClient)
     assert escape(f"position: {tr('pt', 'Input should be a valid integer')}") in html  # pydantic's own
     assert escape(f"params.x.random: {tr('pt', 'low must not exceed high')}") in html  # a validator's
     assert "Input should be" not in html and "must not exceed" not in html
+
+
+def test_times_a_learner_reads_are_labelled_utc_and_carry_the_moment_for_their_own_zone(learner: FlaskClient) -> None:
+    assert post_answers(learner, "block-residual", {"h": "[1.000; 2.000; 3.000; 4.000]"}).status_code == 303
+    moment = re.compile(r'<time class="local-time" datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">[^<]+ UTC</time>')
+    history = learner.get("/exercises/block-residual").get_data(as_text=True).split("<table", 1)[1]
+    assert moment.search(history)
+    profile = learner.get("/profile").get_data(as_text=True)
+    assert len(moment.findall(profile)) >= 2  # this browser's sign-in: when it signed in, when last active
