@@ -178,3 +178,13 @@ def test_answer_without_csrf_token_is_refused(app: Flask, learner: FlaskClient) 
     assert response.status_code == 400
     assert "form has expired" in response.get_data(as_text=True)
     assert count(app, Attempt) == 0
+
+
+def test_a_partly_right_vector_says_how_much_credit_it_earned(app: Flask, learner: FlaskClient) -> None:
+    learner.get("/exercises/block-residual")
+    right = list(expected(app, "block-residual")["h"])  # type: ignore[call-overload]
+    for answer, credit in (([right[0], right[1], right[2] + 1, right[3] + 1], True), ([v + 1 for v in right], False)):
+        checked = post_answers(learner, "block-residual", {"h": fmt(answer)})
+        html = learner.get(checked.headers["Location"]).get_data(as_text=True)
+        assert "Incorrect: entries" in html
+        assert ('<span class="credit">Partial credit: 50\u00a0%.</span>' in html) == credit
