@@ -48,6 +48,11 @@ class MathError(ValueError):
 _UPRIGHT_WORD = re.compile(r"\\mathrm\{([A-Za-z]{2,})\}")
 
 
+# A decimal comma written {,} (TeX's way to keep a comma unspaced) comes out as a separate operator,
+# which MathML spaces like punctuation ("0, 798"); it is one number.
+_DECIMAL_COMMA = re.compile(r"<mn>([0-9]+)</mn><mrow><mo>&#x0002C;</mo></mrow><mn>([0-9]+)</mn>")
+
+
 def _to_mathml(latex: str, display: bool) -> str:
     # latex2mathml has no `aligned`; `align*` renders the same rows without a stray "&".
     rewritten = _UPRIGHT_WORD.sub(r"\\operatorname{\1}", latex.replace("{aligned}", "{align*}"))
@@ -57,6 +62,7 @@ def _to_mathml(latex: str, display: bool) -> str:
         raise MathError(f"cannot render ${latex}$: {error}") from None
     if _UNCONVERTED.search(html):
         raise MathError(f"cannot render ${latex}$: unknown command or misplaced '&'")
+    html = _DECIMAL_COMMA.sub(r"<mn>\1,\2</mn>", html)
     # The source as the formula's text alternative, for readers and browsers without MathML.
     return html.replace("<math ", f'<math alttext="{escape(latex, quote=True)}" ', 1)
 

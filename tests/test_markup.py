@@ -29,3 +29,8 @@ def test_each_formula_carries_its_source_as_a_text_alternative_escaped() -> None
     html = render_markdown(r'$\mathrm{var}(h) < 1$ and $$\text{"q"} \cdot k$$')
     assert r'<math alttext="\mathrm{var}(h) &lt; 1"' in html
     assert r'<math alttext="\text{&quot;q&quot;} \cdot k"' in html and 'display="block"' in html
+
+
+def test_a_decimal_comma_in_math_is_one_number_and_a_list_comma_stays_punctuation() -> None:
+    html = render_markdown(r"$\sqrt{2/\pi} \approx 0{,}798$ and $f(1, 2)$")
+    assert "<mn>0,798</mn>" in html and "<mo>,</mo><mn>2</mn>" in html
