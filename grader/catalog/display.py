@@ -66,6 +66,8 @@ def show(value: Any, decimals: int = 3, style: Notation = ENGLISH) -> str:
     if isinstance(value, (int, np.integer)):
         return _integer(int(value), style)
     array = np.asarray(value, dtype=float)
+    if np.all(array == np.round(array)):
+        decimals = 0  # whole numbers read as 4 and −12, not 4.000 (which a decimal-comma reader takes for 4000)
     if array.ndim == 0:
         return _number(float(array), decimals, style)
     if array.ndim == 1:

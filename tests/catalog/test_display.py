@@ -58,3 +58,9 @@ def test_a_large_count_in_a_translated_solution_is_grouped_by_spaces(catalog: Ca
     variant = catalog.variant("modern-params", 0)
     assert "One block: 177,217,536;" in "".join(variant.solution)
     assert "177\u202f217\u202f536" in "".join(variant.solution_in("pt")) and "177,217,536" not in str(variant.translated)
+
+
+def test_whole_numbers_are_written_without_decimals() -> None:
+    assert show(np.array([-2.0, 4.0, 1.0])) == "[−2; 4; 1]" and show(np.array([-0.0004, 3.0])) == "[0.000; 3.000]"
+    assert show(np.array([[1.0, -0.0], [2.0, 7.0]]), style=DECIMAL_COMMA) == "[1 0; 2 7]"
+    assert show(np.array([2.0, 0.5])) == "[2.000; 0.500]"  # one fractional entry keeps every entry's decimals
