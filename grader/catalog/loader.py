@@ -16,7 +16,7 @@ from yaml.nodes import MappingNode, Node, SequenceNode
 
 from grader.catalog.problems import problem_text
 from grader.catalog.spec import ExerciseSpec
-from grader.texts import Text
+from grader.texts import Text, say
 
 EXERCISE_SUFFIXES = (".yaml", ".yml")
 MAX_EXERCISE_BYTES = 256 * 1024
@@ -120,6 +120,14 @@ class SpecError:
         return f"{self.file}: {self.field}: {self.message}"
 
 
+def size_error(name: str, size: int) -> SpecError | None:
+    """The error for an exercise source of `size` bytes when that is over the limit, else None."""
+    if size <= MAX_EXERCISE_BYTES:
+        return None
+    text = say("larger than %(size)d bytes", size=MAX_EXERCISE_BYTES)
+    return SpecError(name, "(file)", str(text), text)
+
+
 def parse_yaml(text: str) -> Any:
     """Parse YAML text with the float-friendly safe loader; raises yaml.YAMLError for any text it cannot read."""
     try:
@@ -148,12 +156,21 @@ def spec_error(source: str, error: Mapping[str, Any]) -> SpecError:
     return SpecError(source, _field_name(error["loc"]), error["msg"], problem_text(error))
 
 
-def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[SpecError]]:
-    """Validate one exercise's YAML text; returns the spec or the errors."""
+def read_source(text: str, source: str) -> tuple[Any, list[SpecError]]:
+    """An exercise source's YAML data, or why it cannot be read (too large for a file, or not YAML)."""
+    if too_large := size_error(source, len(text.encode("utf-8"))):  # a file, an import, or what the editor built
+        return None, [too_large]
     try:
-        data = parse_yaml(text)
+        return parse_yaml(text), []
     except yaml.YAMLError as error:
         return None, [SpecError(source, "(yaml)", str(error).replace("\n", " "))]
+
+
+def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[SpecError]]:
+    """Validate one exercise's YAML text; returns the spec or the errors."""
+    data, unread = read_source(text, source)
+    if unread:
+        return None, unread
     if not isinstance(data, dict):
         return None, [SpecError(source, "(file)", "an exercise file must be a mapping")]
     try:
@@ -178,8 +195,8 @@ def read_sources(root: Path) -> tuple[list[tuple[str, str]], list[SpecError]]:
     if not root.exists():  # a mistyped GRADER_EXERCISES_DIR must not read as "nothing to load"
         errors.append(SpecError(str(root), "(file)", "no such file or directory"))
     for path in exercise_files(root):
-        if path.stat().st_size > MAX_EXERCISE_BYTES:
-            errors.append(SpecError(str(path), "(file)", f"larger than {MAX_EXERCISE_BYTES} bytes"))
+        if too_large := size_error(str(path), path.stat().st_size):
+            errors.append(too_large)
             continue
         try:
             sources.append((str(path), path.read_text(encoding="utf-8")))

@@ -28,6 +28,8 @@ TEMPLATES: dict[str, tuple[str, tuple[str, ...]]] = {
     "less_than": (N_("Input should be less than %(lt)s"), ("lt",)),
     "less_than_equal": (N_("Input should be less than or equal to %(le)s"), ("le",)),
     "string_pattern_mismatch": (N_("String should match pattern '%(pattern)s'"), ("pattern",)),
+    "string_too_short": (N_("String should have at least %(min_length)s characters"), ("min_length",)),
+    "string_too_long": (N_("String should have at most %(max_length)s characters"), ("max_length",)),
     "list_type": (N_("Input should be a valid list"), ()),
     "dict_type": (N_("Input should be a valid dictionary"), ()),
 }

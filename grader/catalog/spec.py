@@ -20,6 +20,18 @@ from grader.markup import math_problems
 from grader.texts import Refusal
 
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def _one_line(text: str) -> str:
+    if CONTROL.search(text):
+        raise Refusal("a title is one line of text, without tabs or control characters")
+    return text
+
+
+# An exercise's id, lesson and title are also database columns of these widths.
+Slug = Annotated[str, Field(pattern=SLUG, max_length=80)]
+Title = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_one_line)]
 PART_ID = r"^[a-z][a-z0-9_]*$"
 PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 Number = Union[int, float]
@@ -164,9 +176,9 @@ class ParamSpec(Strict):
 class ExerciseSpec(Localised, AttemptPolicy):
     """A numeric exercise: prompt, parameters, parts and worked solution."""
 
-    id: Annotated[str, Field(pattern=SLUG)]
-    title: str = Field(min_length=1)
-    lesson: Annotated[str, Field(pattern=SLUG)]
+    id: Slug
+    title: Title
+    lesson: Slug
     position: int = Field(default=100, ge=0, le=MAX_POSITION)  # order within the lesson
     kind: Literal["numeric"] = "numeric"
     model: str

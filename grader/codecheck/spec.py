@@ -6,13 +6,12 @@ import ast
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from grader.catalog.loader import (SpecError, collect, is_code_source, parse_yaml, read_sources, spec_error,
-                                   spec_from_text)
+from grader.catalog.loader import (SpecError, collect, is_code_source, read_source, read_sources,
+                                   spec_error, spec_from_text)
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import MAX_POSITION, SLUG, ExerciseSpec
+from grader.catalog.spec import MAX_POSITION, ExerciseSpec, Slug, Title
 from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
@@ -40,9 +39,9 @@ class CodeToleranceSpec(Strict):
 class CodeExerciseSpec(Localised, AttemptPolicy):
     """A code exercise: the learner writes one function, graded on generated cases."""
 
-    id: Annotated[str, Field(pattern=SLUG)]
-    title: str = Field(min_length=1)
-    lesson: Annotated[str, Field(pattern=SLUG)]
+    id: Slug
+    title: Title
+    lesson: Slug
     position: int = Field(default=100, ge=0, le=MAX_POSITION)
     kind: Literal["code"]
     task: str
@@ -135,11 +134,8 @@ def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None
 
 def code_spec_from_text(text: str, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
     """Validate one code exercise's YAML text; returns the spec or the errors."""
-    try:
-        data = parse_yaml(text)
-    except yaml.YAMLError as error:
-        return None, [SpecError(source, "(yaml)", str(error).replace("\n", " "))]
-    return code_spec_from_data(data, source)
+    data, unread = read_source(text, source)
+    return (None, unread) if unread else code_spec_from_data(data, source)
 
 
 def load_code_specs(root: Path) -> tuple[list[CodeExerciseSpec], list[SpecError]]:

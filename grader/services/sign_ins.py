@@ -38,6 +38,11 @@ def _idle_since(idle_days: int) -> datetime:
     return utcnow() - timedelta(days=idle_days)
 
 
+def _printable(agent: str) -> str:
+    # A User-Agent is the client's to write: control characters (a NUL, which PostgreSQL refuses) go.
+    return "".join(c for c in agent if c.isprintable())
+
+
 def start(user: User, agent: str, idle_days: int, replacing: str | None = None) -> None:
     """Begin a sign-in for the user and mark the object with it (Flask-Login stores it via get_id); commits.
 
@@ -49,7 +54,7 @@ def start(user: User, agent: str, idle_days: int, replacing: str | None = None) 
     if replacing is not None:
         ended = ended | (SignIn.secret_hash == _digest(replacing))
     db.session.execute(sa.delete(SignIn).where(ended))
-    db.session.add(SignIn(user_id=user.id, secret_hash=_digest(secret), agent=agent[:MAX_AGENT]))
+    db.session.add(SignIn(user_id=user.id, secret_hash=_digest(secret), agent=_printable(agent)[:MAX_AGENT]))
     db.session.commit()
     sa.inspect(user).info[SIGN_IN_KEY] = secret
 

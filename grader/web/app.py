@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, abort, current_app, g, request
 from flask_babel import lazy_gettext
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -71,8 +71,19 @@ def _note_sign_in_seen(response: Response) -> Response:
     return response
 
 
+def _refuse_nul() -> None:
+    """A NUL in the path is a 404 and in the query a 400: no page or parameter has one, and PostgreSQL
+    would refuse it when the value reaches a query."""
+    if "\x00" in request.path:
+        abort(404)
+    if any("\x00" in key or "\x00" in value for key, value in request.args.items(multi=True)):
+        abort(400)
+
+
 class _RowId(IntegerConverter):
     """<int:...> in routes, bounded by what an integer column holds: a larger id is a 404, not a database error."""
+
+    regex = r"[0-9]+"  # ASCII digits: \d would take '１' for 1
 
     def __init__(self, url_map: Map, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("max", ROW_ID_MAX)
@@ -97,6 +108,7 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     login_manager.login_view = "auth.login"
     login_manager.login_message = lazy_gettext("Please log in to continue.")
     init_i18n(app)
+    app.before_request(_refuse_nul)
     _register(app)
     app.after_request(_headers)
     app.after_request(_note_sign_in_seen)

@@ -31,12 +31,15 @@ def _failed(response: Response) -> bool:
     return response.status_code >= 400  # success redirects
 
 
+MAX_NEXT = 2000  # a longer "next" is no page of this site; it would come back as a huge Location
+
+
 def _safe_next(target: str | None) -> str:
     # Only same-site paths: never redirect to another host after login. Browsers drop tabs and
     # newlines inside a URL ("/\t/evil.example" becomes "//evil.example"), so a target with any
     # control character or space is refused outright, as is anything naming a scheme or a host.
-    if (target and target.isprintable() and " " not in target and target.startswith("/")
-            and not target.startswith("//") and "\\" not in target):  # fmt: skip
+    if (target and len(target) <= MAX_NEXT and target.isprintable() and " " not in target
+            and target.startswith("/") and not target.startswith("//") and "\\" not in target):  # fmt: skip
         parts = urlsplit(target)
         if not parts.scheme and not parts.netloc:
             return target
@@ -63,7 +66,7 @@ def login() -> ResponseReturnValue:
     form = LoginForm()
     if form.is_submitted():
         if not form.validate():
-            if form.csrf_token.errors:
+            if form.csrf_refused:
                 return error_response(400, CSRF_MESSAGE)
         elif user := accounts.authenticate(form.email.data or "", form.password.data or ""):
             sign_in(user)
@@ -84,7 +87,7 @@ def register() -> ResponseReturnValue:
     form = RegisterForm()
     if form.is_submitted():
         if not form.validate():
-            if form.csrf_token.errors:
+            if form.csrf_refused:
                 return error_response(400, CSRF_MESSAGE)
         else:
             try:

@@ -78,7 +78,8 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
     except SourceRejected as error:
         return page(exercise_id, translated(error.text), 422, request.form.get("source"))
     except submissions.AttemptsUsed:
-        return page(exercise_id, gettext("You have used all your attempts for this exercise."), 409)
+        return page(exercise_id, gettext("You have used all your attempts for this exercise."), 409,
+                    request.form.get("source"))  # fmt: skip
     if made.submission.status == "pending":
         if submissions.dispatch(current_app._get_current_object(), made.submission.id):  # type: ignore[attr-defined]
             submissions.wait_until_graded(made.submission.id)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask import request
+from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
@@ -32,20 +35,40 @@ NEW_PASSWORD = [
 NEW_PASSWORD_HINT = _l("At least %(count)d characters.", count=MIN_PASSWORD)
 
 
-class LoginForm(FlaskForm):
+class PageForm(FlaskForm):
+    """A form of the site's pages: CSRF-protected, and no NUL character in any text (no one types one,
+    and PostgreSQL cannot store one)."""
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        """The fields' own validators, then a problem at every text field holding a NUL."""
+        valid = super().validate(extra_validators)
+        for field in self:
+            if isinstance(field.data, str) and "\x00" in field.data:
+                field.errors = [*field.errors, gettext("This field cannot contain a NUL character.")]
+                valid = False
+        return valid
+
+    @property
+    def csrf_refused(self) -> bool:
+        """True when the form was sent without a valid CSRF token (never, where CSRF is switched off)."""
+        token = getattr(self, "csrf_token", None)
+        return bool(token is not None and token.errors)
+
+
+class LoginForm(PageForm):
     """Email and password."""
 
     email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
     password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
-class ForgotForm(FlaskForm):
+class ForgotForm(PageForm):
     """The email of an account whose password is forgotten."""
 
     email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
 
 
-class RegisterForm(FlaskForm):
+class RegisterForm(PageForm):
     """A new learner account."""
 
     email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
@@ -53,35 +76,35 @@ class RegisterForm(FlaskForm):
     confirm = PasswordField(_l("Repeat password"), validators=[EqualTo("password", _l("The passwords differ."))])
 
 
-class TokenForm(FlaskForm):
+class TokenForm(PageForm):
     """Name for a new API token."""
 
     name = StringField(_l("Token name"), validators=[DataRequired(), Length(max=80)])
 
 
-class IdForm(FlaskForm):
+class IdForm(PageForm):
     """A button that acts on one row (revoke a token, log out)."""
 
     id = HiddenField()
 
 
-class AnswerForm(FlaskForm):
+class AnswerForm(PageForm):
     """CSRF only: the part fields are dynamic and read from the request by name."""
 
 
-class ExerciseSourceForm(FlaskForm):
+class ExerciseSourceForm(PageForm):
     """An exercise as YAML source (create, edit, import)."""
 
     source = TextAreaField(_l("Exercise (YAML)"), validators=[DataRequired(), Length(max=256 * 1024)])
 
 
-class ImportForm(FlaskForm):
+class ImportForm(PageForm):
     """Upload one exercise file."""
 
     upload = FileField(_l("Exercise file (.yaml)"))
 
 
-class NewPasswordForm(FlaskForm):
+class NewPasswordForm(PageForm):
     """Choose a new password (through a reset link)."""
 
     new = PasswordField(_l("New password"), validators=NEW_PASSWORD, description=NEW_PASSWORD_HINT)
@@ -94,33 +117,33 @@ class PasswordForm(NewPasswordForm):
     current = PasswordField(_l("Current password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
-class CloseAccountForm(FlaskForm):
+class CloseAccountForm(PageForm):
     """Erase one's own account: the password confirms it."""
 
     password = PasswordField(_l("Your password"), validators=[DataRequired(), Length(max=MAX_PASSWORD)])
 
 
-class DueForm(FlaskForm):
+class DueForm(PageForm):
     """One learner's own due date on one exercise."""
 
     due = StringField(_l("Due for this learner (date, time and zone)"), validators=[Length(max=64)])
     whole_lesson = BooleanField(_l("Every exercise of this lesson that has a due date"))
 
 
-class ScoreForm(FlaskForm):
+class ScoreForm(PageForm):
     """An instructor's score for one learner on one exercise, with the reason the learner sees."""
 
     score = StringField(_l("Score (%)"), validators=[Length(max=16)])
     reason = TextAreaField(_l("Reason (the learner sees it)"), validators=[Length(max=500)])
 
 
-class ResetLinkForm(FlaskForm):
+class ResetLinkForm(PageForm):
     """Whose password reset link to make."""
 
     email = StringField(_l("Learner's email"), validators=[DataRequired(), Length(max=254)])
 
 
-class LanguageForm(FlaskForm):
+class LanguageForm(PageForm):
     """The page language, and the page to go back to."""
 
     locale = SelectField(_l("Language"), choices=[SelectChoice(code, name) for code, name in LANGUAGES.items()])

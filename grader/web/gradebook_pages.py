@@ -89,7 +89,7 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
     if work.exercise.due_at is None:
         abort(409, _l("This exercise has no due date to extend."))
     if not form.validate_on_submit():
-        if form.csrf_token.errors:
+        if form.csrf_refused:
             abort(400)
         return _work_page(user_id, work, due_form=form), 422  # too long: said next to the field
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
@@ -122,7 +122,7 @@ def learner_score(user_id: int, exercise_id: str) -> ResponseReturnValue:
     """Set one learner's score on an exercise, with a reason they see, or remove it."""
     work, form = _work_of(user_id, exercise_id), ScoreForm()
     if not form.validate_on_submit():
-        if form.csrf_token.errors:
+        if form.csrf_refused:
             abort(400)
         return _work_page(user_id, work, score_form=form), 422
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)

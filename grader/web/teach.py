@@ -9,7 +9,6 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, lazy_gettext as _l
 from flask_login import current_user
-from flask_wtf import FlaskForm
 from werkzeug.wrappers import Response as BaseResponse
 
 from grader.answers.kinds import KINDS
@@ -24,14 +23,14 @@ from grader.services import authoring, exercise_form, insights
 from grader.services.exercises import all_exercises, current_version, part_labels
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.filters import problem
-from grader.web.forms import ExerciseSourceForm, ImportForm
+from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
 MULTI_FIELDS = ("-mistakes", "-optional")
 
 
-class EditorForm(FlaskForm):
+class EditorForm(PageForm):
     """CSRF only: the structured editor's rows are read from the request by name."""
 
 

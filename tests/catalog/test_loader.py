@@ -63,6 +63,12 @@ def test_unknown_key_is_reported_with_its_field() -> None:
         ("{abs: 0.0005}", "{abs: 0.0005, rel: 0.1}", "parts.0.tolerance", "exactly one of"),
         ("{{x}}", "{{nope}}", "(file)", "placeholder {{nope}}"),
         ("id: block-residual", "id: Block Residual", "id", "String should match pattern"),
+        # The id, lesson and title are database columns too: PostgreSQL refuses longer ones, or a NUL.
+        ("id: block-residual", "id: " + "a" * 81, "id", "at most 80 characters"),
+        ("lesson: gpt2-block", "lesson: " + "l" * 81, "lesson", "at most 80 characters"),
+        ("title: The first residual", "title: " + "T" * 201, "title", "at most 200 characters"),
+        ("title: The first residual", 'title: "The first\\0residual"', "title", "one line of text"),
+        ("title: The first residual", 'title: "The first\\tresidual"', "title", "one line of text"),
     ],
 )
 def test_bad_spec_is_reported_per_field(old: str, new: str, field: str, phrase: str) -> None:

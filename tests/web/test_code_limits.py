@@ -11,6 +11,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from markupsafe import escape
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
@@ -133,6 +134,7 @@ def test_the_page_counts_pending_submissions_as_used(app: Flask, learner: FlaskC
     assert "0 attempts left" in page and '<button class="primary" type="submit" disabled>' in page
     refused = form_post(learner, TANH)
     assert refused.status_code == 409 and "used all your attempts" in refused.get_data(as_text=True)
+    assert str(escape(TANH)) in refused.get_data(as_text=True)  # the code just sent stays in the editor
     assert len(stored(app)) == 2
 
 

@@ -6,6 +6,8 @@ stack trace, and never the "database briefly unavailable" page that would send p
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
@@ -13,7 +15,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import User
 from tests.web.api_support import API, ATTEMPTS, auth
-from tests.web.conftest import csrf_from
+from tests.web.conftest import PASSWORD, build_app, csrf_from, make_user
 
 HUGE = "1" + "0" * 30  # far past what an integer column holds
 
@@ -76,3 +78,59 @@ def test_an_exercise_that_cannot_make_its_numbers_gets_a_clear_page(app: Flask, 
     body = response.get_data(as_text=True)
     assert response.status_code == 500 and "cannot make its numbers right now" in body
     assert "well-posed" not in body
+
+
+NUL_REFUSED = "This field cannot contain a NUL character."
+
+
+def test_a_nul_in_the_path_or_the_query_never_reaches_the_database(learner: FlaskClient, instructor: FlaskClient,
+                                                                    token: str) -> None:  # fmt: skip
+    assert learner.get("/exercises/%00").status_code == 404
+    assert learner.get("/exercises/%00/practice").status_code == 404
+    missing = learner.get(f"{API}/exercises/%00", headers=auth(token))
+    assert missing.status_code == 404 and missing.get_json()["error"] == "not_found"
+    assert learner.post(f"{API}/exercises/%00/attempts", json={"answers": {}}, headers=auth(token)).status_code == 404
+    for query in ("lesson=%00", "exercise=a%00b", "learner=%00", "%00=1"):
+        assert instructor.get(f"/teach/gradebook?{query}").status_code == 400, query
+        assert instructor.get(f"/teach/gradebook.csv?{query}").status_code == 400, query
+
+
+def test_a_nul_in_a_form_field_is_a_problem_at_that_field(app: Flask, client: FlaskClient,
+                                                          learner: FlaskClient) -> None:  # fmt: skip
+    page = client.get("/register").get_data(as_text=True)
+    sent = {"csrf_token": csrf_from(page), "email": "n\x00@b.cd", "password": "a long password",
+            "confirm": "a long password"}  # fmt: skip
+    assert NUL_REFUSED in client.post("/register", data=sent).get_data(as_text=True)
+    page = client.get("/login").get_data(as_text=True)
+    refused = client.post("/login", data={"csrf_token": csrf_from(page), "email": "a\x00@b.cd", "password": "x"})
+    assert refused.status_code == 401 and NUL_REFUSED in refused.get_data(as_text=True)
+    page = learner.get("/profile").get_data(as_text=True)
+    named = learner.post("/profile", data={"csrf_token": csrf_from(page), "name": "laptop\x00"})
+    assert NUL_REFUSED in named.get_data(as_text=True) and "laptop" in named.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(User)) == 1  # ada alone
+
+
+def test_a_user_agent_is_stored_without_its_control_characters(app: Flask, client: FlaskClient) -> None:
+    from grader.models import SignIn
+
+    page = client.get("/login").get_data(as_text=True)
+    make_user(app, "eve@example.com")
+    signed = client.post("/login", data={"csrf_token": csrf_from(page), "email": "eve@example.com",
+                                         "password": PASSWORD}, headers={"User-Agent": "\x00evil\tbrowser"})  # fmt: skip
+    assert signed.status_code == 302
+    with app.app_context():
+        assert db.session.scalars(sa.select(SignIn.agent)).all() == ["evilbrowser"]
+
+
+def test_a_next_page_too_long_to_be_one_of_ours_goes_to_the_dashboard(client: FlaskClient) -> None:
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    sent = client.post("/language", data={"csrf_token": token, "locale": "pt", "next": "/" + "a" * 3000})
+    assert sent.status_code == 303 and sent.headers["Location"] == "/"
+
+
+def test_with_csrf_switched_off_refused_forms_are_pages_not_500s(tmp_path: Path) -> None:
+    app = build_app(tmp_path, WTF_CSRF_ENABLED=False)
+    client = app.test_client()
+    assert client.post("/login", data={"email": "", "password": ""}).status_code == 401
+    assert client.post("/register", data={"email": "x@example.com", "password": "short"}).status_code == 422

@@ -453,3 +453,12 @@ def test_teach_itself_leads_to_the_exercise_list(instructor: FlaskClient, learne
     landed = instructor.get("/teach", follow_redirects=True)
     assert landed.status_code == 200 and landed.request.path == "/teach/exercises"
     assert learner.get("/teach/").status_code == 403
+
+
+def test_the_form_cannot_save_an_exercise_larger_than_a_file_may_be(app: Flask, instructor: FlaskClient) -> None:
+    # Its own export would then be refused on import; the limit is the file's, whatever wrote it.
+    long_prompt = "Add the correction $a =$ {{a}} to the row $x =$ {{x}}. " + "More words. " * 25_000
+    sent = instructor.post("/teach/exercises/new", data=residual_form(instructor, prompt=long_prompt))
+    assert sent.status_code == 422 and "larger than 262144 bytes" in sent.get_data(as_text=True)
+    assert long_prompt[:200] in sent.get_data(as_text=True)  # what was typed is still there
+    assert exercise_row(app, "my-residual") is None
