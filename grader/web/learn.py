@@ -106,6 +106,8 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
         abort(404, NO_SUCH_EXERCISE)
     except attempts.NotOpen as closed:  # _open_code_exercise refused already; the service checks on its own too
         refuse_unopened(closed)
+    except attempts.UnknownParts:  # a new version while the page was open: keep what still has a field
+        return _page(exercise_id, None, typed, "changed", 409)
     if submission.outcome == "invalid":
         return _page(exercise_id, submission.result, typed, "invalid", 422)
     if submission.outcome == "closed":
