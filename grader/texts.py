@@ -28,6 +28,13 @@ def _english(singular: str, plural: str, num: int) -> str:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """A decimal number inside a sentence, written with the reader's decimal mark (±0.0005, ±0,0005)."""
+
+    english: str
+
+
+@dataclass(frozen=True)
 class Text:
     """A sentence: an English template, its values (plain, or Texts themselves), and for a count
     a plural template, picked by the value `num` as each language's plural rules say."""
@@ -36,9 +43,9 @@ class Text:
     values: Mapping[str, Any] = field(default_factory=dict)
     plural: str | None = None
 
-    def render(self, gettext: Gettext = _as_is, ngettext: Ngettext = _english) -> str:
+    def render(self, gettext: Gettext = _as_is, ngettext: Ngettext = _english, decimal: str = ".") -> str:
         """The sentence with its values filled in, through the given translation functions."""
-        values = {k: v.render(gettext, ngettext) if isinstance(v, Text) else v for k, v in self.values.items()}
+        values = {k: _rendered(v, gettext, ngettext, decimal) for k, v in self.values.items()}
         if self.plural is not None:
             chosen = ngettext(self.template, self.plural, int(values["num"]))
         else:  # gettext("") would be the catalogue's header
@@ -50,14 +57,32 @@ class Text:
 
     def to_json(self) -> dict[str, Any]:
         """Plain data for storing; from_json reads it back."""
-        values = {k: v.to_json() if isinstance(v, Text) else v for k, v in self.values.items()}
+        values = {k: _stored(v) for k, v in self.values.items()}
         return {"template": self.template, "values": values, "plural": self.plural}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Text:
         """Rebuild a stored sentence."""
-        values = {k: cls.from_json(v) if isinstance(v, dict) else v for k, v in data.get("values", {}).items()}
+        values = {k: _read(v) for k, v in data.get("values", {}).items()}
         return cls(str(data["template"]), values, data.get("plural"))
+
+
+def _rendered(value: Any, gettext: Gettext, ngettext: Ngettext, decimal: str) -> Any:
+    if isinstance(value, Text):
+        return value.render(gettext, ngettext, decimal)
+    return value.english.replace(".", decimal) if isinstance(value, Figure) else value
+
+
+def _stored(value: Any) -> Any:
+    if isinstance(value, Figure):
+        return {"figure": value.english}
+    return value.to_json() if isinstance(value, Text) else value
+
+
+def _read(value: Any) -> Any:
+    if isinstance(value, dict):
+        return Figure(str(value["figure"])) if "figure" in value else Text.from_json(value)
+    return value
 
 
 def say(template: str, **values: Any) -> Text:

@@ -71,3 +71,11 @@ def test_a_refusal_says_why_in_english_and_keeps_its_sentence() -> None:
     error = Refusal("The file is larger than %(size)d KB.", size=256)
     assert str(error) == "The file is larger than 256 KB."
     assert error.text == say("The file is larger than %(size)d KB.", size=256)
+
+
+def test_a_figure_takes_the_readers_decimal_mark_and_survives_storage() -> None:
+    described = Tolerance(kind="abs", value=0.0005).describe()
+    assert str(described) == "±0.0005" and described.render(decimal=",") == "±0,0005"
+    stored = Text.from_json(json.loads(json.dumps(described.to_json())))
+    assert stored == described and stored.render(decimal=",") == "±0,0005"
+    assert Tolerance(kind="rel", value=0.025).describe().render(decimal=",") == "±2,5 %"

@@ -29,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 
-from grader.texts import Text, say, say_n
+from grader.texts import Figure, Text, say, say_n
 
 ToleranceKind = Literal["abs", "rel", "sigfigs", "exact"]
 
@@ -84,9 +84,9 @@ class Tolerance:
     def describe(self) -> Text:
         """A short human description, e.g. '±0.0005' or '3 significant figures'."""
         if self.kind == "abs":
-            return say("±%(width)s", width=_short(self.value))
+            return say("±%(width)s", width=Figure(_short(self.value)))
         if self.kind == "rel":
-            return say("±%(percent)s %%", percent=_short(self.value * 100))
+            return say("±%(percent)s %%", percent=Figure(_short(self.value * 100)))
         if self.kind == "sigfigs":
             return say_n("%(num)d significant figure", "%(num)d significant figures", int(self.value))
         return say("exact")

@@ -14,6 +14,7 @@ from flask_babel import Babel, get_locale, get_translations
 from jinja2 import pass_context
 from markupsafe import Markup
 
+from grader.catalog.display import notation
 from grader.texts import Text
 
 LANGUAGES = {"en": "English", "pt": "Português", "ru": "Русский"}
@@ -80,4 +81,4 @@ def translated(text: Text | str) -> str:
     translations = get_translations()
     if isinstance(text, str):
         return translations.ugettext(text) if text else ""  # "" would look up the catalogue's header
-    return text.render(translations.ugettext, translations.ungettext)
+    return text.render(translations.ugettext, translations.ungettext, notation(str(get_locale())).decimal)

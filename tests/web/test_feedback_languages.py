@@ -92,3 +92,12 @@ def test_a_signature_that_needs_defaults_says_so_under_the_pages_language_lead(a
     assert escape(tr("ru", "Your function's parameters are not the ones asked for.")) in html
     report = re.search(r'</p>\s*<pre class="detail">([^<]*)</pre>', html)
     assert report is not None and report.group(1).endswith("(extra parameters need defaults)")
+
+
+def test_the_tolerance_in_a_verdict_takes_the_pages_decimal_mark(app: Flask, learner: FlaskClient) -> None:
+    right = expected(app, "block-residual")
+    response = post_answers(learner, "block-residual", {"h": fmt([v + 1 for v in right["h"]])})  # type: ignore[attr-defined]
+    assert "±0.0005" in learner.get(response.headers["Location"]).get_data(as_text=True)
+    choose(learner, "pt", "/")
+    html = learner.get(response.headers["Location"]).get_data(as_text=True)
+    assert "±0,0005" in html and "±0.0005" not in html
