@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from flask import Flask
 from flask_babel import format_datetime, gettext
@@ -10,9 +11,10 @@ from markupsafe import Markup
 
 from grader.answers.results import PartResult
 from grader.answers.syntax import syntax_hint
+from grader.catalog.display import notation, show
 from grader.catalog.loader import SpecError
 from grader.markup import render_markdown
-from grader.web.i18n import translated
+from grader.web.i18n import current_locale, translated
 
 
 def markdown(text: str) -> Markup:
@@ -31,6 +33,11 @@ def utc_time(moment: datetime | None) -> Markup:
         return Markup("")
     iso = moment.isoformat(timespec="seconds")
     return Markup('<time class="local-time" datetime="{}Z">{} UTC</time>').format(iso, when(moment))
+
+
+def shown(value: Any) -> str:
+    """A reference value (an expected answer) written as the page's language writes numbers."""
+    return show(value, style=notation(current_locale()))
 
 
 def percent(score: float | None) -> str:
@@ -73,4 +80,4 @@ def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
     app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
                                  when=when, utc_time=utc_time, percent=percent, browser=browser,
-                                 problem=problem)  # fmt: skip
+                                 problem=problem, shown=shown)  # fmt: skip

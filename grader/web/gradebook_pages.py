@@ -11,7 +11,6 @@ from flask.typing import ResponseReturnValue
 from flask_login import current_user
 from flask_wtf import FlaskForm
 
-from grader.catalog.display import show
 from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import DateProblem, applying_due, due_from_text
 from grader.services import accounts, audit, exports, extensions, gradebook as book, insights, overrides, password_reset
@@ -73,7 +72,7 @@ def _work_page(user_id: int, work: book.LearnerWork, **forms: FlaskForm) -> str:
                                         score="" if set_by_hand is None else f"{100 * set_by_hand:g}")}  # fmt: skip
     return render_template("teach/learner_work.html", work=work, labels=part_labels(work.exercise),
                            lesson=lesson_title(work.exercise.lesson), verdicts=VERDICT_WORDS,
-                           statuses=SUBMISSION_WORDS, user_id=user_id, show=show, **{**defaults, **forms})  # fmt: skip
+                           statuses=SUBMISSION_WORDS, user_id=user_id, **{**defaults, **forms})  # fmt: skip
 
 
 @bp.get("/gradebook/<int:user_id>/<exercise_id>")

@@ -12,7 +12,6 @@ from flask_login import current_user
 from werkzeug.wrappers import Response as BaseResponse
 
 from grader.answers.kinds import KINDS
-from grader.catalog.display import show
 from grader.catalog.lessons import lesson_order, lesson_title
 from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError
 from grader.catalog.scenarios import SCENARIOS
@@ -112,7 +111,7 @@ def _render(editing: str | None, mode: str, values: dict[str, Any], *,
     html = render_template(
         "teach/editor.html", editing=editing, mode=mode, values=values, tabs=tabs, form=EditorForm(),
         source_form=source_form or ExerciseSourceForm(), checked=checked, variant=variant,
-        placed=placed or {}, choices=_choices(str(values.get("model", ""))), rows=exercise_form, show=show,
+        placed=placed or {}, choices=_choices(str(values.get("model", ""))), rows=exercise_form,
         preview_shown=previewing, locales=_translation_locales(values),
     )  # fmt: skip
     return html, status
@@ -257,7 +256,7 @@ def preview() -> tuple[str, int]:
     else:
         draft = exercise_form.draft_from_form(request.form)
         checked, variant = authoring.preview(exercise_form.dump(draft.data), draft.problems)
-    html = render_template("teach/_preview.html", checked=checked, variant=variant, show=show)
+    html = render_template("teach/_preview.html", checked=checked, variant=variant)
     return html, 200 if checked.ok else 422
 
 

@@ -71,7 +71,7 @@ def test_an_instructor_reading_russian_sees_the_verdicts_in_russian(app: Flask, 
 
 def test_the_instructor_sees_the_learners_own_numbers_and_the_answers_they_expect(app: Flask, learner: FlaskClient,
                                                                                   instructor: FlaskClient) -> None:  # fmt: skip
-    from grader.catalog.display import show
+    from grader.catalog.display import DECIMAL_COMMA, show
 
     ada = user_id(app, "ada@example.com")
     assert "Their variant" not in instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
@@ -85,5 +85,10 @@ def test_the_instructor_sees_the_learners_own_numbers_and_the_answers_they_expec
     for part in parts:
         assert f"<code>{show(part.target.exact)}</code>" in card
     assert "Worked solution" in card
+    choose(instructor, "pt", "/teach/gradebook")  # an instructor reading Portuguese gets its notation
+    card = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
+    for part in parts:
+        assert f"<code>{show(part.target.exact, style=DECIMAL_COMMA)}</code>" in card
+    choose(instructor, "en", "/teach/gradebook")
     code = instructor.get(f"/teach/gradebook/{ada}/code-layer-norm").get_data(as_text=True)
     assert "Their variant" not in code  # code exercises draw fresh inputs per submission
