@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from flask import Flask, current_app
 from flask.cli import AppGroup
 
-from grader.environment import bind_address
+from grader.environment import local_url
 from grader.extensions import db
 from grader.models import ROLES, User
 from grader.services import accounts, password_reset, privacy
@@ -58,11 +58,11 @@ def make_token(email: str, name: str) -> None:
 @users.command("reset-link")
 @click.option("--email", required=True)
 @click.option("--base-url", default=None,
-              help="The site's address (default: GRADER_BASE_URL, else http:// and GRADER_BIND, as `make run` serves).")
+              help="The site's address (default: GRADER_BASE_URL, else where GRADER_BIND serves on this host).")
 def reset_link(email: str, base_url: str | None) -> None:
     """Print a one-time password reset link for any user (instructors included)."""
     token = password_reset.reset_token(_user(email), current_app.config["SECRET_KEY"])
-    site = base_url or current_app.config.get("BASE_URL") or f"http://{bind_address(os.environ)}"
+    site = base_url or current_app.config.get("BASE_URL") or local_url(os.environ)
     click.echo(f"{site.rstrip('/')}/reset/{token}")
 
 

@@ -31,7 +31,7 @@ from urllib.parse import urlsplit
 
 from limits.storage import SCHEMES
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from grader.environment import flag, whole_number
 from grader.services.mail import SmtpServer
@@ -55,9 +55,12 @@ def _secret_key(instance: Path, env: Mapping[str, str]) -> str:
 
 
 def broker_url(env: Mapping[str, str] | None = None) -> str | None:
-    """The Celery broker, when grading is queued."""
+    """The Celery broker, when grading is queued; anything but a Redis URL is refused, naming the variable."""
     env = os.environ if env is None else env
-    return env.get("GRADER_BROKER_URL") or None
+    url = env.get("GRADER_BROKER_URL") or None
+    if url is not None and urlsplit(url).scheme not in ("redis", "rediss"):
+        raise ValueError("GRADER_BROKER_URL must be a Redis URL such as redis://localhost:6379/0")
+    return url
 
 
 def engine_options(database_url: str) -> dict[str, Any]:
@@ -84,8 +87,8 @@ def _database_url(env: Mapping[str, str], instance: Path) -> str:
     """The database URL, or SQLite in instance/; a malformed one is refused at start (never echoed: it can hold a password)."""
     url = env.get("GRADER_DATABASE_URL") or f"sqlite:///{instance / 'grader.db'}"
     try:
-        make_url(url)
-    except ArgumentError:
+        make_url(url).get_dialect()  # an unknown database, or a port that is no number, stops here
+    except (ArgumentError, NoSuchModuleError, ValueError):
         raise ValueError("GRADER_DATABASE_URL is not a database URL; it looks like sqlite:///path/grader.db "
                          "or postgresql+psycopg://user:password@host/grader") from None
     return url
@@ -94,8 +97,8 @@ def _database_url(env: Mapping[str, str], instance: Path) -> str:
 def _rate_limit_storage(env: Mapping[str, str]) -> str:
     """The Flask-Limiter storage URI; an unknown scheme is refused at start, naming the variable."""
     uri = env.get("GRADER_RATELIMIT_STORAGE") or "memory://"
-    if urlsplit(uri).scheme not in SCHEMES:
-        raise ValueError(f"GRADER_RATELIMIT_STORAGE must be memory:// or a redis://host:port/db URL, not {uri!r}")
+    if urlsplit(uri).scheme not in SCHEMES:  # the URL itself is not repeated: it can hold a password
+        raise ValueError("GRADER_RATELIMIT_STORAGE must be memory:// or a redis://host:port/db URL")
     return uri
 
 
@@ -104,7 +107,7 @@ def _base_url(env: Mapping[str, str]) -> str | None:
     url = (env.get("GRADER_BASE_URL") or "").rstrip("/")
     parts = urlsplit(url)
     if url and (parts.scheme not in ("http", "https") or not parts.hostname):
-        raise ValueError(f"GRADER_BASE_URL must look like https://grader.example.org, not {url!r}")
+        raise ValueError("GRADER_BASE_URL must look like https://grader.example.org")
     return url or None
 
 

@@ -6,6 +6,7 @@ variables the same way the app's configuration (grader.config) does.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 
@@ -24,7 +25,7 @@ def whole_number(env: Mapping[str, str], name: str, default: int, low: int, high
     raw = env.get(name)
     if not raw:
         return default
-    value = int(raw) if raw.strip().lstrip("-").isdigit() else None
+    value = int(raw) if re.fullmatch(r"-?[0-9]+", raw.strip()) else None  # not isdigit(): '²' is a digit
     if value is None or not low <= value <= high:
         raise ValueError(f"{name} must be a whole number from {low} to {high}, not {raw!r}")
     return value
@@ -33,3 +34,11 @@ def whole_number(env: Mapping[str, str], name: str, default: int, low: int, high
 def bind_address(env: Mapping[str, str]) -> str:
     """host:port gunicorn listens on (GRADER_BIND), which `make run` serves and local links point at."""
     return env.get("GRADER_BIND") or "127.0.0.1:8000"
+
+
+def local_url(env: Mapping[str, str]) -> str:
+    """The site as a browser on this host reaches what gunicorn serves (for links when no public address is set)."""
+    host, _, port = bind_address(env).rpartition(":")
+    if not port.isdigit():  # a unix: socket has no URL of its own
+        return "http://127.0.0.1:8000"
+    return f"http://{'127.0.0.1' if host in ('', '0.0.0.0', '[::]', '::') else host}:{port}"

@@ -50,7 +50,12 @@ _UPRIGHT_WORD = re.compile(r"\\mathrm\{([A-Za-z]{2,})\}")
 
 # A decimal comma written {,} (TeX's way to keep a comma unspaced) comes out as a separate operator,
 # which MathML spaces like punctuation ("0, 798"); it is one number.
-_DECIMAL_COMMA = re.compile(r"<mn>([0-9]+)</mn><mrow><mo>&#x0002C;</mo></mrow><mn>([0-9]+)</mn>")
+_BRACED_COMMA = "<mrow><mo>&#x0002C;</mo></mrow>"
+_DECIMAL_COMMA = re.compile(rf"<mn>[0-9]+</mn>(?:{_BRACED_COMMA}<mn>[0-9]+</mn>)+")  # 0{,}5, or 1{,}234{,}567
+
+
+def _one_number(match: re.Match[str]) -> str:
+    return "<mn>" + re.sub(r"</?mn>", "", match.group().replace(_BRACED_COMMA, ",")) + "</mn>"
 
 
 def _to_mathml(latex: str, display: bool) -> str:
@@ -62,7 +67,7 @@ def _to_mathml(latex: str, display: bool) -> str:
         raise MathError(f"cannot render ${latex}$: {error}") from None
     if _UNCONVERTED.search(html):
         raise MathError(f"cannot render ${latex}$: unknown command or misplaced '&'")
-    html = _DECIMAL_COMMA.sub(r"<mn>\1,\2</mn>", html)
+    html = _DECIMAL_COMMA.sub(_one_number, html)
     # The source as the formula's text alternative, for readers and browsers without MathML.
     return html.replace("<math ", f'<math alttext="{escape(latex, quote=True)}" ', 1)
 

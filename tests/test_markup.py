@@ -31,6 +31,7 @@ def test_each_formula_carries_its_source_as_a_text_alternative_escaped() -> None
     assert r'<math alttext="\text{&quot;q&quot;} \cdot k"' in html and 'display="block"' in html
 
 
-def test_a_decimal_comma_in_math_is_one_number_and_a_list_comma_stays_punctuation() -> None:
-    html = render_markdown(r"$\sqrt{2/\pi} \approx 0{,}798$ and $f(1, 2)$")
-    assert "<mn>0,798</mn>" in html and "<mo>,</mo><mn>2</mn>" in html
+def test_a_braced_comma_in_math_joins_its_digits_into_one_number() -> None:
+    html = render_markdown(r"$\sqrt{2/\pi} \approx 0{,}798$, $n = 1{,}234{,}567$ and $f(1, 2)$")
+    assert "<mn>0,798</mn>" in html and "<mn>1,234,567</mn>" in html
+    assert "<mo>,</mo><mn>2</mn>" in html  # a bare comma stays punctuation

@@ -12,8 +12,9 @@ import numpy as np
 from grader.catalog.spec import PLACEHOLDER
 
 MINUS = "\u2212"
-# Inline and display math, as the Markdown renderer (markdown-it's dollarmath) delimits it.
-MATH_SPAN = re.compile(r"\$\$.*?\$\$|\$[^$]*?\$", re.S)
+# Inline and display math, as the Markdown renderer (markdown-it's dollarmath) delimits it: an escaped
+# \$ is a dollar sign, and inline math does not run past a blank line.
+MATH_SPAN = re.compile(r"(?<!\\)\$\$.*?(?<!\\)\$\$|(?<!\\)\$(?:[^$\n]|\n(?!\s*\n))+?(?<!\\)\$", re.S)
 
 
 @dataclass(frozen=True)
@@ -23,10 +24,12 @@ class Notation:
     decimal: str
     thousands: str
     entries: str
+    minus: str = MINUS
 
     def in_math(self) -> Notation:
         """The same notation as LaTeX: a bare ',' would be spaced as punctuation, a bare space dropped."""
-        return replace(self, decimal="{,}" if self.decimal == "," else self.decimal, thousands=r"\,")
+        return replace(self, decimal="{,}" if self.decimal == "," else self.decimal, thousands=r"\,",
+                       entries=r"\;" if self.entries == " " else self.entries, minus="-")  # fmt: skip
 
 
 ENGLISH = Notation(".", ",", ", ")
@@ -45,12 +48,12 @@ def _number(value: float, decimals: int, style: Notation) -> str:
     text = f"{value:.{decimals}f}"
     if re.fullmatch(r"-0\.?0*", text):
         text = text[1:]  # no "negative zero" after rounding
-    return text.replace("-", MINUS).replace(".", style.decimal)
+    return text.replace("-", style.minus).replace(".", style.decimal)
 
 
 def _integer(value: int, style: Notation) -> str:
     text = f"{abs(value):,}".replace(",", style.thousands) if abs(value) >= 100_000 else str(abs(value))
-    return MINUS + text if value < 0 else text
+    return style.minus + text if value < 0 else text
 
 
 def show(value: Any, decimals: int = 3, style: Notation = ENGLISH) -> str:

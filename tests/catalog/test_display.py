@@ -64,3 +64,20 @@ def test_whole_numbers_are_written_without_decimals() -> None:
     assert show(np.array([-2.0, 4.0, 1.0])) == "[−2; 4; 1]" and show(np.array([-0.0004, 3.0])) == "[0.000; 3.000]"
     assert show(np.array([[1.0, -0.0], [2.0, 7.0]]), style=DECIMAL_COMMA) == "[1 0; 2 7]"
     assert show(np.array([2.0, 0.5])) == "[2.000; 0.500]"  # one fractional entry keeps every entry's decimals
+
+
+def test_inside_math_a_matrix_keeps_its_entries_apart_and_a_minus_is_latex() -> None:
+    matrix = np.array([[1.5, -2.25], [3.0, 4.0]])
+    assert show(matrix, 2, DECIMAL_COMMA.in_math()) == r"[1{,}50\;-2{,}25; 3{,}00\;4{,}00]"
+    html = render_markdown(fill("$W = {{W}}$", {"W": "unused"}, {"W": show(matrix, 2, DECIMAL_COMMA.in_math())}))
+    assert '<mn>1,50</mn><mspace width="0.278em"></mspace><mo>−</mo><mn>2,25</mn>' in html
+
+
+@pytest.mark.parametrize(("template", "filled"), [
+    ("Custa \\$5 e {{a}} e \\$6", "Custa \\$5 e 0,5 e \\$6"),  # escaped dollars are text
+    ("linha $x$\n\ny {{a}} $z$", "linha $x$\n\ny 0,5 $z$"),
+    ("$a$ and\n\n{{a}} $b$", "$a$ and\n\n0,5 $b$"),
+    ("$x = {{a}}$ and $$y = {{a}}$$", "$x = 0{,}5$ and $$y = 0{,}5$$"),
+])  # fmt: skip
+def test_placeholders_are_written_for_math_only_inside_math(template: str, filled: str) -> None:
+    assert fill(template, {"a": "0,5"}, {"a": "0{,}5"}) == filled

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
-from grader.config import settings
+from grader.config import broker_url, settings
 from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
 
 FORWARDED = "X-Forwarded-For"
@@ -97,7 +97,11 @@ def test_rate_limits_outlive_a_redis_outage(tmp_path: Path) -> None:
     ("GRADER_MAX_UPLOAD_BYTES", "100", "GRADER_MAX_UPLOAD_BYTES must be a whole number from 65536"),
     ("GRADER_DATABASE_URL", "garbage", "GRADER_DATABASE_URL is not a database URL"),
     ("GRADER_RATELIMIT_STORAGE", "bogus://x", "GRADER_RATELIMIT_STORAGE must be memory:// or a redis://"),
-    ("GRADER_BASE_URL", "not-a-url", "GRADER_BASE_URL must look like https://grader.example.org, not 'not-a-url'"),
+    ("GRADER_BASE_URL", "not-a-url", "GRADER_BASE_URL must look like https://grader.example.org"),
+    ("GRADER_DATABASE_URL", "postgresq://u:p@db/grader", "GRADER_DATABASE_URL is not a database URL"),
+    ("GRADER_DATABASE_URL", "postgresql+psycopg://u:p@db:54x2/grader", "GRADER_DATABASE_URL is not a database URL"),
+    ("GRADER_SIGN_IN_IDLE_DAYS", "--5", "GRADER_SIGN_IN_IDLE_DAYS must be a whole number from 1 to 3650"),
+    ("GRADER_SIGN_IN_IDLE_DAYS", "²", "GRADER_SIGN_IN_IDLE_DAYS must be a whole number from 1 to 3650"),
     ("GRADER_BASE_URL", "ftp://grader.example.org", "GRADER_BASE_URL must look like https://"),
 ])  # fmt: skip
 def test_a_malformed_setting_stops_the_app_naming_the_variable(tmp_path: Path, name: str, value: str,
@@ -120,9 +124,22 @@ def test_a_malformed_mail_server_is_named_without_echoing_its_password(tmp_path:
     assert problem in str(refused.value) and "hunter2" not in str(refused.value)
 
 
-def test_a_database_url_with_a_password_is_not_echoed_when_malformed(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="GRADER_DATABASE_URL") as refused:
-        settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, "GRADER_DATABASE_URL": "postgres ql://u:hunter2@db/x"})
+@pytest.mark.parametrize(("name", "value"), [
+    ("GRADER_DATABASE_URL", "postgres ql://u:hunter2@db/x"),
+    ("GRADER_RATELIMIT_STORAGE", "reddis://:hunter2@redis:6379/1"),
+    ("GRADER_BASE_URL", "htps://u:hunter2@grader.example.org"),
+])  # fmt: skip
+def test_a_url_that_can_hold_a_password_is_not_echoed_when_malformed(tmp_path: Path, name: str, value: str) -> None:
+    with pytest.raises(ValueError, match=name) as refused:
+        settings(tmp_path, {"GRADER_SECRET_KEY": "k" * 32, name: value})
+    assert "hunter2" not in str(refused.value)
+
+
+def test_the_broker_must_be_redis_and_is_not_echoed() -> None:
+    assert broker_url({"GRADER_BROKER_URL": "redis://127.0.0.1:6379/0"}) == "redis://127.0.0.1:6379/0"
+    assert broker_url({}) is None
+    with pytest.raises(ValueError, match="GRADER_BROKER_URL must be a Redis URL") as refused:
+        broker_url({"GRADER_BROKER_URL": "amqp://guest:hunter2@rabbit//"})
     assert "hunter2" not in str(refused.value)
 
 

@@ -123,6 +123,9 @@ def test_the_cli_prints_a_working_link_for_any_user(tmp_path: Path) -> None:
         served = flask_cli("users", "reset-link", "--email", "boss@example.com",
                            env={**env, "GRADER_BIND": "127.0.0.1:8731"})  # fmt: skip
         assert served.stdout.startswith("http://127.0.0.1:8731/reset/"), served.stderr
+        everywhere = flask_cli("users", "reset-link", "--email", "boss@example.com",
+                               env={**env, "GRADER_BIND": "0.0.0.0:8000"})  # fmt: skip
+        assert everywhere.stdout.startswith("http://127.0.0.1:8000/reset/"), everywhere.stderr
         missing = flask_cli("users", "reset-link", "--email", "nobody@example.com", env=env)
         assert missing.returncode != 0 and "no user with email" in missing.stderr
 
