@@ -67,6 +67,15 @@ CSRF_MESSAGE = _l("The form has expired or was not sent from this site. Reload t
 
 
 def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
+    from flask_login import current_user
+
+    from grader.web.learn import resend
+
+    if request.endpoint == "learn.answer" and current_user.is_authenticated and request.view_args:
+        try:  # answers typed into a page whose session was lost are shown again, not dropped
+            return resend(request.view_args["exercise_id"])
+        except HTTPException:  # no such exercise, or not open yet: the plain refusal
+            pass
     return error_response(400, CSRF_MESSAGE)
 
 

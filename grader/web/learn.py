@@ -6,6 +6,7 @@ from typing import NoReturn
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from flask_babel import gettext
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
@@ -32,6 +33,10 @@ def dashboard() -> str:
     return render_template("learn/dashboard.html", lessons=lessons, now=now, soon=progress.due_soon(lessons, now))
 
 
+RESEND = _l("This page's form had expired, so nothing was checked or counted. What you typed is kept below: "
+           "send it again.")
+
+
 def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,
           status: int = 200, score: float | None = None, late: bool = False) -> tuple[str, int]:  # fmt: skip
     try:
@@ -48,6 +53,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         mine=mine, history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
+        resend=RESEND,
     )  # fmt: skip
     return html, status
 
@@ -87,6 +93,13 @@ def exercise(exercise_id: str) -> tuple[str, int]:
     result = ExerciseResult.from_json(chosen.results)
     outcome = "repeat" if request.args.get("outcome") == "repeat" else "graded"
     return _page(exercise_id, result, chosen.answers, outcome, score=chosen.score, late=chosen.late)
+
+
+def resend(exercise_id: str) -> tuple[str, int]:
+    """The exercise page again after its form token was refused (a lost session), keeping what was typed."""
+    if _open_code_exercise(exercise_id):
+        return code.page(exercise_id, str(RESEND), 400, request.form.get("source"))
+    return _page(exercise_id, None, typed_answers(), "expired", 400)
 
 
 @bp.post("/exercises/<exercise_id>")

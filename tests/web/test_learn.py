@@ -188,3 +188,20 @@ def test_a_partly_right_vector_says_how_much_credit_it_earned(app: Flask, learne
         html = learner.get(checked.headers["Location"]).get_data(as_text=True)
         assert "Incorrect: entries" in html
         assert ('<span class="credit">Partial credit: 50\u00a0%.</span>' in html) == credit
+
+
+def test_answers_sent_with_an_expired_form_come_back_to_be_sent_again(app: Flask, learner: FlaskClient) -> None:
+    learner.get("/exercises/block-residual")
+    sent = learner.post("/exercises/block-residual", data={"csrf_token": "from-a-lost-session", "part-h": "[1,5; 2; 3; 4]"})
+    html = sent.get_data(as_text=True)
+    assert sent.status_code == 400 and "This page's form had expired, so nothing was checked or counted." in html
+    assert "[1,5; 2; 3; 4]" in html and csrf_from(html) != "from-a-lost-session"  # a fresh token to send it with
+    assert count(app, Attempt) == 0
+    code = learner.post("/exercises/code-gelu", data={"csrf_token": "stale", "source": "def gelu(z):\n    return z\n"},
+                        content_type="multipart/form-data")  # fmt: skip
+    assert code.status_code == 400 and "def gelu(z):\n    return z" in code.get_data(as_text=True)
+
+
+def test_an_expired_form_on_an_exercise_that_does_not_exist_is_the_plain_refusal(learner: FlaskClient) -> None:
+    sent = learner.post("/exercises/no-such-thing", data={"csrf_token": "stale", "part-h": "1"})
+    assert sent.status_code == 400 and "The form has expired or was not sent from this site." in sent.get_data(as_text=True)
