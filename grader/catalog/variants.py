@@ -158,27 +158,34 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     if problems:
         return problems[0]
     quantities = builder.routes(None)[0]
-    english = _shown(spec, params, quantities, ENGLISH)
+    values = {name: (value, 3) for name, value in quantities.items()}
+    values.update({name: (params[name], p.random.decimals) for name, p in spec.params.items()})
+    written: dict[Notation, Shown] = {}
+    for style in {ENGLISH, *(notation(locale) for locale in spec.translations)}:
+        written[style] = (_Written(values, style), _Written(values, style.in_math()))
+    english = written[ENGLISH]
     return Variant(
         exercise_id=spec.id, seed=seed, params=params, quantities=quantities,
         parts=tuple(parts),  # type: ignore[arg-type]
         prompt=fill(spec.prompt, *english), solution=tuple(fill(s, *english) for s in spec.solution),
-        translated={locale: _filled(spec, locale, _shown(spec, params, quantities, notation(locale)))
-                    for locale in spec.translations},
+        translated={locale: _filled(spec, locale, written[notation(locale)]) for locale in spec.translations},
     )  # fmt: skip
 
 
-Shown = tuple[dict[str, str], dict[str, str]]
+class _Written(dict[str, str]):
+    """Quantities and parameters as written in one notation, each worked out when a template first uses it."""
+
+    def __init__(self, values: Mapping[str, tuple[Any, int]], style: Notation) -> None:
+        super().__init__()
+        self.sources, self.style = values, style
+
+    def __missing__(self, name: str) -> str:
+        value, decimals = self.sources[name]
+        self[name] = text = show(value, decimals, self.style)
+        return text
 
 
-def _shown(spec: ExerciseSpec, params: Mapping[str, Any], quantities: Mapping[str, Any], style: Notation) -> Shown:
-    """Every quantity and parameter as written in text, and as written inside math, in one notation."""
-    forms: list[dict[str, str]] = []
-    for form in (style, style.in_math()):
-        shown = {name: show(value, style=form) for name, value in quantities.items()}
-        shown.update({name: show(params[name], p.random.decimals, form) for name, p in spec.params.items()})
-        forms.append(shown)
-    return forms[0], forms[1]
+Shown = tuple[_Written, _Written]
 
 
 def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
