@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+DEFAULT_BIND = "127.0.0.1:8000"
+
 
 def flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     """An on/off setting; anything but true/false is refused, naming the variable."""
@@ -33,12 +35,12 @@ def whole_number(env: Mapping[str, str], name: str, default: int, low: int, high
 
 def bind_address(env: Mapping[str, str]) -> str:
     """host:port gunicorn listens on (GRADER_BIND), which `make run` serves and local links point at."""
-    return env.get("GRADER_BIND") or "127.0.0.1:8000"
+    return env.get("GRADER_BIND") or DEFAULT_BIND
 
 
 def local_url(env: Mapping[str, str]) -> str:
     """The site as a browser on this host reaches what gunicorn serves (for links when no public address is set)."""
     host, _, port = bind_address(env).rpartition(":")
     if not port.isdigit():  # a unix: socket has no URL of its own
-        return "http://127.0.0.1:8000"
+        return f"http://{DEFAULT_BIND}"
     return f"http://{'127.0.0.1' if host in ('', '0.0.0.0', '[::]', '::') else host}:{port}"

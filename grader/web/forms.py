@@ -13,6 +13,7 @@ from wtforms import BooleanField, HiddenField, PasswordField, SelectField, Strin
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, EqualTo, Length
 
+from grader.catalog.loader import MAX_EXERCISE_BYTES
 from grader.services.accounts import MAX_PASSWORD, MIN_PASSWORD
 from grader.web.i18n import LANGUAGES
 
@@ -95,7 +96,7 @@ class AnswerForm(PageForm):
 class ExerciseSourceForm(PageForm):
     """An exercise as YAML source (create, edit, import)."""
 
-    source = TextAreaField(_l("Exercise (YAML)"), validators=[DataRequired(), Length(max=256 * 1024)])
+    source = TextAreaField(_l("Exercise (YAML)"), validators=[DataRequired(), Length(max=MAX_EXERCISE_BYTES)])
 
 
 class ImportForm(PageForm):
