@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from grader.sandbox import codec, runner
+from grader.sandbox import codec, outgoing
 from grader.sandbox.codec import CodecError, decode, encode
 
 
@@ -195,13 +195,13 @@ small_or_empty_shapes = st.one_of(
 @given(shape=small_or_empty_shapes, dtype=st.sampled_from(["<f8", "<f4", "<i8", "|b1"]))
 def test_the_runner_accepts_exactly_the_arrays_the_host_decodes(shape: list[int],
                                                                 dtype: str) -> None:
-    """runner.check_value refuses an array (one case's bad_result) iff the host's decoder would
+    """outgoing.check_value refuses an array (one case's bad_result) iff the host's decoder would
     refuse its wire form (which would make the whole job crashed)."""
     array = np.zeros(shape, dtype=dtype)
     raw = _blob(_array_tag(dtype, shape, array.nbytes), array.tobytes())
     try:
-        checked = runner.check_value(array)
-    except runner.BadResult:
+        checked = outgoing.check_value(array)
+    except outgoing.BadResult:
         with pytest.raises(CodecError):
             decode(raw)
         with pytest.raises(CodecError):
@@ -213,9 +213,9 @@ def test_the_runner_accepts_exactly_the_arrays_the_host_decodes(shape: list[int]
 
 def test_the_runner_refuses_arrays_over_the_byte_budget_without_copying() -> None:
     view = np.broadcast_to(np.float64(1.0), (10**5, 10**5))
-    with pytest.raises(runner.BadResult, match="the result is too large"):
-        runner.check_value(view)
-    with pytest.raises(runner.BadResult, match="the result is too large"):
-        runner.check_value([np.zeros(100, dtype=np.float16)], max_bytes=799)
-    sent = runner.check_value([np.zeros(100, dtype=np.float16)], max_bytes=800)  # float64 on the wire
+    with pytest.raises(outgoing.BadResult, match="the result is too large"):
+        outgoing.check_value(view)
+    with pytest.raises(outgoing.BadResult, match="the result is too large"):
+        outgoing.check_value([np.zeros(100, dtype=np.float16)], max_bytes=799)
+    sent = outgoing.check_value([np.zeros(100, dtype=np.float16)], max_bytes=800)  # float64 on the wire
     assert sent[0].dtype == np.float64
