@@ -4,7 +4,9 @@ The filter allows by default (numpy and CPython use a wide, version-dependent se
 syscalls) and refuses with EPERM the calls that widen the attack surface or break the
 isolation: namespaces and mounts, tracing other processes, kernel keyrings, BPF, io_uring,
 module loading, SysV/POSIX IPC (whose objects would outlive a job inside the slot's IPC
-namespace and leak into the next learner's job), sockets, and terminal injection.
+namespace and leak into the next learner's job), sockets, and terminal injection. Calls that
+tune a process's limits or scheduling are allowed on the caller only: aimed at the zygote (the
+same uid, PID 1), they would carry over into every later job of the slot.
 """
 
 from __future__ import annotations
@@ -38,7 +40,13 @@ DENIED_SYSCALLS = (
     "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
     "semget", "semop", "semtimedop", "semctl",
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    # I/O priority can name another process, its group or the whole uid; nothing here needs it.
+    "ioprio_set",
 )
+# Calls whose first argument names the process they change; pid 0 (the caller) is what glibc's
+# setrlimit and Python's os.sched_setaffinity(0, ...) pass. Any other pid is refused.
+SELF_ONLY_SYSCALLS = ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
+                      "sched_setattr")
 # clone() can create namespaces too; these are its flag bits for that.
 CLONE_NAMESPACE_FLAGS = (
     0x00020000,  # CLONE_NEWNS
@@ -71,6 +79,12 @@ def build_filter() -> bytes:
     deny = sc.ERRNO(errno.EPERM)
     for name in DENIED_SYSCALLS:
         flt.add_rule(deny, name)
+    for name in SELF_ONLY_SYSCALLS:
+        flt.add_rule(deny, name, sc.Arg(0, sc.NE, 0))
+    # setpriority(which, who, nice): only (PRIO_PROCESS = 0, 0), the caller; a user- or
+    # group-wide call would reach the zygote too.
+    flt.add_rule(deny, "setpriority", sc.Arg(0, sc.NE, 0))
+    flt.add_rule(deny, "setpriority", sc.Arg(1, sc.NE, 0))
     for flag in CLONE_NAMESPACE_FLAGS:
         flt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     # clone3 passes its flags in memory, where BPF cannot look; ENOSYS makes libc fall

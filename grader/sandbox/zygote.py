@@ -20,6 +20,7 @@ import ctypes
 import gc
 import json
 import os
+import resource
 import select
 import shutil
 import signal
@@ -82,6 +83,14 @@ def _wipe(directory: str) -> bool:
         return False  # the host then replaces the whole slot
 
 
+def _own_state() -> tuple[Any, ...]:
+    """What a job could change about this process that the jobs forked after it would inherit."""
+    limits = sorted((name, resource.getrlimit(getattr(resource, name)))
+                    for name in dir(resource) if name.startswith("RLIMIT_"))
+    return (limits, os.getpriority(os.PRIO_PROCESS, 0), sorted(os.sched_getaffinity(0)),
+            os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
+
+
 class Zygote:
     """Forks, watches and cleans up after one job at a time."""
 
@@ -90,6 +99,7 @@ class Zygote:
         self.workroot = workroot
         self.pid_namespace = pid_namespace
         self.jobs = 0
+        self.state = _own_state()
 
     def serve(self) -> None:
         """Answer run requests until the host closes the control socket."""
@@ -125,6 +135,9 @@ class Zygote:
         status, usage, timed_out = self._wait(pid, started + float(limits["wall_seconds"]))
         wall = time.monotonic() - started
         clean = self._reap_all(pid) and _wipe(self.workroot) and clean
+        # The seccomp filter keeps jobs from retuning us; should one find a way, the host
+        # replaces this slot rather than fork the next job with limits it chose.
+        clean = clean and _own_state() == self.state
         return {
             "op": "done",
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,

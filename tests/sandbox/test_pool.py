@@ -277,3 +277,34 @@ def test_unsafe_local_mode_is_explicit_and_labelled(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("GRADER_SANDBOX", "something-else")
     with pytest.raises(SandboxUnavailable):
         SandboxPool(slots=1)
+
+
+RENICE_PARENT = """
+import os
+
+def probe():
+    os.setpriority(os.PRIO_PROCESS, os.getppid(), 7)
+    return os.getppid()
+"""
+READ_NICE = """
+import os
+
+def probe():
+    return [os.getppid(), os.getpriority(os.PRIO_PROCESS, 0)]
+"""
+
+
+def test_a_job_that_retunes_its_zygote_gets_the_slot_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Should a job change the zygote's priority or limits (unsafe-local mode has no seccomp filter
+    to stop it), the next job is forked from a fresh zygote, not one that inherits the change."""
+    monkeypatch.setenv("GRADER_SANDBOX", "unsafe-local")
+    local = SandboxPool(slots=1, limits=Limits(wall_seconds=3.0))
+    try:
+        first = local.run(RENICE_PARENT, "probe", [], [{}])
+        second = local.run(READ_NICE, "probe", [], [{}])
+    finally:
+        local.close()
+    assert first.status == second.status == "completed", (first, second)
+    retuned_zygote = first.cases[0].value
+    zygote, nice = second.cases[0].value
+    assert zygote != retuned_zygote and nice == os.getpriority(os.PRIO_PROCESS, 0)
