@@ -9,6 +9,7 @@ left pending (for example while Redis was down) and fails those past the deadlin
 
 from __future__ import annotations
 
+import logging
 import os
 from datetime import timedelta
 from typing import Any
@@ -17,6 +18,8 @@ from celery import Celery
 
 from grader.config import broker_url
 from grader.environment import whole_number
+
+log = logging.getLogger(__name__)
 
 # A job left unacknowledged by a worker that died is put back after this many seconds, but only
 # when a worker starts or on kombu's own slow scan (about every 100 s); the reaper re-sends
@@ -62,7 +65,9 @@ def enqueue(submission_id: int) -> bool:
     """Send a grading job; False when the broker cannot be reached (the reaper sends it later)."""
     try:
         grade_submission.apply_async((submission_id,), retry=False)
-    except Exception:  # noqa: BLE001 - any broker failure means "not queued yet", never a 500
+    except Exception as exc:  # noqa: BLE001 - any broker failure means "not queued yet", never a 500
+        # The type only: a broker error can quote the broker URL, password included.
+        log.warning("submission %d not queued (%s); the reaper sends it later", submission_id, type(exc).__name__)
         return False
     return True
 

@@ -251,18 +251,19 @@ def syntaxes(kind: str) -> list[str]:
 
 def render(kind: str, value: Any, syntax: str, decimals: int = 3) -> str:
     """Write a value of the given kind in the named syntax."""
-    _pick(_SYNTAXES, kind, "answer kind")
-    if kind in ("scalar", "fraction"):
-        return render_number(value, decimals, syntax)
-    if kind == "vector":
-        return render_vector(value, decimals, syntax)
-    if kind == "matrix":
-        return render_matrix(value, decimals, syntax)
-    if kind == "integer":
-        return render_integer(value, syntax)
-    if kind == "shape":
-        return render_shape(value, syntax)
-    return render_index_set(value, syntax)
+    return _pick(_RENDERERS, kind, "answer kind")(value, decimals, syntax)
+
+
+_RENDERERS: dict[str, Callable[[Any, int, str], str]] = {
+    "scalar": render_number,
+    "fraction": render_number,
+    "vector": render_vector,
+    "matrix": render_matrix,
+    # Whole numbers, shapes and index sets are written in full: decimals do not apply.
+    "integer": lambda value, _decimals, syntax: render_integer(value, syntax),
+    "shape": lambda value, _decimals, syntax: render_shape(value, syntax),
+    "index-set": lambda value, _decimals, syntax: render_index_set(value, syntax),
+}
 
 
 def syntax_hint(kind: str) -> str:

@@ -160,6 +160,15 @@ def typed_too_coarse(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray
     return np.asarray(resolution) > coarsest * (1.0 + 1e-6)
 
 
+def decimal_places(tolerance: Tolerance, expected: object, integral: bool) -> int | None:
+    """Decimals a learner must type to land within `tolerance` of every expected entry, or None
+    when no count says it (an exact real sets no precision; a zero-width band needs the exact value)."""
+    finest = float(np.min(tolerance.coarsest_resolution(np.asarray(expected, dtype=float), integral)))
+    if not 0 < finest < math.inf:
+        return None
+    return max(0, math.ceil(-math.log10(finest) - 1e-9))
+
+
 def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> Text:
     """The learner-facing request for more digits."""
     # Figures first: a count checked to 3 figures wants 3 figures, not the whole number.
@@ -168,6 +177,7 @@ def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -
                      int(tolerance.value))  # fmt: skip
     if integral:
         return say("give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
-    finest = float(np.min(tolerance.coarsest_resolution(expected, integral)))
-    decimals = max(0, math.ceil(-math.log10(finest) - 1e-9)) if finest > 0 else 6
+    decimals = decimal_places(tolerance, expected, integral)
+    if decimals is None:  # a zero-width band (a relative tolerance around 0): ask for plenty
+        decimals = 6
     return say_n("give at least %(num)d decimal place", "give at least %(num)d decimal places", decimals)

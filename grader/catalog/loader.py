@@ -15,7 +15,7 @@ from yaml.events import AliasEvent, Event
 from yaml.nodes import MappingNode, Node, SequenceNode
 
 from grader.catalog.problems import problem_text
-from grader.catalog.spec import ExerciseSpec
+from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.texts import Text, say
 
 EXERCISE_SUFFIXES = (".yaml", ".yml")
@@ -144,7 +144,7 @@ def is_code_source(text: str) -> bool:
         data = parse_yaml(text)
     except yaml.YAMLError:
         return False
-    return isinstance(data, dict) and data.get("kind") == "code"
+    return isinstance(data, dict) and data.get("kind") == CODE_KIND
 
 
 def _field_name(location: tuple[Any, ...]) -> str:

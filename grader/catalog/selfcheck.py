@@ -3,15 +3,12 @@ accepted syntax, and every named mistake grades incorrect under its own name."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Iterable
 
-import numpy as np
-
 from grader.answers import syntax
-from grader.answers.kinds import grade_part, render_answer
-from grader.answers.tolerance import Tolerance
+from grader.answers.kinds import KINDS, NumericKind, grade_part, render_answer
+from grader.answers.tolerance import decimal_places
 from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import PartVariant, VariantError, make_variant
 
@@ -38,17 +35,10 @@ class SelfCheckReport:
                 f"{self.checks} checks, {len(self.failures)} failures")  # fmt: skip
 
 
-def answer_decimals(tolerance: Tolerance, exact: object) -> int:
-    """How many decimals a learner needs to type for this part's answer."""
-    finest = float(np.min(tolerance.coarsest_resolution(np.asarray(exact, dtype=float), False)))
-    if not (0 < finest < math.inf):
-        return 0
-    return max(0, math.ceil(-math.log10(finest) - 1e-9))
-
-
 def _check_part(where: str, part: PartVariant, report: SelfCheckReport) -> None:
     kind, exact = part.spec.type, part.target.exact
-    decimals = answer_decimals(part.tolerance, exact) if kind not in ("shape", "index-set") else 0
+    numeric = isinstance(KINDS[kind], NumericKind)  # shapes and index sets have no decimals
+    decimals = (decimal_places(part.tolerance, exact, False) or 0) if numeric else 0
     for style in syntax.syntaxes(kind):
         text = render_answer(kind, exact, style, decimals)
         result = grade_part(kind, text, part.target, part.tolerance, part.spec.partial_credit)

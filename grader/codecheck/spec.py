@@ -11,14 +11,13 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from grader.catalog.loader import (SpecError, collect, is_code_source, read_source, read_sources,
                                    spec_error, spec_from_text)
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import MAX_POSITION, ExerciseSpec, Slug, Title
+from grader.catalog.spec import MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Slug, Title
 from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
 from grader.markup import math_problems
 from grader.texts import Refusal
 
-CODE_KIND = "code"
 MAX_RANDOM_CASES = 100
 
 
@@ -33,7 +32,7 @@ class CodeToleranceSpec(Strict):
     """np.allclose tolerances: |got − expected| <= atol + rtol·|expected|."""
 
     rtol: float = Field(ge=0, le=1, allow_inf_nan=False)
-    atol: float = Field(ge=0, le=1e6, allow_inf_nan=False)
+    atol: float = Field(ge=0, le=MAX_MAGNITUDE, allow_inf_nan=False)
 
 
 class CodeExerciseSpec(Localised, AttemptPolicy):
@@ -115,11 +114,6 @@ def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
                 raise Refusal("stub must define %(wanted)s; it defines %(given)s", wanted=wanted, given=given)
             return
     raise Refusal("stub must define %(wanted)s at the top level", wanted=wanted)
-
-
-def is_code_exercise(data: Any) -> bool:
-    """True for parsed YAML that is a `kind: code` exercise (the numeric loader must skip it)."""
-    return isinstance(data, dict) and data.get("kind") == CODE_KIND
 
 
 def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.policy import is_open
-from grader.catalog.spec import ExerciseSpec
+from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
@@ -148,7 +148,7 @@ def _current(user_id: int, exercise_id: str) -> tuple[CurrentVersion, int | None
     if row is None:
         raise UnknownExercise(exercise_id)
     kind, number, digest, source, own_due, opens_at, seed = row
-    if kind == "code":
+    if kind == CODE_KIND:
         raise CodeExercise(exercise_id)
     return CurrentVersion(exercise_id, number, digest, source, own_due, opens_at), seed
 

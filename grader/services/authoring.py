@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass, field
 
 from grader.catalog.loader import EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, SpecError, is_code_source, parse_yaml
-from grader.catalog.spec import ExerciseSpec
+from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
@@ -62,7 +62,7 @@ def _id_error(spec: ExerciseSpec, editing: str | None, new: bool) -> SpecError |
         return SpecError("exercise", "id", f"{spec.id!r} is already taken; pick another id")
     if editing is not None and spec.id != editing:
         return SpecError("exercise", "id", f"must stay {editing!r} (use New exercise to make a copy)")
-    if existing is not None and existing.kind != "numeric":
+    if existing is not None and existing.kind != NUMERIC_KIND:
         return SpecError("exercise", "id", f"{spec.id!r} is a {existing.kind} exercise; edit it as a file")
     return None
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import contains_eager
 
 from grader.catalog.loader import SpecError, read_sources, shared_ids, spec_from_text
 from grader.catalog.selfcheck import check_spec
-from grader.catalog.spec import ExerciseSpec
+from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
@@ -118,7 +118,7 @@ def part_labels(exercise: Exercise) -> dict[str, str]:
     """Part id -> label of a numeric exercise's current version (empty for code or an invalid spec)."""
     stored = current_version(exercise.id)
     try:
-        return {p.id: p.label for p in spec_of(stored).parts} if stored and exercise.kind == "numeric" else {}
+        return {p.id: p.label for p in spec_of(stored).parts} if stored and exercise.kind == NUMERIC_KIND else {}
     except SpecInvalid:
         return {}
 

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import sqlalchemy as sa
 
+from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
 from grader.models import Attempt, Exercise, Submission, User
 
@@ -65,5 +66,5 @@ def _submission_rows(exercise: Exercise) -> Iterator[list[object]]:
 def exercise_attempts_csv(exercise: Exercise, parts: list[str]) -> Iterator[str]:
     """Every counted attempt on a numeric exercise (per part: typed, verdict, mistake), or every code
     submission on a code exercise, oldest first, as CSV lines."""
-    rows = _submission_rows(exercise) if exercise.kind == "code" else _attempt_rows(exercise, parts)
+    rows = _submission_rows(exercise) if exercise.kind == CODE_KIND else _attempt_rows(exercise, parts)
     return csv_text(rows)

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order
 from grader.catalog.policy import is_open
+from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.catalog.variants import Variant
 from grader.models import Attempt, Exercise, Progress, Submission, User, utcnow
@@ -139,7 +140,7 @@ def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
 
 def _their_variant(user_id: int, exercise: Exercise) -> Variant | None:
     """The learner's variant of the current version (their stable seed), with its reference answers."""
-    if exercise.kind != "numeric" or (seed := attempts.seed_of(user_id, exercise.id)) is None:
+    if exercise.kind != NUMERIC_KIND or (seed := attempts.seed_of(user_id, exercise.id)) is None:
         return None
     current = exercises.current_version(exercise.id)
     return None if current is None else exercises.variant_of(current, seed)

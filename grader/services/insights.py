@@ -11,6 +11,7 @@ import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order
 from grader.catalog.misconceptions import MISCONCEPTIONS
+from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Progress, Submission, User
 
@@ -137,7 +138,7 @@ def overview(exercises: list[Exercise]) -> list[ExerciseStats]:
     stats = []
     for exercise in exercises:
         tried, learners = attempts.get(exercise.id, (0, 0))
-        wrong = wrong_answers(exercise.id)[:TOP_ON_LIST] if tried and exercise.kind == "numeric" else []
+        wrong = wrong_answers(exercise.id)[:TOP_ON_LIST] if tried and exercise.kind == NUMERIC_KIND else []
         stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), wrong))
     return stats
 

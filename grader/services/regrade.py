@@ -25,7 +25,7 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from grader.catalog.catalog import check_answers
-from grader.catalog.spec import ExerciseSpec
+from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Progress
 from grader.services import audit
@@ -96,7 +96,7 @@ def _numeric_version(exercise_id: str) -> ExerciseVersion:
     exercise = db.session.get(Exercise, exercise_id)
     if exercise is None:
         raise UnknownExercise(exercise_id)
-    if exercise.kind == "code":
+    if exercise.kind == CODE_KIND:
         raise CodeExercise(exercise_id)
     found = current_version(exercise_id)
     assert found is not None  # an exercise always has its current version

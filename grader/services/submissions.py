@@ -25,6 +25,7 @@ import sqlalchemy as sa
 from flask import Flask, current_app
 from sqlalchemy.exc import SQLAlchemyError
 
+from grader.catalog.spec import CODE_KIND
 from grader.code_grading import Runner, grade_code, read_source
 from grader.catalog.policy import AttemptPolicy
 from grader.codecheck.results import CodeResult
@@ -64,7 +65,7 @@ def _code_exercise(exercise_id: str) -> Exercise:
     exercise = db.session.get(Exercise, exercise_id)
     if exercise is None:
         raise UnknownExercise(exercise_id)
-    if exercise.kind != "code":
+    if exercise.kind != CODE_KIND:
         raise NotCodeExercise(exercise_id)
     return exercise
 
@@ -163,7 +164,7 @@ def _limit_reached(mine: progress.Standing) -> bool:
     if stored is None:
         return False
     # An instructor may have saved the id as a typed exercise since; its limit then applies.
-    spec = code_spec_of(stored) if stored.exercise.kind == "code" else spec_of(stored)
+    spec = code_spec_of(stored) if stored.exercise.kind == CODE_KIND else spec_of(stored)
     return attempts_left(spec.max_attempts, mine.attempts_used) == 0
 
 

@@ -14,7 +14,7 @@ from flask.typing import ResponseReturnValue
 from grader.answers.results import ExerciseResult
 from grader.answers.syntax import syntax_hint
 from grader.catalog.policy import AttemptPolicy, is_open
-from grader.catalog.spec import ExerciseSpec
+from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db, limiter
 from grader.models import Exercise, utcnow
@@ -97,7 +97,7 @@ def list_exercises() -> ResponseReturnValue:
         if stored is None:
             continue
         parts = [CODE_PART]
-        if exercise.kind != "code":
+        if exercise.kind != CODE_KIND:
             spec = exercises.spec_of(stored)
             parts = [PartInfo(p.id, p.type, spec.label_in(p.id, lang)) for p in spec.parts]
         item = ExerciseItem(exercise.id, exercise.title_in(lang), exercise.lesson, exercise.kind, parts)
@@ -118,7 +118,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     lang = language()
     if (found := db.session.get(Exercise, exercise_id)) is not None:
         _ensure_open(found.opens_at)
-        if found.kind == "code":
+        if found.kind == CODE_KIND:
             return jsonify(asdict(_code_detail(found, lang)))
     try:
         stored, variant = attempts.learner_variant(caller().user_id, exercise_id)

@@ -12,6 +12,7 @@ from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
+from grader.catalog.spec import CODE_KIND
 from grader.extensions import db, limiter, user_key
 from grader.models import Exercise, utcnow
 from grader.services import attempts, exercises, progress
@@ -77,7 +78,7 @@ def _open_code_exercise(exercise_id: str) -> bool:
         attempts.ensure_open(found.opens_at, early=current_user.is_instructor)
     except attempts.NotOpen as closed:
         refuse_unopened(closed)
-    return found.kind == "code"
+    return found.kind == CODE_KIND
 
 
 @bp.get("/exercises/<exercise_id>")

@@ -15,6 +15,7 @@ from grader.answers.kinds import KINDS
 from grader.catalog.lessons import lesson_order, lesson_title
 from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError
 from grader.catalog.scenarios import SCENARIOS
+from grader.catalog.spec import NUMERIC_KIND
 from grader.catalog.variants import Variant
 from grader.extensions import db, limiter, user_key
 from grader.models import Exercise
@@ -236,7 +237,7 @@ def new() -> BaseResponse | tuple[str, int]:
 def edit(exercise_id: str) -> BaseResponse | tuple[str, int]:
     """Edit an exercise; saving stores a new version, and earlier attempts keep theirs."""
     found = _exercise_or_404(exercise_id)
-    if found.kind != "numeric":
+    if found.kind != NUMERIC_KIND:
         flash(gettext("Only numeric exercises can be edited here; edit this one as a file."))
         return redirect(url_for("teach.exercise", exercise_id=found.id))
     return _editor(found.id)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.codecheck.spec import code_spec_from_text, is_code_exercise, load_code_specs
+from grader.catalog.loader import is_code_source
+from grader.codecheck.spec import code_spec_from_text, load_code_specs
 from tests.code.support import EXERCISES
 
 GOOD = (EXERCISES / "code" / "code-gelu.yaml").read_text(encoding="utf-8")
@@ -81,9 +82,9 @@ def test_broken_yaml_and_non_mapping_files_are_reported() -> None:
 
 
 def test_only_kind_code_files_are_code_exercises() -> None:
-    assert is_code_exercise({"kind": "code"})
-    assert not is_code_exercise({"kind": "numeric"}) and not is_code_exercise({"id": "x"})
-    assert not is_code_exercise(["kind", "code"])
+    assert is_code_source("id: x\nkind: code\n")
+    assert not is_code_source("id: x\nkind: numeric\n") and not is_code_source("id: x\n")
+    assert not is_code_source("- kind\n- code\n") and not is_code_source("kind: [unclosed")
 
 
 def test_loader_skips_other_files_and_reports_errors_and_duplicates(tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ def test_after_a_whole_worker_dies_the_reaper_gets_it_graded_and_the_late_redeli
 
 def test_with_redis_down_a_submission_is_kept_pending_and_graded_once_redis_is_back(
         app: Flask, client: FlaskClient, token: str, redis: Redis, start_worker: Callable[[], Worker],
-        reaper: Callable[..., str]) -> None:  # fmt: skip
+        reaper: Callable[..., str], caplog: pytest.LogCaptureFixture) -> None:  # fmt: skip
     start_worker()
     learner = app.test_client()
     login(learner, ADA)
@@ -120,6 +120,7 @@ def test_with_redis_down_a_submission_is_kept_pending_and_graded_once_redis_is_b
     body = response.get_json()
     assert (body["status"], body["result"]) == ("pending", None)
     assert seconds < 2  # publishing fails at once, and nothing waits for a job that was not sent
+    assert f"submission {body['submission_id']} not queued (" in caplog.text  # the operator is told
     page = learner.get(f"/exercises/{EXERCISE}?submission={body['submission_id']}")
     assert page.status_code == 200 and "Your code is queued" in page.get_data(as_text=True)
     assert stored(app, body["submission_id"])[0].status == "pending"
