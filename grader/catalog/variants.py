@@ -157,7 +157,7 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     problems = [p for p in parts if isinstance(p, str)]
     if problems:
         return problems[0]
-    quantities = builder.routes(None)[0]
+    quantities = builder.routes(None)[scenario.shown_route]
     values = {name: (value, 3) for name, value in quantities.items()}
     values.update({name: (params[name], p.random.decimals) for name, p in spec.params.items()})
     written: dict[Notation, Shown] = {}

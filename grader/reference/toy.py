@@ -5,13 +5,16 @@ m = gelu(u') + gelu(-u'). LayerNorm keeps gamma = 1 and beta = 0.
 
 A `HandPath` reproduces a learner's pencil-and-paper route: intermediates carried forward at the
 lesson's precision. The page itself keeps u' unrounded and rounds each GELU value to 3 decimals
-(PAGE_HAND_PATH), which is why it prints m5[1] = 0.640 where full precision gives 0.641; a learner
-may also round u' (or mu and sigma) first.
+(PAGE_HAND_PATH), which is why it prints m5[1] = 0.640 where full precision gives 0.641. A learner
+may round other steps instead (mu and sigma, u', or the GELU values), and may use the page's GELU
+constants 0.798 and 0.0447 or the exact sqrt(2/pi) and 0.044715: each mix is a route of its own.
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 
@@ -31,6 +34,7 @@ class HandPath:
     decimals: int = 3
     round_stats: bool = False  # also carry mu and sigma rounded
     round_u: bool = True  # carry u' rounded (the page does not: it rounds only the GELU values)
+    round_gelu: bool = True  # carry each GELU value rounded
     page_constants: bool = True  # GELU with 0.798 and 0.0447
 
     def round(self, value: np.ndarray) -> np.ndarray:
@@ -38,16 +42,29 @@ class HandPath:
         return np.round(value, self.decimals)
 
 
+# Each step a learner may round or carry exactly (mu and sigma, u', the GELU values), with either
+# set of GELU constants: every mix is a route. The page's own comes first.
 PAGE_HAND_PATH = HandPath(round_u=False)
-LESSON_HAND_PATHS = (PAGE_HAND_PATH, HandPath(), HandPath(round_stats=True))
+LESSON_HAND_PATHS = (PAGE_HAND_PATH, *(
+    path for path in (
+        HandPath(round_stats=stats, round_u=u, round_gelu=gelu, page_constants=page)
+        for page, stats, u, gelu in itertools.product((True, False), repeat=4)
+    )
+    # Rounding nothing with the exact constants is the full-precision route itself.
+    if path != PAGE_HAND_PATH and (path.page_constants or path.round_stats or path.round_u or path.round_gelu)
+))
 
 
+@lru_cache(maxsize=8)
 def toy_weights(d: int = TOY_D) -> tuple[np.ndarray, np.ndarray]:
-    """W1 = [I | -I] (d x 2d) and W2 = [I ; I] (2d x d)."""
+    """W1 = [I | -I] (d x 2d) and W2 = [I ; I] (2d x d), read-only (they are shared)."""
     eye = np.eye(d)
-    return np.hstack([eye, -eye]), np.vstack([eye, eye])
+    w1, w2 = np.hstack([eye, -eye]), np.vstack([eye, eye])
+    w1.flags.writeable = w2.flags.writeable = False
+    return w1, w2
 
 
+@lru_cache(maxsize=256)
 def _hand_options(opts: BlockOptions, hand: HandPath | None) -> BlockOptions:
     return replace(opts, gelu_c=0.798, gelu_k=0.0447) if hand and hand.page_constants else opts
 
@@ -71,7 +88,8 @@ def toy_row(
     u = keep(u) if hand is None or hand.round_u else u
     w1, w2 = toy_weights(len(x))
     z = u @ w1
-    g = keep(activate(z, opts))
+    g = activate(z, opts)
+    g = keep(g) if hand is None or hand.round_gelu else g
     m = g @ w2
     stream = x if opts.second_residual_of_input else h
     y = stream + m if opts.mlp_residual else m
@@ -88,8 +106,14 @@ def gelu_check_z(
     unrounded z, of which the printed one is the rounding: the page's gelu(1.102) = 0.952 is
     gelu(1.10169).
     """
-    z = abs(float(toy_row(x, a, opts)["u"][0]))  # type: ignore[index]
+    z = _exact_z(tuple(np.asarray(x, dtype=float).tolist()), tuple(np.asarray(a, dtype=float).tolist()), opts)
     return z if hand is None else float(f"{z:.{PRINTED_DECIMALS}f}")
+
+
+@lru_cache(maxsize=1024)
+def _exact_z(x: tuple[float, ...], a: tuple[float, ...], opts: BlockOptions) -> float:
+    # Every hand route of a variant starts from the same printed z: work it out once.
+    return abs(float(toy_row(np.array(x), np.array(a), opts)["u"][0]))  # type: ignore[index]
 
 
 def toy_quantities(
@@ -102,6 +126,8 @@ def toy_quantities(
     row = toy_row(x, a, opts, hand)
     quiet = toy_row(x, np.zeros_like(x), opts, hand)
     keep, act_opts = _keeper(hand), _hand_options(opts, hand)
+    if hand is not None and not hand.round_gelu:
+        keep = _keeper(None)
     z1 = gelu_check_z(x, a, opts, hand)
     return {
         **row,

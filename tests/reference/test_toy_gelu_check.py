@@ -17,7 +17,9 @@ GELU_OF_PRINTED_Z = 1.35331  # 0.5 z (1 + tanh(sqrt(2/pi) (z + 0.044715 z^3))) a
 def test_every_hand_route_starts_from_the_printed_z(hand: HandPath) -> None:
     quantities = toy_quantities(X_263, A_263, hand=hand)
     assert quantities["z1"] == 1.459
-    assert quantities["gelu_pos"] == 1.353 and quantities["gelu_neg"] == -0.106
+    # Routes that round the GELU values carry these; the others carry them unrounded.
+    assert round(float(quantities["gelu_pos"]), 3) == 1.353
+    assert round(float(quantities["gelu_neg"]), 3) == -0.106
 
 
 def test_no_route_moves_gelu_of_z_further_than_rounding_z_does() -> None:

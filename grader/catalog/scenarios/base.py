@@ -21,6 +21,8 @@ class Scenario:
     `compute(params, mistake, hand)` returns the quantities; `mistake` is None for the correct
     answer and `hand` is one of `hand_paths` or None for full precision. `well_posed` returns a
     reason when parameters would make a poor exercise (a near-tie, sigma near 0, ...).
+    `shown_route` picks the route whose numbers prompts and worked solutions print (0 = full
+    precision; a hand route when the lesson works by hand, so that each printed step adds up).
     """
 
     name: str
@@ -31,6 +33,7 @@ class Scenario:
     optional: tuple[str, ...] = ()
     hand_paths: tuple[Any, ...] = ()
     well_posed: Callable[[Params], str | None] = field(default=always_well_posed)
+    shown_route: int = 0
 
     def routes(self, params: Params, mistake: str | None = None) -> list[Quantities]:
         """Quantities at full precision first, then along each hand path."""

@@ -58,6 +58,7 @@ TOY_BLOCK = Scenario(
     compute=_compute,
     hand_paths=LESSON_HAND_PATHS,
     well_posed=_well_posed,
+    shown_route=1,  # the page's own route: GELU values rounded, so m is the sum of those printed
 )
 
 __all__: list[Any] = ["TOY_BLOCK"]
