@@ -69,6 +69,12 @@ _ALL = [
                      "256 when d ≥ 256, and rounded down to a whole number when d < 256.")),
     Misconception("forget-layers", N_("only one layer counted"),
                   N_("The model stacks L identical blocks: multiply the per-block figure by L.")),
+    Misconception("norms-of-one-layer", N_("the norms of one layer only"),
+                  N_("Each of the L layers normalises twice, once before each sub-block, and the "
+                     "embedding is normalised once before the first layer: 1 + 2L in all.")),
+    Misconception("weight-in-out", N_("the matrix written [n_in][n_out]"),
+                  N_("microGPT stores each weight matrix as [n_out][n_in], one row per output: mlp_fc1 "
+                     "widens n_embd to 4·n_embd, so it is (4·n_embd, n_embd), and mlp_fc2 is the reverse.")),
     Misconception("count-biases", N_("biases counted"),
                   N_("No linear layer here has a bias, and RMSNorm has no β: count the weight matrices, "
                      "plus the norm gains where the model has them (microGPT's RMSNorm has no weights "

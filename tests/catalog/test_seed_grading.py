@@ -141,7 +141,15 @@ def test_microgpt_page_stations(catalog: Catalog) -> None:
     assert {p["status"] for p in parts.values()} == {"correct"}
     wrong = grade(catalog, "microgpt-stations", norms="2", fc1_shape="(16, 64)")
     assert wrong["norms"]["misconception"] == "forget-initial-norm"
-    assert wrong["fc1_shape"]["misconception"] == "transposed-shape"
+    assert wrong["fc1_shape"]["misconception"] == "weight-in-out"
+    assert "[n_out][n_in]" in wrong["fc1_shape"]["hint"] and "heads" not in wrong["fc1_shape"]["hint"]
+
+
+def test_microgpt_norms_of_one_layer_get_the_norms_rule_not_times_l(catalog: Catalog) -> None:
+    seed = next(s for s in range(1, 200) if catalog._variant("microgpt-stations", s).params["n_layer"] == 4)
+    part = grade_seed(catalog, "microgpt-stations", seed, norms="3")["norms"]
+    assert part["misconception"] == "norms-of-one-layer" and "1 + 2L" in part["hint"]
+    assert grade_seed(catalog, "microgpt-stations", seed, norms="9")["norms"]["status"] == "correct"
 
 
 def grade_seed(catalog: Catalog, exercise: str, seed: int, **answers: str) -> dict:

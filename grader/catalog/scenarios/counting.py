@@ -137,7 +137,8 @@ def _micro_config(params: Params, mistake: str | None) -> MicroConfig:
     cfg = MicroConfig(vocab=int(params["vocab"]), n_embd=int(params["n_embd"]),
                       block_size=int(params["block_size"]), n_head=int(params["n_head"]),
                       n_layer=int(params["n_layer"]))  # fmt: skip
-    return replace(cfg, n_layer=1) if mistake == "forget-layers" else cfg
+    one_layer = mistake in ("forget-layers", "norms-of-one-layer")
+    return replace(cfg, n_layer=1) if one_layer else cfg
 
 
 def _microgpt(params: Params, mistake: str | None, hand: Any) -> Quantities:
@@ -162,7 +163,7 @@ def _microgpt(params: Params, mistake: str | None, hand: Any) -> Quantities:
         stations["norms"] -= 1
     if mistake == "extra-final-norm":
         stations["norms"] += 1
-    if mistake == "transposed-shape":
+    if mistake == "weight-in-out":  # each matrix [in][out]: fc1 reads as fc2's shape and back
         stations["fc1_shape"], stations["fc2_shape"] = stations["fc2_shape"], stations["fc1_shape"]
     return {**table, **stations, "outside_share": outside, "head_dim": cfg.head_dim}
 
@@ -173,7 +174,7 @@ MICROGPT = Scenario(
     quantities=("wte", "wpe", "lm_head", "attention", "mlp", "total", "outside_share", "norms",
                 "residual_adds", "fc1_shape", "fc2_shape", "head_dim"),  # fmt: skip
     mistakes=("forget-layers", "count-biases", "tied-head", "one-ffn-matrix", "no-wo", "inside-share",
-              "forget-initial-norm", "extra-final-norm", "transposed-shape"),  # fmt: skip
+              "forget-initial-norm", "extra-final-norm", "norms-of-one-layer", "weight-in-out"),  # fmt: skip
     compute=_microgpt,
     well_posed=lambda p: None if int(p["n_embd"]) % int(p["n_head"]) == 0 else "n_head must divide n_embd",
 )
