@@ -89,6 +89,12 @@ _ALL = [
                      "rounded to the nearest one, which can be downwards.")),
     Misconception("swiglu-unrounded", N_("8d/3 without rounding to a multiple of 256"),
                   N_("For d ≥ 256 the width 8d/3 is rounded to a multiple of 256 for fast kernels.")),
+    Misconception("one-norm", N_("one RMSNorm per block"),
+                  N_("A pre-norm block normalises twice, before attention and before the FFN, and each "
+                     "RMSNorm has its own gain vector of d parameters.")),
+    Misconception("norm-without-gain", N_("RMSNorm counted without parameters"),
+                  N_("This RMSNorm scales its output by a learned gain vector of d entries (microGPT's "
+                     "has none, Llama's has one), so each norm holds d parameters.")),
     Misconception("attention-share", N_("the attention share instead of the FFN share"),
                   N_("The question asks for the feed-forward layer's part of the large matrices.")),
     Misconception("two-matrix-ffn", N_("two FFN matrices, not SwiGLU's three"),

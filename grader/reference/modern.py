@@ -210,19 +210,20 @@ class ParamCounts:
 
 def param_counts(
     cfg: ModernConfig, *, biases: bool = False, tied_head: bool = False, ffn_matrices: int = 3,
-    output_projection: bool = True,
+    output_projection: bool = True, norm_gains: int = 2,
 ) -> ParamCounts:
     """Count parameters; biases=True (adding biases and betas), ffn_matrices=2 (the GPT-2 habit of
-    counting W1 and W2 only) and output_projection=False (W_O forgotten) model learner mistakes."""
+    counting W1 and W2 only), output_projection=False (W_O forgotten) and norm_gains=1 or 0 (one
+    norm per block, or gains not counted) model learner mistakes."""
     d, f, kv = cfg.d, cfg.f, cfg.kv_dim
     attention = d * d + 2 * d * kv + (d * d if output_projection else 0)
     ffn = ffn_matrices * d * f
-    norm = 2 * d
+    norm = norm_gains * d
     if biases:
         # One bias per linear layer (W_Q, W_K, W_V, W_O; W1, W3, W2) and a beta per norm.
         attention += d + 2 * kv + d
         ffn += 2 * f + d
-        norm += 2 * d
+        norm += norm_gains * d
     block = attention + ffn + norm
     blocks = cfg.n_layer * block
     embeddings = cfg.vocab * d

@@ -228,3 +228,20 @@ def test_rounding_the_swiglu_width_up_is_named_where_it_differs_from_the_nearest
     seed = next(s for s in range(200) if catalog.variant("swiglu-width", s).params["d"] == 5120)
     width = grade_seed(catalog, "swiglu-width", seed, f="13824")["f"]
     assert width["status"] == "incorrect" and width["misconception"] == "swiglu-ceil"
+
+
+@pytest.mark.parametrize(("part", "answer", "mistake"), [
+    ("ffn", "134,209,536", "swiglu-unrounded"),  # 3 · 4096 · 10922: 8d/3 cut, not rounded to 256
+    ("ffn", "134,221,824", "swiglu-unrounded"),  # 3 · 4096 · 10923: a calculator's 10922.67 rounded
+    ("norm", "4,096", "one-norm"),
+    ("norm", "0", "norm-without-gain"),
+])
+def test_modern_params_slips_in_the_ffn_width_and_the_norms_are_named(catalog: Catalog, part: str, answer: str,
+                                                                      mistake: str) -> None:
+    graded = grade(catalog, "modern-params", **{part: answer})[part]
+    assert (graded["status"], graded["misconception"]) == ("incorrect", mistake)
+
+
+def test_block_output_without_the_half_in_gelu_is_named(catalog: Catalog) -> None:
+    part = grade(catalog, "block-output", y="[0.367; 2.192; 0.099; 2.415]")["y"]
+    assert part["misconception"] == "gelu-no-half"

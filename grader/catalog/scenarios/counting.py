@@ -13,7 +13,7 @@ from grader.reference.microgpt import MicroConfig, param_table, station_counts
 from grader.reference.modern import ModernConfig, param_counts, stage_shapes, swiglu_width
 
 
-def _modern_config(params: Params, mistake: str | None) -> ModernConfig:
+def _modern_config(params: Params, mistake: str | None, hand: Any = None) -> ModernConfig:
     d, h = int(params["d"]), int(params["n_head"])
     cfg = ModernConfig(d=d, n_head=h, n_kv_head=int(params["n_kv_head"]),
                        n_layer=int(params.get("n_layer", 1)), vocab=int(params.get("vocab", 0)))  # fmt: skip
@@ -23,6 +23,8 @@ def _modern_config(params: Params, mistake: str | None) -> ModernConfig:
         return replace(cfg, ffn_width=4 * d)
     if mistake == "swiglu-ceil":
         return replace(cfg, ffn_width=_rounded_up(d))
+    if mistake == "swiglu-unrounded":
+        return replace(cfg, ffn_width=_unrounded(d, hand))
     if mistake == "forget-layers":
         return replace(cfg, n_layer=1)
     return cfg
@@ -31,6 +33,13 @@ def _modern_config(params: Params, mistake: str | None) -> ModernConfig:
 def _rounded_up(d: int) -> int:
     # Llama's reference code rounds 8d/3 up to the next multiple of 256; this course rounds to the nearest.
     return math.ceil(Fraction(8 * d, 3 * 256)) * 256
+
+
+def _unrounded(d: int, hand: Any) -> int:
+    # 8d/3 left as it is: cut to a whole number, or (the "nearest" hand path) a calculator's
+    # 1706.67 rounded to one.
+    exact = Fraction(8 * d, 3)
+    return round(exact) if hand == "nearest" else int(exact)
 
 
 def _transposed(shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
@@ -53,11 +62,12 @@ def _mistaken_shapes(shapes: dict[str, tuple[int, ...]], cfg: ModernConfig,
 
 
 def _modern(params: Params, mistake: str | None, hand: Any) -> Quantities:
-    cfg = _modern_config(params, mistake)
+    cfg = _modern_config(params, mistake, hand)
     shapes = _mistaken_shapes(stage_shapes(int(params.get("n", 1)), cfg), cfg, mistake)
     matrices = 2 if mistake == "two-matrix-ffn" else 3
+    gains = {"one-norm": 1, "norm-without-gain": 0}.get(mistake or "", 2)
     counts = param_counts(cfg, biases=mistake == "count-biases", ffn_matrices=matrices,
-                          output_projection=mistake != "no-wo")
+                          output_projection=mistake != "no-wo", norm_gains=gains)
     return {**shapes, "d_h": cfg.head_dim, "f": cfg.f, "attention": counts.attention,
             "ffn": counts.ffn, "norm": counts.norm, "block": counts.block, "model": counts.blocks,
             "with_embeddings": counts.total}  # fmt: skip
@@ -83,8 +93,9 @@ MODERN = Scenario(
                 "ffn", "norm", "block", "model", "with_embeddings"),  # fmt: skip
     mistakes=("full-kv-heads", "ffn-4d", "swiglu-ceil", "forget-layers", "count-biases", "kv-not-repeated",
               "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split", "head-size-d",
-              "no-wo"),  # fmt: skip
+              "no-wo", "swiglu-unrounded", "one-norm", "norm-without-gain"),  # fmt: skip
     compute=_modern,
+    hand_paths=("nearest",),  # only swiglu-unrounded reads it
     well_posed=_modern_well_posed,
 )
 
@@ -97,8 +108,7 @@ def _swiglu(params: Params, mistake: str | None, hand: Any) -> Quantities:
         "ffn-4d": 4 * d,
         "swiglu-floor": int(exact // 256) * 256,
         "swiglu-ceil": _rounded_up(d),
-        # The hand path is a calculator's 1706.67 typed as a whole number: rounded, not cut.
-        "swiglu-unrounded": round(exact) if hand == "nearest" else int(exact),
+        "swiglu-unrounded": _unrounded(d, hand),
     }
     return {"f": widths[mistake], "d": d}
 
