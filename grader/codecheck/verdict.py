@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Mapping, Sequence
 
 from grader.codecheck.base import Case, Task
@@ -84,7 +85,7 @@ def _run_failure(run_result: Any, task: Task, duration: float) -> CodeResult:
     status, default = RUN_FAILURES[run_result.status]
     said = _cause(getattr(run_result, "facts", None) or {}) or default
     if run_result.status in ("missing_function", "bad_signature"):
-        expected = say("Expected: def %(function)s(%(params)s).", function=task.function, params=", ".join(task.params))
+        expected = say("Expected: def %(function)s(%(params)s).", function=task.function, params=_parameters(task))
         said = joined([said, expected], " ")
     told = (getattr(run_result, "message", "") or "").strip()
     if run_result.status in REPORTED and told:
@@ -92,6 +93,14 @@ def _run_failure(run_result: Any, task: Task, duration: float) -> CodeResult:
         # the signature found (and whether extra parameters lack defaults).
         said = joined([said, Text(told)], "\n")
     return CodeResult(status, 0.0, text=said, duration_ms=duration)
+
+
+def _parameters(task: Task) -> str:
+    """The task's parameters as its stub writes them, defaults included: `x, gamma, beta, eps=1e-05`."""
+    declared = inspect.signature(task.reference).parameters
+    empty = inspect.Parameter.empty
+    return ", ".join(name if name not in declared or declared[name].default is empty
+                     else f"{name}={declared[name].default!r}" for name in task.params)
 
 
 def _cause(facts: Mapping[str, Any]) -> Text | None:
@@ -127,6 +136,23 @@ def _uncheckable(error: Any) -> Text:
                "(%(why)s).", why=str(error).strip()[:MAX_ERROR_CHARS])  # fmt: skip
 
 
+def _last_lines(lines: list[str]) -> str:
+    """The traceback's last lines within MAX_ERROR_CHARS, where the exception itself is, cut on a
+    line boundary and saying so; a single overlong line keeps its end."""
+    kept: list[str] = []
+    size = 0
+    for line in reversed(lines):
+        size += len(line) + 1
+        if size > MAX_ERROR_CHARS:
+            break
+        kept.append(line)
+    if len(kept) == len(lines):
+        return "\n".join(lines)
+    if not kept:
+        return "…" + lines[-1][-(MAX_ERROR_CHARS - 1):]
+    return "\n".join(["…", *reversed(kept)])
+
+
 def _exception_message(error: Any, visible: bool) -> Text:
     """The sandbox's error text for a visible case; for a hidden one, only that it raised."""
     lines = [line.rstrip() for line in str(error or "").splitlines() if line.strip()]
@@ -134,7 +160,7 @@ def _exception_message(error: Any, visible: bool) -> Text:
         text = "\n".join(lines)
         if not text:
             return say("Raised an exception (no message).")
-        return say("Raised an exception:\n%(error)s", error=text[-MAX_ERROR_CHARS:])
+        return say("Raised an exception:\n%(error)s", error=_last_lines(lines))
     # Nothing from the traceback, not even the exception's type: code can pick which exception to
     # raise from the hidden inputs (one of sixty built-in types is six bits a case), and the
     # message could spell them out. The visible cases show the whole error.

@@ -220,7 +220,10 @@ def _payload(source: str, function: str, params: list[str], cases: list[dict[str
     for case in cases:
         if not isinstance(case, dict) or not set(case) <= set(params):
             raise ValueError(f"each case must be a dict whose keys are among {params}")
-    header = codec.encode({"source": source, "function": function, "params": list(params)})
+    # Parameters some case leaves out: the learner's function must give them defaults.
+    optional = [name for name in params if any(name not in case for case in cases)]
+    header = codec.encode({"source": source, "function": function, "params": list(params),
+                           "optional": optional})  # fmt: skip
     return b"".join(codec.frame(blob) for blob in [header] + [codec.encode(c) for c in cases])
 
 

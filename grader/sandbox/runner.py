@@ -19,7 +19,7 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
 
 try:
@@ -141,14 +141,16 @@ def _run_job(payload: bytes, result_fd: int, limits: dict[str, float]) -> None:
     frames = codec.split_frames(payload)
     header = codec.decode(frames[0])
     sender = _Sender(result_fd, int(limits["result_bytes"]))
-    function = _load(header["source"], header["function"], header["params"], sender)
+    function = _load(header["source"], header["function"], header["params"], header.get("optional", []),
+                     sender)  # fmt: skip
     if function is not None:
         for index, blob in enumerate(frames[1:]):
             _run_case(function, index, blob, sender, limits)
     sender.send({"kind": "done"})
 
 
-def _load(source: str, name: str, params: list[str], sender: _Sender) -> Callable[..., Any] | None:
+def _load(source: str, name: str, params: list[str], optional: list[str],
+          sender: _Sender) -> Callable[..., Any] | None:  # fmt: skip
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)
     except SyntaxError as exc:
@@ -170,7 +172,7 @@ def _load(source: str, name: str, params: list[str], sender: _Sender) -> Callabl
         sender.send({"kind": "missing_function",
                      "message": f"the submission defines no function named {name!r}"})
         return None
-    problem = signature_problem(function, name, params)
+    problem = signature_problem(function, name, params, optional)
     if problem:
         sender.send({"kind": "bad_signature", "message": problem})
         return None
@@ -186,8 +188,10 @@ def _syntax_message(exc: SyntaxError) -> str:
     return f"{type(exc).__name__} at {where}: {exc.msg}{pointer}"
 
 
-def signature_problem(function: Callable[..., Any], name: str, params: list[str]) -> str | None:
-    """Why `function` cannot be called as name(*params) by keyword, or None if it can."""
+def signature_problem(function: Callable[..., Any], name: str, params: list[str],
+                      optional: Sequence[str] = ()) -> str | None:
+    """Why `function` cannot be called as name(*params) by keyword, leaving out any of `optional`,
+    or None if it can."""
     try:
         found = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
@@ -197,6 +201,10 @@ def signature_problem(function: Callable[..., Any], name: str, params: list[str]
     head, rest = found[: len(params)], found[len(params):]
     if [p.name for p in head] != params or any(p.kind not in _KEYWORD_KINDS for p in head):
         return f"expected the signature {expected}, found {shown}"
+    undefaulted = [p.name for p in head if p.name in optional and p.default is inspect.Parameter.empty]
+    if undefaulted:
+        return (f"found {shown}: {', '.join(undefaulted)} needs a default value, because some calls "
+                "leave it out")
     variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     if any(p.default is inspect.Parameter.empty and p.kind not in variadic for p in rest):
         return f"expected the signature {expected}, found {shown} (extra parameters need defaults)"

@@ -79,6 +79,17 @@ def test_extra_parameters_need_defaults(pool: SandboxPool) -> None:
     assert only_value(ok) == 3.0
 
 
+def test_a_parameter_some_cases_leave_out_needs_a_default(pool: SandboxPool) -> None:
+    cases = [{"x": 1.0}, {"x": 2.0, "eps": 0.5}]
+    refused = pool.run("def f(x, eps):\n    return x + eps\n", "f", ["x", "eps"], cases)
+    assert refused.status == "bad_signature"
+    assert "eps needs a default value, because some calls leave it out" in refused.message
+    ran = pool.run("def f(x, eps=1.0):\n    return x + eps\n", "f", ["x", "eps"], cases)
+    assert [case.value for case in ran.cases] == [2.0, 2.5]
+    always = pool.run("def f(x, eps):\n    return x + eps\n", "f", ["x", "eps"], [{"x": 1.0, "eps": 0.5}])
+    assert always.status == "completed"  # every call passes eps: no default needed
+
+
 def test_exception_traceback_shows_only_learner_frames(pool: SandboxPool) -> None:
     source = "import numpy as np\n\ndef helper(x):\n    return np.reshape(x, (7, 7))\n\n" \
              "def f(x):\n    return helper(x)\n"
