@@ -153,13 +153,14 @@ def test_application_source_is_not_readable(hostile: Hostile) -> None:
 def test_host_environment_secrets_do_not_reach_the_sandbox(hostile: Hostile) -> None:
     assert os.environ[SECRET_ENV] == SECRET_VALUE  # set before the slots started
     body = """
-    found = [repr(dict(os.environ))]
+    found = []
     for pid in ['1', 'self'] + [p for p in os.listdir('/proc') if p.isdigit()]:
         try:
             with open(f'/proc/{pid}/environ', 'rb') as handle:
                 found.append(pid + ' => ' + handle.read().decode('latin-1'))
         except OSError as exc:
             found.append(pid + ' => ' + type(exc).__name__)
+    found.append(repr(dict(os.environ)))  # last: a long error shows its last lines
     return _exfiltrate('\\n'.join(found))
     """
     graded = hostile.grade(submission(body, prelude=EXFILTRATE))
