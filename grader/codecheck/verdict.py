@@ -55,7 +55,7 @@ def grade(
     # sandbox, where learner code can fake the clock.
     duration = round(float(getattr(run_result, "duration_ms", 0) or 0), 3)
     if run_result.status != "completed":
-        return _run_failure(run_result, task, duration)
+        return _run_failure(run_result, task, duration, cases)
     if len(runs) != len(cases) or len(expected_outputs) != len(cases) or not cases:
         # A run that does not answer every case is the grader's fault: report, do not count.
         note = say("(the run returned %(got)d results for %(cases)d cases)", got=len(runs), cases=len(cases))
@@ -77,7 +77,7 @@ def grade(
     return CodeResult("failed", score, verdicts, joined(said, " "), mistake, duration)
 
 
-def _run_failure(run_result: Any, task: Task, duration: float) -> CodeResult:
+def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[Case] = ()) -> CodeResult:
     """Map a run that did not complete to an error, timeout, memory_limit or invalid result."""
     if run_result.status not in RUN_FAILURES:
         # "unavailable" and anything unforeseen are the grader's problem, not the learner's.
@@ -87,12 +87,28 @@ def _run_failure(run_result: Any, task: Task, duration: float) -> CodeResult:
     if run_result.status in ("missing_function", "bad_signature"):
         expected = say("Expected: def %(function)s(%(params)s).", function=task.function, params=_parameters(task))
         said = joined([said, expected], " ")
+    stopped_in = _case_running(run_result, cases)
+    if stopped_in is not None:
+        said = joined([said, stopped_in], " ")
     told = (getattr(run_result, "message", "") or "").strip()
     if run_result.status in REPORTED and told:
         # Shown as it came, below the sentence: Python's syntax report (the line and a pointer), or
         # the signature found (and whether extra parameters lack defaults).
         said = joined([said, Text(told)], "\n")
     return CodeResult(status, 0.0, text=said, duration_ms=duration)
+
+
+def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
+    """Which case a run that stopped early was on: the first one it sent no result for."""
+    done = (getattr(run_result, "facts", None) or {}).get("case")
+    # Before any case finished it may still have been loading the module: say nothing then.
+    if type(done) is not int or not 0 < done < len(cases):
+        return None
+    running = cases[done]
+    if running.visible:
+        return say("It stopped in case %(name)s, after %(done)d of %(total)d cases.", name=running.name,
+                   done=done, total=len(cases))  # fmt: skip
+    return say("It stopped in a hidden case, after %(done)d of %(total)d cases.", done=done, total=len(cases))
 
 
 def _parameters(task: Task) -> str:

@@ -159,8 +159,9 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
     if status is not None:
         return result(status, cases, message)
     reason_status, reason, facts = _abort_reason(outcome, limits)
+    # Which case it stopped in: the first one that sent no result.
     return result(reason_status, cases + _not_run(reason_status, reason, len(cases), case_count),
-                  reason, facts)
+                  reason, {**facts, "case": len(cases)})
 
 
 def _log_malformed(exc: Exception) -> None:

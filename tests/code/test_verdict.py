@@ -196,6 +196,21 @@ def test_run_failures_are_worded_from_the_hosts_facts(status: str, facts: dict[s
     assert result.message == says
 
 
+@pytest.mark.parametrize("stopped_at", [0, 1, 4, 6, 99])
+def test_a_timeout_names_the_case_it_stopped_in(stopped_at: int) -> None:
+    spec, prepared = prepared_for("layer-norm")
+    facts = {"cause": "cpu", "seconds": 2, "case": stopped_at}
+    message = grade_run(spec, prepared, FakeRun(status="timeout", facts=facts)).message
+    total = len(prepared.cases)
+    if stopped_at in (0, 99):  # still loading the module, or a number the host cannot place
+        assert "It stopped" not in message
+        return
+    case = prepared.cases[stopped_at]
+    where = case.name if case.visible else "a hidden case"
+    assert message.endswith(f"It stopped in {'case ' if case.visible else ''}{where}, after {stopped_at} of "
+                            f"{total} cases.")
+
+
 def test_missing_function_message_gives_the_signature() -> None:
     spec, prepared = prepared_for("layer-norm")
     result = grade_run(spec, prepared, FakeRun(status="missing_function"))

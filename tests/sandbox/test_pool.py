@@ -117,6 +117,7 @@ def test_infinite_loop_times_out_and_slot_still_works(pool: SandboxPool) -> None
     result = run_body(pool, "while True:\n    pass", cases=2)
     assert result.status == "timeout"
     assert [c.status for c in result.cases] == ["timeout", "timeout"]
+    assert result.facts["case"] == 0
     assert time.monotonic() - started < TEST_LIMITS.wall_seconds + 2
     assert only_value(run_body(pool, "return 41 + 1")) == 42
 
@@ -126,7 +127,7 @@ def test_sleeping_job_hits_the_wall_clock_limit(pool: SandboxPool) -> None:
     result = pool.run(source, "f", ["i"], [{"i": 0}, {"i": 1}, {"i": 2}])
     assert result.status == "timeout"
     assert [c.status for c in result.cases] == ["ok", "timeout", "timeout"]
-    assert result.cases[0].value == 0
+    assert result.cases[0].value == 0 and result.facts["case"] == 1  # the case it stopped in
 
 
 def test_memory_bomb_hits_the_memory_limit(pool: SandboxPool) -> None:
