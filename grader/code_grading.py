@@ -6,6 +6,7 @@ inputs travel to the sandbox; the verdict is computed here from what comes back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from grader.codecheck.prepare import prepare, sandbox_cases
@@ -21,8 +22,9 @@ MAX_SOURCE_BYTES = 64 * 1024
 class Runner(Protocol):
     """What runs learner code: grader.sandbox.SandboxPool."""
 
-    def run(self, source: str, function: str, params: list[str], cases: list[dict]) -> object:
-        """Run `function` from `source` on each case's keyword arguments."""
+    def run(self, source: str, function: str, params: list[str], cases: list[dict],
+            changes: Sequence[str] = ()) -> object:
+        """Run `function` from `source` on each case's keyword arguments; report `changes` after each call."""
 
 
 class SourceRejected(Refusal):
@@ -52,5 +54,5 @@ def grade_code(spec: CodeExerciseSpec, source: str, seed: int, runner: Runner) -
     """Prepare fresh cases for `seed`, run the submission in the sandbox and judge its outputs."""
     task = get_task(spec.task)
     prepared = prepare(spec, seed)
-    run = runner.run(source, task.function, list(task.params), sandbox_cases(prepared))
+    run = runner.run(source, task.function, list(task.params), sandbox_cases(prepared), task.changes)
     return grade(spec, task, prepared.cases, prepared.expected, prepared.mutant_outputs, run)

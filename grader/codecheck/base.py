@@ -40,6 +40,9 @@ class Task:
     cases: CaseGenerator
     mutants: Mapping[str, Mutant] = field(default_factory=dict)
     output: Output = "array"
+    # Arguments the function must change in place (microGPT appends to its KV cache): their state
+    # after each call is checked as well as what the function returns.
+    changes: tuple[str, ...] = ()
 
 
 def mutants(*items: Mutant) -> dict[str, Mutant]:

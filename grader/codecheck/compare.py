@@ -10,7 +10,7 @@ import numpy as np
 
 from grader.texts import Text, joined, say
 
-MismatchKind = Literal["type", "dtype", "shape", "keys", "nonfinite", "values"]
+MismatchKind = Literal["type", "dtype", "shape", "keys", "nonfinite", "values", "changed"]
 
 # What a hidden case may say: no shapes, no numbers, nothing derived from its inputs.
 HIDDEN_MESSAGES: dict[MismatchKind, Text] = {
@@ -20,6 +20,7 @@ HIDDEN_MESSAGES: dict[MismatchKind, Text] = {
     "keys": say("The output dict lacks some of the required keys."),
     "nonfinite": say("The output contains NaN or infinity where finite values are expected."),
     "values": say("The output's values are wrong."),
+    "changed": say("The output is right, but an argument is not left as it should be after the call."),
 }
 DTYPE_KINDS = {"b": say("boolean"), "c": say("complex"), "O": say("object"), "U": say("text"), "S": say("bytes")}
 ARRAY_LIKE = (np.ndarray, np.generic, int, float, list, tuple)
@@ -34,11 +35,37 @@ class Mismatch:
     detail: Text
 
 
+@dataclass(frozen=True)
+class WithChanges:
+    """What a call returns and the state it leaves the arguments it changes in place in."""
+
+    returned: Any
+    after: Mapping[str, Any]
+
+
 def compare(expected: Any, got: Any, rtol: float, atol: float) -> Mismatch | None:
     """None when `got` matches `expected` within tolerance (NaN matches NaN), else the mismatch."""
+    if isinstance(expected, WithChanges):
+        return _compare_with_changes(expected, got, rtol, atol)
     if isinstance(expected, Mapping):
         return _compare_dict(expected, got, rtol, atol)
     return _compare_array(np.asarray(expected), got, rtol, atol)
+
+
+def _compare_with_changes(expected: WithChanges, got: Any, rtol: float, atol: float) -> Mismatch | None:
+    if isinstance(got, WithChanges):  # another reference-side value, say a mutant's
+        got = {"returned": got.returned, "after": got.after}
+    if not isinstance(got, Mapping) or not isinstance(got.get("after"), Mapping) or "returned" not in got:
+        return Mismatch("type", say("The sandbox's report of this call is malformed."))
+    mismatch = compare(expected.returned, got["returned"], rtol, atol)
+    if mismatch is not None:
+        return mismatch
+    for name, want in expected.after.items():
+        wrong = compare(np.asarray(want), got["after"].get(name), rtol, atol)
+        if wrong is not None:
+            return Mismatch("changed", say("The output is right, but %(name)s is not left as it should be after "
+                                           "the call: %(detail)s", name=name, detail=wrong.detail))  # fmt: skip
+    return None
 
 
 def _type_name(value: Any) -> str:

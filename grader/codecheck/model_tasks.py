@@ -81,6 +81,7 @@ MICROGPT = Task(
         # With n_embd = 16 and d_h = 4, dividing by √n_embd and by d_h are the same mistake: name both.
         _gpt_options("scale-dh", N_("scores divided by 4 (√n_embd, or d_h) instead of √d_h = 2"), scale="dh"),
     ),
+    changes=("keys", "values"),
 )
 
 COUNT_PARAMS = ("d", "n_head", "n_kv_head", "d_ff", "n_layer", "vocab")

@@ -9,6 +9,7 @@ from typing import Any, Callable
 import numpy as np
 
 from grader.codecheck.base import Case
+from grader.codecheck.compare import WithChanges
 from grader.codecheck.spec import CodeExerciseSpec
 from grader.codecheck.tasks import get_task
 
@@ -33,8 +34,8 @@ def prepare(spec: CodeExerciseSpec, seed: int) -> Prepared:
     """Generate the cases for `seed` and compute the reference and mutant outputs on them."""
     task = get_task(spec.task)
     cases = limit_visible(task.cases(case_rng(spec, seed), spec.cases.random), spec.visible_cases)
-    expected = [_call(task.reference, case) for case in cases]
-    outputs = {name: [_call(task.mutants[name].compute, case) for case in cases]
+    expected = [_call(task.reference, case, task.changes) for case in cases]
+    outputs = {name: [_call(task.mutants[name].compute, case, task.changes) for case in cases]
                for name in spec.mutants}  # fmt: skip
     return Prepared(cases, expected, outputs)
 
@@ -50,11 +51,13 @@ def limit_visible(cases: list[Case], visible: int) -> list[Case]:
     return kept
 
 
-def _call(function: Callable[..., Any], case: Case) -> Any:
+def _call(function: Callable[..., Any], case: Case, changes: tuple[str, ...] = ()) -> Any:
     # A fresh copy each time: microGPT appends to its caches, and no call may see another's edits.
     # Mutants divide 0 by 0 or overflow exp() on purpose, so numpy's warnings are noise here.
+    kwargs = copy.deepcopy(case.kwargs)
     with np.errstate(all="ignore"):
-        return function(**copy.deepcopy(case.kwargs))
+        returned = function(**kwargs)
+    return WithChanges(returned, {name: kwargs[name] for name in changes}) if changes else returned
 
 
 def sandbox_cases(prepared: Prepared) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,10 +161,11 @@ class SandboxPool:
         """The host uids the slots run as (empty in unsafe-local mode)."""
         return list(self._lease.uids) if self._lease else []
 
-    def run(self, source: str, function: str, params: list[str],
-            cases: list[dict[str, Any]]) -> RunResult:
-        """Run `function` from `source` on each case (kwargs) in a warm sandbox."""
-        payload = _payload(source, function, params, cases)
+    def run(self, source: str, function: str, params: list[str], cases: list[dict[str, Any]],
+            changes: Sequence[str] = ()) -> RunResult:
+        """Run `function` from `source` on each case (kwargs) in a warm sandbox; for each of the
+        arguments named in `changes`, the case's value is {"returned": ..., "after": {name: ...}}."""
+        payload = _payload(source, function, params, cases, changes)
         if self._closed:
             raise SandboxUnavailable("the sandbox pool is closed")
         started = time.perf_counter()
@@ -210,7 +211,8 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000.0
 
 
-def _payload(source: str, function: str, params: list[str], cases: list[dict[str, Any]]) -> bytes:
+def _payload(source: str, function: str, params: list[str], cases: list[dict[str, Any]],
+             changes: Sequence[str] = ()) -> bytes:
     """The job as the child reads it: a header frame, then one frame per case."""
     if not isinstance(source, str) or len(source.encode("utf-8", "replace")) > MAX_SOURCE_BYTES:
         raise ValueError(f"source must be a str of at most {MAX_SOURCE_BYTES} bytes")
@@ -220,10 +222,12 @@ def _payload(source: str, function: str, params: list[str], cases: list[dict[str
     for case in cases:
         if not isinstance(case, dict) or not set(case) <= set(params):
             raise ValueError(f"each case must be a dict whose keys are among {params}")
+    if not set(changes) <= set(params):
+        raise ValueError(f"the arguments reported after each call must be among {params}")
     # Parameters some case leaves out: the learner's function must give them defaults.
     optional = [name for name in params if any(name not in case for case in cases)]
     header = codec.encode({"source": source, "function": function, "params": list(params),
-                           "optional": optional})  # fmt: skip
+                           "optional": optional, "changes": list(changes)})  # fmt: skip
     return b"".join(codec.frame(blob) for blob in [header] + [codec.encode(c) for c in cases])
 
 

@@ -144,8 +144,9 @@ def _run_job(payload: bytes, result_fd: int, limits: dict[str, float]) -> None:
     function = _load(header["source"], header["function"], header["params"], header.get("optional", []),
                      sender)  # fmt: skip
     if function is not None:
+        changes = header.get("changes", [])
         for index, blob in enumerate(frames[1:]):
-            _run_case(function, index, blob, sender, limits)
+            _run_case(function, index, blob, sender, limits, changes)
     sender.send({"kind": "done"})
 
 
@@ -227,13 +228,16 @@ def learner_traceback(exc: BaseException) -> str:
 
 
 def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
-              sender: _Sender, limits: dict[str, float]) -> None:
+              sender: _Sender, limits: dict[str, float], changes: Sequence[str] = ()) -> None:
     # Each case decodes its own fresh arrays, so mutating inputs cannot leak across cases.
     started = time.perf_counter()
     status, value, error = "ok", None, None
     try:
         kwargs = codec.decode(blob)  # inside the try: memory held by an earlier case can fail it
-        value = check_value(function(**kwargs), max_bytes=sender.budget)
+        returned = function(**kwargs)
+        if changes:  # arguments changed in place travel with the result, as they were left
+            returned = {"returned": returned, "after": {name: kwargs.get(name) for name in changes}}
+        value = check_value(returned, max_bytes=sender.budget)
     except BadResult as exc:
         status, error = "bad_result", str(exc)
     except MemoryError:

@@ -12,13 +12,20 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
+from grader.codecheck.tasks import get_task
 from tests.code.support import grade_values, prepared_for
 
 
 def outputs_of(function: Callable[..., Any], task: str, seed: int = 1) -> tuple[Any, ...]:
     spec, prepared = prepared_for(task, seed)
-    with np.errstate(all="ignore"):
-        values = [function(**copy.deepcopy(case.kwargs)) for case in prepared.cases]
+    changes = get_task(spec.task).changes
+    values = []
+    for case in prepared.cases:
+        kwargs = copy.deepcopy(case.kwargs)
+        with np.errstate(all="ignore"):
+            returned = function(**kwargs)
+        # As the sandbox's runner reports it: with the arguments the call was to change in place.
+        values.append({"returned": returned, "after": {n: kwargs[n] for n in changes}} if changes else returned)
     result = grade_values(spec, prepared, values)
     return result.status, result.score, result.misconception
 
@@ -187,6 +194,22 @@ def gpt(token_id, pos_id, keys, values, state_dict, initial_norm=True):
 
 def gpt_no_initial_norm(token_id, pos_id, keys, values, state_dict):
     return gpt(token_id, pos_id, keys, values, state_dict, initial_norm=False)
+
+
+def gpt_without_extending_the_cache(token_id, pos_id, keys, values, state_dict):
+    # Attends over the cache plus this position, but leaves the caller's cache as it was.
+    return gpt(token_id, pos_id, copy.deepcopy(keys), copy.deepcopy(values), state_dict)
+
+
+def test_microgpt_that_does_not_extend_the_kv_cache_fails_though_its_logits_are_right() -> None:
+    spec, prepared = prepared_for("microgpt", 1)
+    status, score, _ = outputs_of(gpt_without_extending_the_cache, "microgpt")
+    assert (status, score) == ("failed", 0.0)
+    values = [{"returned": gpt_without_extending_the_cache(**copy.deepcopy(c.kwargs)),
+               "after": {"keys": c.kwargs["keys"], "values": c.kwargs["values"]}} for c in prepared.cases]
+    first = grade_values(spec, prepared, values).cases[0]
+    assert first.message == ("The output is right, but keys is not left as it should be after the call: "
+                             "Expected shape (1, 1, 16), got (1, 0).")
 
 
 @pytest.mark.parametrize("function, task", [

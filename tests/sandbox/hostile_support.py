@@ -22,7 +22,7 @@ import textwrap
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,9 +208,9 @@ class Recorder:
         self.runs: list[RunResult] = []
 
     def run(self, source: str, function: str, params: list[str],
-            cases: list[dict[str, Any]]) -> RunResult:
+            cases: list[dict[str, Any]], changes: Sequence[str] = ()) -> RunResult:
         self.calls.append(cases)
-        result = self.pool.run(source, function, params, cases)
+        result = self.pool.run(source, function, params, cases, changes)
         self.runs.append(result)
         return result
 

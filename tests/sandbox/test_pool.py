@@ -90,6 +90,13 @@ def test_a_parameter_some_cases_leave_out_needs_a_default(pool: SandboxPool) -> 
     assert always.status == "completed"  # every call passes eps: no default needed
 
 
+def test_arguments_changed_in_place_come_back_with_the_result(pool: SandboxPool) -> None:
+    source = "def f(acc, step):\n    acc.append(step)\n    return len(acc)\n"
+    result = pool.run(source, "f", ["acc", "step"], [{"acc": [0.5], "step": 2.0}], changes=["acc"])
+    assert result.status == "completed"
+    assert result.cases[0].value == {"returned": 2, "after": {"acc": [0.5, 2.0]}}
+
+
 def test_exception_traceback_shows_only_learner_frames(pool: SandboxPool) -> None:
     source = "import numpy as np\n\ndef helper(x):\n    return np.reshape(x, (7, 7))\n\n" \
              "def f(x):\n    return helper(x)\n"
