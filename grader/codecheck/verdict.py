@@ -18,6 +18,7 @@ MAX_ERROR_CHARS = 500
 # Run-level failures: the result status and what to say when the sandbox gives no message.
 RUN_FAILURES: dict[str, tuple[CodeStatus, Text]] = {
     "syntax_error": ("error", say("Your code has a syntax error.")),
+    "load_error": ("error", say("Your code raised an exception while loading, before any case ran.")),
     "missing_function": ("error", say("Your code does not define the function asked for.")),
     "bad_signature": ("error", say("Your function's parameters are not the ones asked for.")),
     "crashed": ("error", say("Your code crashed the process running it.")),
@@ -37,7 +38,8 @@ CAUSES: dict[str, tuple[str, tuple[str, ...]]] = {
     "malformed": (N_("Your code's results came back in a form the grader cannot read."), ()),
 }
 # Run-level failures whose report from the sandbox is worth showing under the sentence.
-REPORTED = ("syntax_error", "bad_signature")
+REPORTED = ("syntax_error", "load_error", "bad_signature")
+ONLY_NUMPY = say("Only numpy and Python's standard library can be imported here.")
 UNAVAILABLE = say("Your code could not be run just now; this attempt was not counted. Please try again.")
 
 
@@ -83,19 +85,25 @@ def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[C
         # "unavailable" and anything unforeseen are the grader's problem, not the learner's.
         return CodeResult("invalid", 0.0, text=UNAVAILABLE, duration_ms=duration)
     status, default = RUN_FAILURES[run_result.status]
-    said = _cause(getattr(run_result, "facts", None) or {}) or default
+    said: list[Text | None] = [_cause(getattr(run_result, "facts", None) or {}) or default]
     if run_result.status in ("missing_function", "bad_signature"):
-        expected = say("Expected: def %(function)s(%(params)s).", function=task.function, params=_parameters(task))
-        said = joined([said, expected], " ")
-    stopped_in = _case_running(run_result, cases)
-    if stopped_in is not None:
-        said = joined([said, stopped_in], " ")
-    told = (getattr(run_result, "message", "") or "").strip()
-    if run_result.status in REPORTED and told:
-        # Shown as it came, below the sentence: Python's syntax report (the line and a pointer), or
-        # the signature found (and whether extra parameters lack defaults).
-        said = joined([said, Text(told)], "\n")
-    return CodeResult(status, 0.0, text=said, duration_ms=duration)
+        said.append(say("Expected: def %(function)s(%(params)s).", function=task.function, params=_parameters(task)))
+    told = _told(run_result)
+    if run_result.status == "load_error" and "ModuleNotFoundError" in told:
+        said.append(ONLY_NUMPY)
+    said.append(_case_running(run_result, cases))
+    text = joined([part for part in said if part is not None], " ")
+    # The sandbox's own report goes below the sentence, as it came: Python's syntax report (the
+    # line and a pointer), the traceback of an error while loading, or the signature found.
+    return CodeResult(status, 0.0, text=joined([text, Text(told)], "\n") if told else text, duration_ms=duration)
+
+
+def _told(run_result: Any) -> str:
+    """The sandbox's report on the code itself, for the statuses that have one; a traceback keeps
+    its last lines."""
+    told = (getattr(run_result, "message", "") or "").strip() if run_result.status in REPORTED else ""
+    lines = [line.rstrip() for line in told.splitlines() if line.strip()]
+    return _last_lines(lines) if run_result.status == "load_error" and lines else told
 
 
 def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:

@@ -18,9 +18,10 @@ from .results import CaseRun, CaseStatus, Facts, Limits, RunResult, RunStatus
 
 log = logging.getLogger(__name__)
 CASE_STATUSES = frozenset(get_args(CaseStatus))
+# Frames that end a job before any case runs; the message is the error, for the learner.
 SETUP_STATUS: dict[str, RunStatus] = {
     "syntax_error": "syntax_error", "missing_function": "missing_function",
-    "bad_signature": "bad_signature",
+    "bad_signature": "bad_signature", "load_error": "load_error",
 }
 MAX_TEXT = 16_000
 # Sandbox text that reaches the operator's log: cut to this, and escaped, so a submission can
@@ -184,10 +185,6 @@ def _interpret(frames: list[dict[str, Any]], case_count: int
         kind = frame["kind"]
         if kind in SETUP_STATUS:
             return SETUP_STATUS[kind], [], _setup_message(frame)
-        if kind == "load_error":
-            error = _text(frame.get("error"))
-            runs = [CaseRun("exception", None, error, 0.0) for _ in range(case_count)]
-            return "completed", runs, "the submission raised an exception while loading"
         if kind == "case" and len(cases) < case_count:
             cases.append(_case(frame, len(cases)))
         elif kind == "done" and len(cases) == case_count:
@@ -209,7 +206,7 @@ def _runner_failed(frame: dict[str, Any], cases: list[CaseRun], case_count: int
 
 
 def _setup_message(frame: dict[str, Any]) -> str:
-    message = _text(frame.get("message")) or ""
+    message = _text(frame.get("error" if frame["kind"] == "load_error" else "message")) or ""
     line = frame.get("line")
     if line is not None and type(line) is not int:
         raise BadFrame("bad line number")

@@ -7,7 +7,7 @@ from typing import Any, Literal, Mapping
 
 CaseStatus = Literal["ok", "exception", "timeout", "memory_limit", "bad_result"]
 RunStatus = Literal[
-    "completed", "syntax_error", "missing_function", "bad_signature",
+    "completed", "syntax_error", "load_error", "missing_function", "bad_signature",
     "timeout", "memory_limit", "crashed", "unavailable",
 ]
 # What the host knows about a run that stopped early, for a caller that words it itself:

@@ -153,7 +153,7 @@ def test_fraction_scoring_counts_cases_and_all_scoring_needs_every_one() -> None
 
 
 @pytest.mark.parametrize("status, expected", [
-    ("syntax_error", "error"), ("missing_function", "error"), ("bad_signature", "error"),
+    ("syntax_error", "error"), ("load_error", "error"), ("missing_function", "error"), ("bad_signature", "error"),
     ("crashed", "error"), ("timeout", "timeout"), ("memory_limit", "memory_limit"),
     ("unavailable", "invalid"), ("something-new", "invalid"),
 ])
@@ -166,7 +166,7 @@ def test_run_failures_map_to_result_statuses(status: str, expected: str) -> None
     assert result.message.startswith(lead)
     # Only the reports about the code itself are passed on; the sandbox's other notes are reworded.
     shown = "\nSyntaxError at line 3: invalid syntax" in result.message
-    assert shown == (status in ("syntax_error", "bad_signature"))
+    assert shown == (status in ("syntax_error", "load_error", "bad_signature"))
 
 
 def test_a_bad_signature_is_answered_with_the_stubs_own_signature_defaults_included() -> None:

@@ -42,7 +42,7 @@ EXITS = {
     "os._exit-in-function": (submission(RIGHT + "os._exit(0)"),
                              "error", "Your code ended the process running it (exit status 0).", None),
     "sys.exit-at-import": (submission(RIGHT + "return out", prelude="sys.exit(0)"),
-                           "failed", "SystemExit: 0", "Raised an exception."),
+                           "error", "SystemExit: 0", None),
     "os._exit-at-import": (submission(RIGHT + "return out", prelude="os._exit(0)"),
                            "error", "Your code ended the process running it (exit status 0).", None),
 }
@@ -54,6 +54,9 @@ def test_exiting_before_returning_never_passes(hostile: Hostile, name: str) -> N
     graded = hostile.grade(source)
     if status == "failed":
         assert_not_passed(graded, "failed", f"0 of {CASE_COUNT}", visible=says, hidden=hidden)
+    elif name == "sys.exit-at-import":  # an exception while loading: one error, no case judged
+        assert_not_passed(graded, "error", says)
+        assert graded.run.status == "load_error"
     else:
         # The job ended with no "done" frame: a crash of the learner's, not a clean exit.
         assert_not_passed(graded, "error", says)

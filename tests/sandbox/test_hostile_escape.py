@@ -186,9 +186,8 @@ def test_host_environment_secrets_do_not_reach_the_sandbox(hostile: Hostile) -> 
 def test_reference_module_cannot_be_imported(hostile: Hostile, prelude: str, error: str) -> None:
     source = submission("return gpt2.layer_norm(x, gamma, beta)", prelude=prelude)
     graded = hostile.grade(source)
-    assert_not_passed(graded, "failed", "0 of", visible=error,
-                      hidden="Raised an exception.")
-    assert graded.run.message == "the submission raised an exception while loading"
+    assert_not_passed(graded, "error", "Your code raised an exception while loading, before any case ran.")
+    assert graded.run.status == "load_error" and error in graded.code.message
 
 
 # --- looking for the expected outputs ---------------------------------------------------

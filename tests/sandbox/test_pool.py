@@ -112,11 +112,10 @@ def test_exception_traceback_shows_only_learner_frames(pool: SandboxPool) -> Non
         assert leak not in failed.error
 
 
-def test_error_while_loading_is_reported_per_case(pool: SandboxPool) -> None:
+def test_error_while_loading_ends_the_run_once(pool: SandboxPool) -> None:
     result = pool.run("raise RuntimeError('boom')\n", "f", [], [{}, {}])
-    assert result.status == "completed"
-    assert [c.status for c in result.cases] == ["exception", "exception"]
-    assert "RuntimeError: boom" in (result.cases[0].error or "")
+    assert (result.status, result.cases) == ("load_error", [])
+    assert result.message.startswith("Traceback") and result.message.endswith("RuntimeError: boom\n")
 
 
 def test_infinite_loop_times_out_and_slot_still_works(pool: SandboxPool) -> None:
