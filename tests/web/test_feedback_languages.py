@@ -87,7 +87,7 @@ def test_hidden_case_messages_stay_free_of_numbers_in_every_language() -> None:
 
 def test_a_signature_that_needs_defaults_says_so_under_the_pages_language_lead(app: Flask, learner: FlaskClient) -> None:
     choose(learner, "ru", "/")
-    source = GOOD.replace("def layer_norm(x, gamma, beta, eps=1e-5):", "def layer_norm(x, gamma, beta, eps, scale):")
+    source = GOOD.replace("def layer_norm(x, gamma, beta, eps=1e-5):", "def layer_norm(x, gamma, beta, eps=1e-5, *, scale):")
     html = learner.get(send(learner, source).headers["Location"]).get_data(as_text=True)
     assert escape(tr("ru", "Your function's parameters are not the ones asked for.")) in html
     report = re.search(r'</p>\s*<pre class="detail">([^<]*)</pre>', html)
