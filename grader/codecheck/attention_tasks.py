@@ -39,6 +39,12 @@ def _no_scale(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
     return softmax(_masked_scores(q, k, 1.0)) @ v
 
 
+def _mask_on_the_wrong_side(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+    # -inf below the diagonal: each token attends to itself and the later tokens.
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]) + causal_mask(q.shape[1]).T
+    return softmax(scores) @ v
+
+
 def _softmax_over_queries(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
     return softmax(_masked_scores(q, k, np.sqrt(q.shape[-1])), axis=-2) @ v
 
@@ -91,6 +97,8 @@ CAUSAL_ATTENTION = Task(
         _attention_options("mask-zero", N_("future scores set to 0 instead of −∞"), BlockOptions(mask="zero")),
         _attention_options("mask-after-softmax", N_("the mask applied after the softmax, so rows no longer sum to 1"),
                            BlockOptions(mask="after-softmax")),
+        Mutant("mask-wrong-side", "the mask on the wrong side: each token sees itself and the later ones",
+               _mask_on_the_wrong_side),
         _attention_options("diagonal-masked", N_("the diagonal masked too, so a token cannot attend to itself"),
                            BlockOptions(mask="strict")),
     ),
@@ -152,6 +160,8 @@ GPT2_BLOCK = Task(
                        BlockOptions(mlp_residual=False)),
         _block_options("normalise-x", N_("the second LayerNorm applied to x instead of h"),
                        BlockOptions(second_norm_of_input=True)),
+        _block_options("residual-from-x", N_("the second residual added to x instead of h (y = x + m)"),
+                       BlockOptions(second_residual_of_input=True)),
         _block_options("sample-variance", N_("the sample variance in LayerNorm"), BlockOptions(ddof=1)),
         _block_options("relu", N_("ReLU in place of GELU"), BlockOptions(activation="relu")),
         _block_options("erf-gelu", N_("the exact (erf) GELU"), BlockOptions(activation="erf")),

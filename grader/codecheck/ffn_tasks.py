@@ -76,6 +76,10 @@ def _gelu_gate(x: np.ndarray, w1: np.ndarray, w3: np.ndarray, w2: np.ndarray) ->
     return (gelu_tanh(x @ w1) * (x @ w3)) @ w2
 
 
+def _relu_gate(x: np.ndarray, w1: np.ndarray, w3: np.ndarray, w2: np.ndarray) -> np.ndarray:
+    return (relu(x @ w1) * (x @ w3)) @ w2
+
+
 def _sigmoid_gate(x: np.ndarray, w1: np.ndarray, w3: np.ndarray, w2: np.ndarray) -> np.ndarray:
     return (_sigmoid(x @ w1) * (x @ w3)) @ w2
 
@@ -114,6 +118,7 @@ SWIGLU = Task(
     mutants=mutants(
         Mutant("gelu-gate", "GELU in place of SiLU on the gate", _gelu_gate),
         Mutant("sigmoid-gate", "a plain sigmoid in place of SiLU on the gate", _sigmoid_gate),
+        Mutant("relu-gate", "ReLU in place of SiLU on the gate", _relu_gate),
         Mutant("swapped-gate", "W1 and W3 swapped (SiLU on x·W3)", _swapped_gate),
     ),
 )

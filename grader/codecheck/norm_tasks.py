@@ -46,6 +46,15 @@ def _ln_no_eps(
     return (x - mu) / x.std(axis=-1, keepdims=True) * gamma + beta
 
 
+def _ln_eps_outside(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = LN_EPS
+) -> np.ndarray:
+    """LayerNorm adding eps to the standard deviation instead of under the square root."""
+    x = np.asarray(x, dtype=float)
+    mu = x.mean(axis=-1, keepdims=True)
+    return (x - mu) / (x.std(axis=-1, keepdims=True) + LN_EPS) * gamma + beta
+
+
 def _ln_no_gain_shift(
     x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float = LN_EPS
 ) -> np.ndarray:
@@ -97,6 +106,7 @@ LAYER_NORM = Task(
     cases=layer_norm_cases,
     mutants=mutants(
         Mutant("no-eps", "no ε under the square root", _ln_no_eps),
+        Mutant("eps-outside-sqrt", "ε added after the square root", _ln_eps_outside),
         _ln_options("sample-variance", N_("the sample variance (dividing by d − 1)"),
                     BlockOptions(ddof=1)),
         _ln_options("no-centering", N_("the mean left in (dividing x by its RMS)"),

@@ -140,6 +140,21 @@ def swiglu_ffn(x, w1, w3, w2):
     return (a / (1 + np.exp(-a)) * (x @ w3)) @ w2
 
 
+def swiglu_relu_gate(x, w1, w3, w2):
+    return (np.maximum(x @ w1, 0) * (x @ w3)) @ w2
+
+
+def layer_norm_eps_after_sqrt(x, gamma, beta, eps=1e-5):
+    centred = x - x.mean(-1, keepdims=True)
+    return gamma * centred / (np.sqrt((centred**2).mean(-1, keepdims=True)) + eps) + beta
+
+
+def attention_masking_the_past(q, k, v):
+    n = q.shape[1]
+    scores = q @ k.transpose(0, 2, 1) / np.sqrt(q.shape[-1]) + np.tril(np.full((n, n), -np.inf), -1)
+    return _stable_softmax(scores) @ v
+
+
 def swiglu_swapped(x, w1, w3, w2):
     return swiglu_ffn(x, w3, w1, w2)
 
@@ -234,6 +249,9 @@ def test_an_independent_correct_solution_passes(function: Callable[..., Any], ta
     (gpt_no_initial_norm, "microgpt", "no-initial-norm"),
     (count_params_full_kv, "param-count", "full-kv-heads"),
     (gelu_no_half, "gelu", "no-half"),
+    (swiglu_relu_gate, "swiglu", "relu-gate"),
+    (layer_norm_eps_after_sqrt, "layer-norm", "eps-outside-sqrt"),
+    (attention_masking_the_past, "causal-attention", "mask-wrong-side"),
     (layer_norm_no_affine, "layer-norm", "no-gain-shift"),
     (layer_norm_columns, "layer-norm", "column-statistics"),
     (attention_mask_by_multiplying, "causal-attention", "mask-zero"),
