@@ -1,4 +1,8 @@
-"""Settings, read from the environment in this one place.
+"""The web app's settings, read from the environment here, once, when the app is made.
+
+The processes around the app read their own (gunicorn.conf.py: GRADER_BIND, GRADER_WORKERS, ...;
+grader/tasks.py: the queue's timings; grader/sandbox: GRADER_SANDBOX*, GRADER_BWRAP), their numbers
+through grader/environment.py, so a malformed one is refused the same way. The README lists them all.
 
 GRADER_DATABASE_URL      SQLAlchemy URL (default: SQLite in instance/grader.db)
 GRADER_SECRET_KEY        session signing key (default: generated once, kept in instance/secret_key)
