@@ -12,7 +12,7 @@ from flask import render_template, request
 from flask_babel import lazy_gettext as _l
 
 from grader.services import audit
-from grader.web.filters import when
+from grader.web.filters import percent, when
 from grader.web.forms import query_int
 from grader.web.teach import bp
 
@@ -49,7 +49,7 @@ def _moment(stored: str) -> str:
 def _value(key: str, value: Any) -> str:
     """One detail's value in the page's language: scores as percentages, times as on the page, code words in words."""
     if key == "score" and isinstance(value, (int, float)):
-        return f"{round(100 * value, 2):g} %"  # not rounded to a whole percent: the trail keeps what was set
+        return percent(value, places=2)  # not rounded to a whole percent: the trail keeps what was set
     if key == "due" and isinstance(value, str):
         return _moment(value)
     if isinstance(value, str) and value in DETAIL_WORDS.get(key, {}):

@@ -40,9 +40,12 @@ def shown(value: Any) -> str:
     return show(value, style=notation(current_locale()))
 
 
-def percent(score: float | None) -> str:
-    """A score as a whole percentage."""
-    return "" if score is None else f"{round(score * 100)}\u00a0%"  # no line break between number and sign
+def percent(score: float | None, places: int = 0) -> str:
+    """A score as a percentage, whole unless `places` are asked for, in the page's decimal mark."""
+    if score is None:
+        return ""
+    number = f"{round(score * 100, places):g}" if places else str(round(score * 100))
+    return number.replace(".", notation(current_locale()).decimal) + "\u00a0%"  # no break before the sign
 
 
 def typing_hint(kind: str) -> str:

@@ -126,7 +126,7 @@ def test_details_are_named_and_scores_are_percentages(app: Flask, learner: Flask
     trail_with_each_kind_of_detail(app, instructor)
     html = instructor.get("/teach/audit").get_data(as_text=True)
     assert details_cell(html, "score set by hand") == (
-        '<td class="small"><span class="muted">score</span> 87.5 % · '
+        '<td class="small"><span class="muted">score</span> 87.5\u00a0% · '
         '<span class="muted">reason</span> Oral exam instead</td>')  # fmt: skip
     assert details_cell(html, "own due date given") == (
         '<td class="small"><span class="muted">until</span> 01 Jun 2999, 10:00 · '
@@ -142,7 +142,7 @@ def test_details_are_in_the_pages_language(app: Flask, learner: FlaskClient, ins
     choose(instructor, locale)
     html = unescape(instructor.get("/teach/audit").get_data(as_text=True))
     score = details_cell(html, tr(locale, "score set by hand"))
-    assert f'<span class="muted">{tr(locale, "score")}</span> 87.5 %' in score
+    assert f'<span class="muted">{tr(locale, "score")}</span> 87,5\u00a0%' in score  # the page's decimal mark
     assert f'<span class="muted">{tr(locale, "reason")}</span> Oral exam instead' in score
     saved = details_cell(html, tr(locale, "exercise saved"))
     assert f"{tr(locale, 'from the web editor')} · {tr(locale, 'new exercise')}" in saved
