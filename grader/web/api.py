@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, fields
-from datetime import datetime
 from functools import wraps
-from typing import Any, NoReturn
+from typing import Any
 
 from flask import Blueprint, abort, current_app, g, jsonify, request
 from flask.typing import ResponseReturnValue
@@ -23,7 +22,7 @@ from grader.web import openapi
 from grader.web.csv_download import csv_attachment
 from grader.web.api_schema import (CODE_PART, AttemptIn, AttemptOut, ExerciseDetail, ExerciseItem, InLanguage,
                                    PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
-from grader.web.errors import NO_SUCH_EXERCISE, error_response
+from grader.web.errors import error_response
 from grader.web.i18n import DEFAULT, LANGUAGES, supported
 from grader.web.openapi import ErrorBody, Reply, documented
 
@@ -117,13 +116,10 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
     lang = language()
     if (found := db.session.get(Exercise, exercise_id)) is not None:
-        _ensure_open(found.opens_at)
+        attempts.ensure_open(found.opens_at, early=caller().is_instructor)
         if found.kind == CODE_KIND:
             return jsonify(asdict(_code_detail(found, lang)))
-    try:
-        stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
-    except attempts.UnknownExercise:
-        abort(404, NO_SUCH_EXERCISE)
+    stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
     spec = stored.policy()
     detail = ExerciseDetail(*variant_fields(spec, variant, lang), *_due(spec))
     return jsonify(asdict(detail))
@@ -148,10 +144,6 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     answers = answers_from_body()
     try:
         submission = attempts.submit(caller().user_id, exercise_id, answers, early=caller().is_instructor)
-    except attempts.UnknownExercise:
-        abort(404, NO_SUCH_EXERCISE)
-    except attempts.NotOpen as closed:
-        refuse_unopened(closed)
     except attempts.CodeExercise:
         abort(409, "This exercise takes code: POST it to /api/v1/exercises/<id>/submissions.")
     if submission.outcome == "closed":
@@ -251,18 +243,6 @@ def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
     return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec))
-
-
-def refuse_unopened(closed: attempts.NotOpen) -> NoReturn:
-    """403: the exercise opens later (the message says when)."""
-    abort(403, f"This exercise opens {closed.opens.isoformat()}Z.")
-
-
-def _ensure_open(opens: datetime | None) -> None:
-    try:
-        attempts.ensure_open(opens, early=caller().is_instructor)
-    except attempts.NotOpen as closed:
-        refuse_unopened(closed)
 
 
 def _due(spec: AttemptPolicy) -> tuple[str | None, float]:

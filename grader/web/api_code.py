@@ -12,9 +12,7 @@ from grader.code_grading import SourceRejected
 from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
-from grader.services.attempts import NotOpen, UnknownExercise
-from grader.web.api import bearer, bp, caller, caller_key, json_body, refuse_unopened
-from grader.web.errors import NO_SUCH_EXERCISE
+from grader.web.api import bearer, bp, caller, caller_key, json_body
 from grader.web.openapi import ErrorBody, Reply, documented
 
 
@@ -70,10 +68,6 @@ def submit_code(exercise_id: str) -> ResponseReturnValue:
     """Store a code submission and grade it in the sandbox."""
     try:
         made = submissions.create(caller().user_id, exercise_id, _source(), early=caller().is_instructor)
-    except UnknownExercise:
-        abort(404, NO_SUCH_EXERCISE)
-    except NotOpen as closed:
-        refuse_unopened(closed)
     except submissions.NotCodeExercise:
         abort(409, "This exercise takes typed answers: POST them to /api/v1/exercises/<id>/attempts.")
     except submissions.AttemptsUsed:

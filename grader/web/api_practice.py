@@ -14,9 +14,8 @@ from flask.typing import ResponseReturnValue
 from grader.extensions import limiter
 from grader.services import attempts, practice
 from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, json_body, language, part_verdicts,
-                            refuse_unopened, variant_fields)  # fmt: skip
+                            variant_fields)  # fmt: skip
 from grader.web.api_schema import PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
-from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.openapi import ErrorBody, Reply, documented
 
 REFUSED = {
@@ -31,12 +30,8 @@ REFUSED = {
 def _allowed(exercise_id: str) -> attempts.CurrentVersion:
     try:
         return practice.allowed(caller().user_id, exercise_id, early=caller().is_instructor)
-    except attempts.UnknownExercise:
-        abort(404, NO_SUCH_EXERCISE)
     except attempts.CodeExercise:
         abort(409, "This exercise takes code: it has no practice numbers.")
-    except attempts.NotOpen as closed:
-        refuse_unopened(closed)
     except practice.NotFinished:
         abort(403, "Practice opens once you have solved this exercise or have nothing left to earn on it.")
 

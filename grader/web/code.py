@@ -12,7 +12,7 @@ from grader.code_grading import SourceRejected
 from grader.codecheck.tasks import get_task
 from grader.services import exercises, extensions, submissions
 from grader.models import Submission, utcnow
-from grader.services.attempts import NotOpen, progress_of
+from grader.services.attempts import progress_of
 from grader.texts import Text
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm, query_int
@@ -73,8 +73,6 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
         abort(400)
     try:
         made = submissions.create(current_user.id, exercise_id, _uploaded_or_typed(), early=current_user.is_instructor)
-    except NotOpen:  # learn.answer refused it already, with the date; the service checks on its own too
-        abort(403)
     except SourceRejected as error:
         return page(exercise_id, translated(error.text), 422, request.form.get("source"))
     except submissions.AttemptsUsed:

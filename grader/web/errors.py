@@ -10,7 +10,8 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyErro
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from grader.catalog.variants import VariantError
-from grader.services.attempts import UnknownParts
+from grader.services.attempts import NotOpen, UnknownExercise, UnknownParts
+from grader.web.filters import when
 
 MESSAGES = {
     400: (_l("Bad request"), _l("The request could not be understood.")),
@@ -74,7 +75,7 @@ def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
     if request.endpoint == "learn.answer" and current_user.is_authenticated and request.view_args:
         try:  # answers typed into a page whose session was lost are shown again, not dropped
             return resend(request.view_args["exercise_id"])
-        except HTTPException:  # no such exercise, or not open yet: the plain refusal
+        except (HTTPException, UnknownExercise, NotOpen):  # no such exercise, or not open yet: the plain refusal
             pass
     return error_response(400, CSRF_MESSAGE)
 
@@ -118,6 +119,17 @@ def _unknown_parts(error: UnknownParts):  # type: ignore[no-untyped-def]
                                        unknown=", ".join(error.unknown), known=", ".join(error.known)))  # fmt: skip
 
 
+def _unknown_exercise(error: UnknownExercise):  # type: ignore[no-untyped-def]
+    return error_response(404, NO_SUCH_EXERCISE)
+
+
+def _not_open(error: NotOpen):  # type: ignore[no-untyped-def]
+    # Programs get the moment in ISO 8601; people get it in words, in their language.
+    if wants_json():
+        return error_response(403, f"This exercise opens {error.opens.isoformat()}Z.")
+    return error_response(403, gettext("This exercise opens %(when)s UTC.", when=when(error.opens)))
+
+
 def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
     from flask import current_app
 
@@ -134,6 +146,8 @@ def register(app: Flask) -> None:
     app.register_error_handler(SQLAlchemyError, _database)
     app.register_error_handler(VariantError, _broken_exercise)
     app.register_error_handler(UnknownParts, _unknown_parts)
+    app.register_error_handler(UnknownExercise, _unknown_exercise)
+    app.register_error_handler(NotOpen, _not_open)
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(InternalServerError, _unexpected)
     app.register_error_handler(Exception, _unexpected)

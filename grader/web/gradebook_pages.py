@@ -5,7 +5,7 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 
 from __future__ import annotations
 
-from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
+from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask.typing import ResponseReturnValue
 from flask_login import current_user

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 from flask import Blueprint, abort, redirect, render_template, request, url_for
-from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
@@ -15,10 +12,8 @@ from grader.catalog.lessons import lesson_title
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db, limiter, user_key
 from grader.models import Exercise, utcnow
-from grader.services import attempts, exercises, progress
+from grader.services import attempts, progress
 from grader.web import code
-from grader.web.errors import NO_SUCH_EXERCISE
-from grader.web.filters import when
 from grader.web.forms import AnswerForm, query_int
 
 bp = Blueprint("learn", __name__)
@@ -40,10 +35,7 @@ RESEND = _l("This page's form had expired, so nothing was checked or counted. Wh
 
 def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,
           status: int = 200, score: float | None = None, late: bool = False) -> tuple[str, int]:  # fmt: skip
-    try:
-        stored, variant = attempts.learner_variant(current_user.id, exercise_id)
-    except attempts.UnknownExercise:
-        abort(404, NO_SUCH_EXERCISE)
+    stored, variant = attempts.learner_variant(current_user.id, exercise_id)
     spec = stored.policy()
     mine = attempts.progress_of(current_user.id, exercise_id)
     used = mine.attempts_used if mine else 0
@@ -64,20 +56,12 @@ def typed_answers() -> dict[str, str]:
     return {k[len(FIELD_PREFIX):]: v for k, v in request.form.items() if k.startswith(FIELD_PREFIX)}
 
 
-def refuse_unopened(closed: attempts.NotOpen) -> NoReturn:
-    """A 403 page that says when the exercise opens."""
-    abort(403, gettext("This exercise opens %(when)s UTC.", when=when(closed.opens)))
-
-
 def _open_code_exercise(exercise_id: str) -> bool:
     """Whether the exercise takes code, after refusing a learner (403) an exercise not open yet."""
     found = db.session.get(Exercise, exercise_id)
     if found is None:
         return False
-    try:
-        attempts.ensure_open(found.opens_at, early=current_user.is_instructor)
-    except attempts.NotOpen as closed:
-        refuse_unopened(closed)
+    attempts.ensure_open(found.opens_at, early=current_user.is_instructor)
     return found.kind == CODE_KIND
 
 
@@ -116,10 +100,6 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
     typed = typed_answers()
     try:
         submission = attempts.submit(current_user.id, exercise_id, typed, early=current_user.is_instructor)
-    except attempts.UnknownExercise:
-        abort(404, NO_SUCH_EXERCISE)
-    except attempts.NotOpen as closed:  # _open_code_exercise refused already; the service checks on its own too
-        refuse_unopened(closed)
     except attempts.UnknownParts:  # a new version while the page was open: keep what still has a field
         return _page(exercise_id, None, typed, "changed", 409)
     if submission.outcome == "invalid":

@@ -20,7 +20,7 @@ from grader.extensions import limiter, user_key
 from grader.services import attempts, practice
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm
-from grader.web.learn import FIELD_PREFIX, bp, refuse_unopened, typed_answers
+from grader.web.learn import FIELD_PREFIX, bp, typed_answers
 
 
 def _refuse_unfinished() -> NoReturn:
@@ -31,10 +31,8 @@ def _allowed(exercise_id: str) -> attempts.CurrentVersion:
     """The exercise's current version if the user may practise it, else the matching error page."""
     try:
         return practice.allowed(current_user.id, exercise_id, early=current_user.is_instructor)
-    except (attempts.UnknownExercise, attempts.CodeExercise):
+    except attempts.CodeExercise:  # practice is for typed answers: no such practice page
         abort(404, NO_SUCH_EXERCISE)
-    except attempts.NotOpen as closed:
-        refuse_unopened(closed)
     except practice.NotFinished:
         _refuse_unfinished()
 
