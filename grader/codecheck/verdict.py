@@ -10,6 +10,7 @@ from grader.codecheck.compare import HIDDEN_MESSAGES, compare
 from grader.codecheck.prepare import Prepared, prepare, sandbox_cases
 from grader.codecheck.results import CaseVerdict, CodeResult, CodeStatus
 from grader.codecheck.spec import CodeExerciseSpec, CodeToleranceSpec
+from grader.sandbox import reasons
 from grader.texts import N_, Text, joined, say, say_from, say_n
 
 __all__ = ["CaseVerdict", "CodeResult", "Prepared", "grade", "prepare", "sandbox_cases"]
@@ -95,7 +96,8 @@ def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[C
     text = joined([part for part in said if part is not None], " ")
     # The sandbox's own report goes below the sentence, as it came: Python's syntax report (the
     # line and a pointer), the traceback of an error while loading, or the signature found.
-    return CodeResult(status, 0.0, text=joined([text, Text(told)], "\n") if told else text, duration_ms=duration)
+    report = _in_words(told) if run_result.status == "bad_signature" else Text(told)
+    return CodeResult(status, 0.0, text=joined([text, report], "\n") if told else text, duration_ms=duration)
 
 
 def _told(run_result: Any) -> str:
@@ -157,7 +159,13 @@ def _uncheckable(error: Any) -> Text:
     if not error:
         return say("Returned a value that cannot be checked: return a numpy array, a number or a dict of numbers.")
     return say("Returned a value that cannot be checked: return a numpy array, a number or a dict of numbers "
-               "(%(why)s).", why=str(error).strip()[:MAX_ERROR_CHARS])  # fmt: skip
+               "(%(why)s).", why=_in_words(str(error).strip()[:MAX_ERROR_CHARS]))  # fmt: skip
+
+
+def _in_words(reason: str) -> Text:
+    """A reason the sandbox's runner gave, as a sentence the page translates when it is one of its own."""
+    found = reasons.recognise(reason)
+    return say(found[0], **found[1]) if found else Text(reason)
 
 
 def _last_lines(lines: list[str]) -> str:

@@ -13,8 +13,10 @@ import numpy as np
 
 try:
     from . import codec
+    from . import reasons as why
 except ImportError:  # inside the sandbox this file is a top-level module beside codec.py
     import codec  # type: ignore[import-not-found, no-redef]
+    import reasons as why  # type: ignore[import-not-found, no-redef]
 
 MAX_VALUE_DEPTH = 16
 # The host decodes one case's frame with at most this many bytes (Limits.result_bytes).
@@ -32,13 +34,13 @@ def check_value(value: Any, depth: int = 0, max_bytes: int = DEFAULT_MAX_BYTES) 
     array), so a value the host would refuse is one case's bad_result, not a crashed job.
     """
     if depth > MAX_VALUE_DEPTH:
-        raise BadResult(f"the result is nested more than {MAX_VALUE_DEPTH} levels deep")
+        raise BadResult(why.NESTED_TOO_DEEP % {"depth": MAX_VALUE_DEPTH})
     kind = type(value)
     if kind is bool or kind is float:
         return value
     if kind is int:
         if not codec.INT64_MIN <= value <= codec.INT64_MAX:
-            raise BadResult("an integer in the result does not fit in 64 bits")
+            raise BadResult(why.INTEGER_TOO_LARGE)
         return value
     if kind is np.ndarray:
         return _check_array(value, max_bytes)
@@ -48,40 +50,38 @@ def check_value(value: Any, depth: int = 0, max_bytes: int = DEFAULT_MAX_BYTES) 
         plain = bool(value) if code == "b" else float(value) if code == "f" else int(value)
         return check_value(plain, depth + 1, max_bytes)
     if isinstance(value, np.ndarray):
-        raise BadResult(f"returned a {kind.__name__} (an ndarray subclass); return np.ndarray")
+        raise BadResult(why.NDARRAY_SUBCLASS % {"type": kind.__name__})
     if kind is list or kind is tuple:
         items = [check_value(item, depth + 1, max_bytes) for item in value]
         return items if kind is list else tuple(items)
     if kind is dict:
         if not all(type(key) is str for key in value):
-            raise BadResult("dict keys in the result must be strings")
+            raise BadResult(why.DICT_KEYS)
         return {key: check_value(item, depth + 1, max_bytes) for key, item in value.items()}
     if value is None:
-        raise BadResult("the function returned None (is a `return` missing?)")
-    raise BadResult(f"returned a {kind.__name__}; expected a numpy array, a number, "
-                    "or a list, tuple or dict of those")
+        raise BadResult(why.RETURNED_NONE)
+    raise BadResult(why.WRONG_TYPE % {"type": kind.__name__})
 
 
 def _check_array(array: np.ndarray[Any, Any], max_bytes: int) -> np.ndarray[Any, Any]:
     """`array` in a wire dtype, or BadResult if the host's decoder would refuse it."""
     kind = array.dtype.kind
     if kind == "O":
-        raise BadResult("object arrays are not allowed; return numbers")
+        raise BadResult(why.OBJECT_ARRAY)
     wire = codec.wire_dtype(array.dtype)
     if wire is None and kind not in "fiu":
-        raise BadResult(f"arrays of dtype {array.dtype} are not allowed; use float64")
+        raise BadResult(why.WRONG_DTYPE % {"dtype": array.dtype})
     problem = codec.shape_problem(array.shape)
     if problem is not None:
-        raise BadResult(f"returned {problem}")
+        raise BadResult(why.BAD_SHAPE % {"problem": problem})
     # Other floats and integers go as float64 and int64: 8 bytes an item on the wire.
     nbytes = array.size * (codec.ALLOWED_DTYPES[wire].itemsize if wire else 8)
     if nbytes > max_bytes:
-        raise BadResult(f"the result is too large: an array of {nbytes} bytes, over the "
-                        f"{max_bytes} bytes allowed")
+        raise BadResult(why.ARRAY_TOO_LARGE % {"size": nbytes, "limit": max_bytes})
     if wire is not None:
         return array
     if kind == "f":
         return array.astype(np.float64)
     if array.size and array.max() > codec.INT64_MAX:  # an "i" or "u" array from here on
-        raise BadResult("an integer in the result does not fit in 64 bits")
+        raise BadResult(why.INTEGER_TOO_LARGE)
     return array.astype(np.int64)

@@ -24,9 +24,11 @@ from typing import Any, NoReturn, cast
 
 try:
     from . import codec
+    from . import reasons as why
     from .outgoing import BadResult, check_value
 except ImportError:  # inside the sandbox this file is a top-level module beside codec.py
     import codec  # type: ignore[import-not-found, no-redef]
+    import reasons as why  # type: ignore[import-not-found, no-redef]
     from outgoing import BadResult, check_value  # type: ignore[import-not-found, no-redef]
 
 FILENAME = "<submission>"
@@ -196,19 +198,18 @@ def signature_problem(function: Callable[..., Any], name: str, params: list[str]
     try:
         found = list(inspect.signature(function).parameters.values())
     except (TypeError, ValueError):
-        return f"cannot read the parameters of {name!r}"
+        return why.UNREADABLE_SIGNATURE % {"name": repr(name)}
     expected = f"{name}({', '.join(params)})"
     shown = f"{name}({', '.join(str(p) for p in found)})"
     head, rest = found[: len(params)], found[len(params):]
     if [p.name for p in head] != params or any(p.kind not in _KEYWORD_KINDS for p in head):
-        return f"expected the signature {expected}, found {shown}"
+        return why.WRONG_SIGNATURE % {"expected": expected, "found": shown}
     undefaulted = [p.name for p in head if p.name in optional and p.default is inspect.Parameter.empty]
     if undefaulted:
-        return (f"found {shown}: {', '.join(undefaulted)} needs a default value, because some calls "
-                "leave it out")
+        return why.NEEDS_DEFAULT % {"found": shown, "names": ", ".join(undefaulted)}
     variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
     if any(p.default is inspect.Parameter.empty and p.kind not in variadic for p in rest):
-        return f"expected the signature {expected}, found {shown} (extra parameters need defaults)"
+        return why.EXTRA_WITHOUT_DEFAULTS % {"expected": expected, "found": shown}
     return None
 
 
@@ -251,6 +252,6 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     try:
         blob_out = codec.encode(report, max_bytes=sender.budget)
     except (codec.CodecError, MemoryError) as exc:
-        report.update(status="bad_result", value=None, error=f"the result is too large: {exc}")
+        report.update(status="bad_result", value=None, error=why.RESULT_TOO_LARGE % {"why": exc})
         blob_out = codec.encode(report)
     sender.send_blob(blob_out)

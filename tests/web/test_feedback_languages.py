@@ -4,6 +4,7 @@ including ones stored before their sentences were kept."""
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import sqlalchemy as sa
 from flask import Flask
@@ -14,6 +15,7 @@ from grader.codecheck.compare import HIDDEN_MESSAGES
 from grader.codecheck.tasks import get_task
 from grader.extensions import db
 from grader.models import Submission
+from grader.sandbox import reasons
 from tests.layer_norm_sources import GOOD, NO_EPS
 from tests.web.test_code import rows, send
 from tests.web.test_i18n import TRANSLATED, choose, tr, translations
@@ -91,7 +93,8 @@ def test_a_signature_that_needs_defaults_says_so_under_the_pages_language_lead(a
     html = learner.get(send(learner, source).headers["Location"]).get_data(as_text=True)
     assert escape(tr("ru", "Your function's parameters are not the ones asked for.")) in html
     report = re.search(r'</p>\s*<pre class="detail">([^<]*)</pre>', html)
-    assert report is not None and report.group(1).endswith("(extra parameters need defaults)")
+    found = {"expected": "layer_norm(x, gamma, beta, eps)", "found": "layer_norm(x, gamma, beta, eps=1e-05, scale)"}
+    assert report is not None and unescape(report.group(1)) == tr("ru", reasons.EXTRA_WITHOUT_DEFAULTS) % found
 
 
 def test_the_tolerance_in_a_verdict_takes_the_pages_decimal_mark(app: Flask, learner: FlaskClient) -> None:
@@ -101,3 +104,11 @@ def test_the_tolerance_in_a_verdict_takes_the_pages_decimal_mark(app: Flask, lea
     choose(learner, "pt", "/")
     html = learner.get(response.headers["Location"]).get_data(as_text=True)
     assert "±0,0005" in html and "±0.0005" not in html
+
+
+def test_the_sandboxs_reason_for_an_unusable_value_is_in_the_pages_language(app: Flask, learner: FlaskClient) -> None:
+    choose(learner, "pt", "/")
+    source = GOOD.replace("return ", "return 'text' or ", 1)  # returns a str
+    html = unescape(learner.get(send(learner, source).headers["Location"]).get_data(as_text=True))
+    assert tr("pt", reasons.WRONG_TYPE) % {"type": "str"} in html
+    assert reasons.WRONG_TYPE % {"type": "str"} not in html
