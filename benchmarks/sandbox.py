@@ -24,7 +24,7 @@ import statistics
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -124,9 +124,9 @@ class SandboxTime:
         self.pool = pool
         self.ms: list[float] = []
 
-    def run(self, source: str, function: str, params: list[str],
-            cases: list[dict[str, Any]]) -> Any:
-        ms, result = timed_ms(lambda: self.pool.run(source, function, params, cases))
+    def run(self, source: str, function: str, params: list[str], cases: list[dict[str, Any]],
+            changes: Sequence[str] = ()) -> Any:
+        ms, result = timed_ms(lambda: self.pool.run(source, function, params, cases, changes))
         self.ms.append(ms)
         return result
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import inspect
+import re
 from typing import Any, Mapping, Sequence
 
 from grader.codecheck.base import Case, Task
@@ -58,7 +58,7 @@ def grade(
     # sandbox, where learner code can fake the clock.
     duration = round(float(getattr(run_result, "duration_ms", 0) or 0), 3)
     if run_result.status != "completed":
-        return _run_failure(run_result, task, duration, cases)
+        return _run_failure(run_result, task, duration, cases, spec.stub)
     if len(runs) != len(cases) or len(expected_outputs) != len(cases) or not cases:
         # A run that does not answer every case is the grader's fault: report, do not count.
         note = say("(the run returned %(got)d results for %(cases)d cases)", got=len(runs), cases=len(cases))
@@ -80,7 +80,8 @@ def grade(
     return CodeResult("failed", score, verdicts, joined(said, " "), mistake, duration)
 
 
-def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[Case] = ()) -> CodeResult:
+def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[Case] = (),
+                 stub: str = "") -> CodeResult:
     """Map a run that did not complete to an error, timeout, memory_limit or invalid result."""
     if run_result.status not in RUN_FAILURES:
         # "unavailable" and anything unforeseen are the grader's problem, not the learner's.
@@ -88,7 +89,7 @@ def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[C
     status, default = RUN_FAILURES[run_result.status]
     said: list[Text | None] = [_cause(getattr(run_result, "facts", None) or {}) or default]
     if run_result.status in ("missing_function", "bad_signature"):
-        said.append(say("Expected: def %(function)s(%(params)s).", function=task.function, params=_parameters(task)))
+        said.append(say("Expected: def %(function)s(%(params)s).", function=task.function, params=_parameters(task, stub)))
     told = _told(run_result)
     if run_result.status == "load_error" and "ModuleNotFoundError" in told:
         said.append(ONLY_NUMPY)
@@ -121,12 +122,11 @@ def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
     return say("It stopped in a hidden case, after %(done)d of %(total)d cases.", done=done, total=len(cases))
 
 
-def _parameters(task: Task) -> str:
-    """The task's parameters as its stub writes them, defaults included: `x, gamma, beta, eps=1e-05`."""
-    declared = inspect.signature(task.reference).parameters
-    empty = inspect.Parameter.empty
-    return ", ".join(name if name not in declared or declared[name].default is empty
-                     else f"{name}={declared[name].default!r}" for name in task.params)
+def _parameters(task: Task, stub: str) -> str:
+    """The parameters as the exercise's stub writes them (`x, gamma, beta, eps=1e-5`), or as the task
+    names them when the stub has no such def."""
+    found = re.search(rf"def\s+{re.escape(task.function)}\s*\((.*?)\)\s*(?:->[^:]*)?:", stub, re.DOTALL)
+    return " ".join(found.group(1).split()) if found else ", ".join(task.params)
 
 
 def _cause(facts: Mapping[str, Any]) -> Text | None:
@@ -164,6 +164,7 @@ def _uncheckable(error: Any) -> Text:
 
 def _in_words(reason: str) -> Text:
     """A reason the sandbox's runner gave, as a sentence the page translates when it is one of its own."""
+    reason = reason[:MAX_ERROR_CHARS]  # learner code can forge the text: keep matching it cheap
     found = reasons.recognise(reason)
     return say(found[0], **found[1]) if found else Text(reason)
 

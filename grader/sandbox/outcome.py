@@ -181,9 +181,11 @@ def _interpret(frames: list[dict[str, Any]], case_count: int
                ) -> tuple[RunStatus | None, list[CaseRun], str]:
     """(status, cases, message); status None means the job stopped before "done"."""
     cases: list[CaseRun] = []
-    for frame in frames:
+    for position, frame in enumerate(frames):
         kind = frame["kind"]
         if kind in SETUP_STATUS:
+            if position:  # the runner sends these before any case; later, learner code forged one
+                raise BadFrame(f"a {kind} frame after the job started")
             return SETUP_STATUS[kind], [], _setup_message(frame)
         if kind == "case" and len(cases) < case_count:
             cases.append(_case(frame, len(cases)))

@@ -11,7 +11,8 @@ RunStatus = Literal[
     "timeout", "memory_limit", "crashed", "unavailable",
 ]
 # What the host knows about a run that stopped early, for a caller that words it itself:
-# "cause" (wall, cpu, memory, signal, exit, result_overflow, killed, malformed) and its figures.
+# "cause" (wall, cpu, memory, signal, exit, result_overflow, killed, malformed) and its figures,
+# and "case", the index of the first case that sent no result (the case count if all did).
 Facts = Mapping[str, int | str]
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from grader.catalog.catalog import DEFAULT_EXERCISES as EXERCISES
 from grader.catalog.catalog import Catalog
+from grader.catalog.loader import spec_from_text
+from grader.catalog.variants import make_variant
 
 
 def grade(catalog: Catalog, exercise: str, **answers: str) -> dict:
@@ -245,3 +248,14 @@ def test_modern_params_slips_in_the_ffn_width_and_the_norms_are_named(catalog: C
 def test_block_output_without_the_half_in_gelu_is_named(catalog: Catalog) -> None:
     part = grade(catalog, "block-output", y="[0.367; 2.192; 0.099; 2.415]")["y"]
     assert part["misconception"] == "gelu-no-half"
+
+
+def test_a_microgpt_exercise_saved_with_the_older_mistake_name_still_makes_variants() -> None:
+    # Before weight-in-out had its own name, microgpt-stations listed transposed-shape for it;
+    # versions stored then (or edited on the web since) must keep working.
+    text = (EXERCISES / "microgpt" / "microgpt-stations.yaml").read_text(encoding="utf-8")
+    spec, errors = spec_from_text(text.replace("weight-in-out", "transposed-shape"), "old.yaml")
+    assert errors == [] and spec is not None
+    for seed in range(20):
+        fc1 = next(p for p in make_variant(spec, seed).parts if p.spec.id == "fc1_shape")
+        assert [m.name for m in fc1.target.mutants] == ["transposed-shape"]

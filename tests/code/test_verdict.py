@@ -113,18 +113,6 @@ def test_a_hidden_case_says_only_that_it_raised(last_line: str) -> None:
     assert str(_exception_message(traceback, visible=False)) == "Raised an exception."
 
 
-def test_a_long_traceback_keeps_its_last_whole_lines_and_says_it_was_cut() -> None:
-    frames = [f'  File "<submission>", line {i}, in layer_norm\n    return layer_norm(x, gamma, beta, eps)'
-              for i in range(2, 40)]
-    error = "\n".join(["Traceback (most recent call last):", *frames, "RecursionError: maximum recursion depth"])
-    shown = str(_exception_message(error, visible=True)).splitlines()
-    assert shown[:2] == ["Raised an exception:", "…"] and shown[-1] == "RecursionError: maximum recursion depth"
-    assert all(line in error.splitlines() for line in shown[2:])  # whole lines only
-    assert len("\n".join(shown[2:])) <= 500
-    short = "Traceback (most recent call last):\nValueError: bad"
-    assert str(_exception_message(short, visible=True)) == "Raised an exception:\n" + short
-
-
 def test_none_says_to_return_and_object_dtype_is_refused() -> None:
     spec, prepared = prepared_for("layer-norm")
     i = _first(prepared, visible=True)
@@ -169,12 +157,6 @@ def test_run_failures_map_to_result_statuses(status: str, expected: str) -> None
     assert shown == (status in ("syntax_error", "load_error", "bad_signature"))
 
 
-def test_a_bad_signature_is_answered_with_the_stubs_own_signature_defaults_included() -> None:
-    spec, prepared = prepared_for("layer-norm")
-    result = grade_run(spec, prepared, FakeRun(status="bad_signature", message="found layer_norm(x, g, b)"))
-    assert "Expected: def layer_norm(x, gamma, beta, eps=1e-05)." in result.message
-
-
 @pytest.mark.parametrize("status, facts, says", [
     ("timeout", {"cause": "cpu", "seconds": 2}, "Your code took too long: it used more than 2 s of CPU time."),
     ("timeout", {"cause": "wall", "seconds": "7.5"}, "Your code took too long: it ran for more than 7.5 s."),
@@ -196,25 +178,10 @@ def test_run_failures_are_worded_from_the_hosts_facts(status: str, facts: dict[s
     assert result.message == says
 
 
-@pytest.mark.parametrize("stopped_at", [0, 1, 4, 6, 99])
-def test_a_timeout_names_the_case_it_stopped_in(stopped_at: int) -> None:
-    spec, prepared = prepared_for("layer-norm")
-    facts = {"cause": "cpu", "seconds": 2, "case": stopped_at}
-    message = grade_run(spec, prepared, FakeRun(status="timeout", facts=facts)).message
-    total = len(prepared.cases)
-    if stopped_at in (0, 99):  # still loading the module, or a number the host cannot place
-        assert "It stopped" not in message
-        return
-    case = prepared.cases[stopped_at]
-    where = case.name if case.visible else "a hidden case"
-    assert message.endswith(f"It stopped in {'case ' if case.visible else ''}{where}, after {stopped_at} of "
-                            f"{total} cases.")
-
-
 def test_missing_function_message_gives_the_signature() -> None:
     spec, prepared = prepared_for("layer-norm")
     result = grade_run(spec, prepared, FakeRun(status="missing_function"))
-    assert "def layer_norm(x, gamma, beta, eps=1e-05)." in result.message  # as the stub writes it
+    assert "def layer_norm(x, gamma, beta, eps=1e-5)." in result.message  # as the stub writes it
 
 
 def test_a_short_run_is_invalid_not_failed() -> None:

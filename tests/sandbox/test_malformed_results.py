@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -289,3 +290,15 @@ def test_a_huge_internal_error_is_cut_in_the_log() -> None:
     (record,) = records
     assert record.getMessage().endswith("the end'")
     _assert_log_lines_are_safe(records)
+
+
+@pytest.mark.parametrize("kind", sorted(outcome.SETUP_STATUS))
+def test_a_setup_frame_after_a_case_is_malformed_not_shown(kind: str) -> None:
+    # Code running in a hidden case could otherwise carry that case's inputs out as a load error.
+    forged = _raw_frame({"__dict__": {"kind": kind, "message": "x=[0.25, 0.5]", "error": "x=[0.25, 0.5]",
+                                      "line": 1}})  # fmt: skip
+    with _logged() as records:
+        result = _assemble(_good_cases(0, 1) + forged + _good_cases(1, CASES) + DONE)
+    _assert_malformed(result, records)
+    first = _assemble(forged)
+    assert first.status == outcome.SETUP_STATUS[kind] and first.message == "x=[0.25, 0.5]"

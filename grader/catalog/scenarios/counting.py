@@ -173,7 +173,9 @@ def _microgpt(params: Params, mistake: str | None, hand: Any) -> Quantities:
         stations["norms"] -= 1
     if mistake == "extra-final-norm":
         stations["norms"] += 1
-    if mistake == "weight-in-out":  # each matrix [in][out]: fc1 reads as fc2's shape and back
+    # Each matrix [in][out]: fc1 reads as fc2's shape and back. Exercises saved before the mistake
+    # had its own name call it transposed-shape, so that name still computes it.
+    if mistake in ("weight-in-out", "transposed-shape"):
         stations["fc1_shape"], stations["fc2_shape"] = stations["fc2_shape"], stations["fc1_shape"]
     return {**table, **stations, "outside_share": outside, "head_dim": cfg.head_dim}
 
@@ -184,7 +186,8 @@ MICROGPT = Scenario(
     quantities=("wte", "wpe", "lm_head", "attention", "mlp", "total", "outside_share", "norms",
                 "residual_adds", "fc1_shape", "fc2_shape", "head_dim"),  # fmt: skip
     mistakes=("forget-layers", "count-biases", "tied-head", "one-ffn-matrix", "no-wo", "inside-share",
-              "forget-initial-norm", "extra-final-norm", "norms-of-one-layer", "weight-in-out"),  # fmt: skip
+              "forget-initial-norm", "extra-final-norm", "norms-of-one-layer", "weight-in-out",
+              "transposed-shape"),  # fmt: skip
     compute=_microgpt,
     well_posed=lambda p: None if int(p["n_embd"]) % int(p["n_head"]) == 0 else "n_head must divide n_embd",
 )
