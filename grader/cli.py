@@ -111,7 +111,8 @@ def sync() -> None:
 @click.argument("exercise_id")
 def regrade_command(exercise_id: str) -> None:
     """Grade every attempt on a numeric exercise again against its current version."""
-    from grader.services.attempts import CodeExercise, UnknownExercise
+    from grader.services.attempts import CodeExercise
+    from grader.services.exercises import UnknownExercise
     from grader.services.regrade import regrade
 
     try:

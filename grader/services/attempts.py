@@ -27,13 +27,9 @@ from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
 from grader.services.dialect import for_session, per_dialect
-from grader.services.exercises import spec_of, variant_of
+from grader.services.exercises import UnknownExercise, spec_of, variant_of
 
 Outcome = Literal["graded", "invalid", "repeat", "closed"]
-
-
-class UnknownExercise(LookupError):
-    """No exercise with that id."""
 
 
 class CodeExercise(LookupError):

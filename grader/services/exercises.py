@@ -104,6 +104,26 @@ def parse_source(source: str, name: str = "exercise") -> ExerciseSpec:
     return _valid(spec_from_text(source, name))
 
 
+class UnknownExercise(LookupError):
+    """No exercise with that id (the web answers 404 wherever it is raised)."""
+
+
+def existing(exercise_id: str) -> Exercise:
+    """The exercise with that id; raises UnknownExercise if there is none."""
+    found = db.session.get(Exercise, exercise_id)
+    if found is None:
+        raise UnknownExercise(exercise_id)
+    return found
+
+
+def existing_version(exercise_id: str) -> ExerciseVersion:
+    """The exercise's current version; raises UnknownExercise if there is no such exercise."""
+    stored = current_version(exercise_id)
+    if stored is None:
+        raise UnknownExercise(exercise_id)
+    return stored
+
+
 def current_version(exercise_id: str) -> ExerciseVersion | None:
     """The current version of an exercise, or None if there is no such exercise."""
     return db.session.scalar(

@@ -60,7 +60,7 @@ def _seed_from_token(token: str, exercise_id: str, secret: str) -> int | None:
 def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:
     """The exercise's current version, once the learner has finished their own variant (any time when `early`).
 
-    Raises attempts.UnknownExercise, attempts.CodeExercise, attempts.NotOpen or NotFinished.
+    Raises exercises.UnknownExercise, attempts.CodeExercise, attempts.NotOpen or NotFinished.
     """
     current, _own = attempts.learner_variant(user_id, exercise_id)
     attempts.ensure_open(current.opens_at, early)

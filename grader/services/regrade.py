@@ -27,10 +27,10 @@ import sqlalchemy as sa
 from grader.catalog.catalog import check_answers
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Progress
+from grader.models import Attempt, ExerciseVersion, Progress
 from grader.services import audit
-from grader.services.attempts import CodeExercise, UnknownExercise
-from grader.services.exercises import current_version, spec_of, variant_of
+from grader.services.attempts import CodeExercise
+from grader.services.exercises import current_version, existing, spec_of, variant_of
 from grader.services.extensions import own_due
 
 
@@ -93,9 +93,7 @@ def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpe
 
 
 def _numeric_version(exercise_id: str) -> ExerciseVersion:
-    exercise = db.session.get(Exercise, exercise_id)
-    if exercise is None:
-        raise UnknownExercise(exercise_id)
+    exercise = existing(exercise_id)
     if exercise.kind == CODE_KIND:
         raise CodeExercise(exercise_id)
     found = current_version(exercise_id)

@@ -35,9 +35,9 @@ from grader.models import Exercise, Submission, utcnow
 from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import progress
 from grader.texts import say
-from grader.services.attempts import UnknownExercise, attempts_left, ensure_open, progress_of
+from grader.services.attempts import attempts_left, ensure_open, progress_of
 from grader.services.extensions import own_due
-from grader.services.exercises import code_spec_of, current_version, source_hash, spec_of, version
+from grader.services.exercises import code_spec_of, current_version, existing, source_hash, spec_of, version
 
 WAIT_SECONDS = 3.0
 NO_SANDBOX = say("Not graded: code grading is not available on this server. This try was not counted.")
@@ -62,9 +62,7 @@ class Submitted:
 
 
 def _code_exercise(exercise_id: str) -> Exercise:
-    exercise = db.session.get(Exercise, exercise_id)
-    if exercise is None:
-        raise UnknownExercise(exercise_id)
+    exercise = existing(exercise_id)
     if exercise.kind != CODE_KIND:
         raise NotCodeExercise(exercise_id)
     return exercise

@@ -15,7 +15,7 @@ from grader.answers.syntax import syntax_hint
 from grader.catalog.policy import AttemptPolicy, is_open
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
-from grader.extensions import db, limiter
+from grader.extensions import limiter
 from grader.models import Exercise, utcnow
 from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
 from grader.web import openapi
@@ -115,10 +115,10 @@ def list_exercises() -> ResponseReturnValue:
 def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
     lang = language()
-    if (found := db.session.get(Exercise, exercise_id)) is not None:
-        attempts.ensure_open(found.opens_at, early=caller().is_instructor)
-        if found.kind == CODE_KIND:
-            return jsonify(asdict(_code_detail(found, lang)))
+    found = exercises.existing(exercise_id)
+    attempts.ensure_open(found.opens_at, early=caller().is_instructor)
+    if found.kind == CODE_KIND:
+        return jsonify(asdict(_code_detail(found, lang)))
     stored, variant = attempts.learner_variant(caller().user_id, exercise_id)
     spec = stored.policy()
     detail = ExerciseDetail(*variant_fields(spec, variant, lang), *_due(spec))

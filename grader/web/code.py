@@ -14,7 +14,6 @@ from grader.services import exercises, extensions, submissions
 from grader.models import Submission, utcnow
 from grader.services.attempts import progress_of
 from grader.texts import Text
-from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm, query_int
 from grader.web.i18n import translated
 
@@ -28,9 +27,7 @@ STATUS_WORDS = {"passed": _l("passed"), "failed": _l("failed"), "error": _l("err
 
 def page(exercise_id: str, error: str | None = None, status: int = 200, source: str | None = None) -> tuple[str, int]:
     """The code exercise page, showing the submission named in ?submission= (or the latest)."""
-    stored = exercises.current_version(exercise_id)
-    if stored is None:
-        abort(404, NO_SUCH_EXERCISE)
+    stored = exercises.existing_version(exercise_id)
     spec = exercises.code_spec_of(stored).with_due(extensions.own_due(current_user.id, exercise_id))
     history = submissions.history(current_user.id, exercise_id)
     wanted = query_int("submission")

@@ -10,7 +10,8 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyErro
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from grader.catalog.variants import VariantError
-from grader.services.attempts import NotOpen, UnknownExercise, UnknownParts
+from grader.services.attempts import NotOpen, UnknownParts
+from grader.services.exercises import UnknownExercise
 from grader.web.filters import when
 
 MESSAGES = {

@@ -14,12 +14,9 @@ from flask_wtf import FlaskForm
 from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import DateProblem, applying_due, due_from_text
 from grader.services import accounts, audit, exports, extensions, gradebook as book, insights, overrides, password_reset
-from grader.extensions import db
-from grader.models import Exercise
-from grader.services.exercises import all_exercises, part_labels
+from grader.services.exercises import all_exercises, existing, part_labels
 from grader.web.auth import reset_url
 from grader.web.csv_download import csv_attachment
-from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.i18n import translated
 from grader.web.filters import percent, when
 from grader.web.forms import DueForm, ResetLinkForm, ScoreForm, query_int
@@ -142,9 +139,7 @@ def learner_score(user_id: int, exercise_id: str) -> ResponseReturnValue:
 @bp.get("/exercises/<exercise_id>/attempts.csv")
 def attempts_csv(exercise_id: str) -> Response:
     """Every attempt (or code submission) on an exercise as CSV, streamed, oldest first."""
-    exercise = db.session.get(Exercise, exercise_id)
-    if exercise is None:
-        abort(404, NO_SUCH_EXERCISE)
+    exercise = existing(exercise_id)
     parts = list(part_labels(exercise))
     return csv_attachment(lambda: exports.exercise_attempts_csv(exercise, parts), f"{exercise.id}-attempts.csv")
 

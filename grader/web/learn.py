@@ -10,9 +10,9 @@ from werkzeug.wrappers import Response
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
 from grader.catalog.spec import CODE_KIND
-from grader.extensions import db, limiter, user_key
-from grader.models import Exercise, utcnow
-from grader.services import attempts, progress
+from grader.extensions import limiter, user_key
+from grader.models import utcnow
+from grader.services import attempts, exercises, progress
 from grader.web import code
 from grader.web.forms import AnswerForm, query_int
 
@@ -58,9 +58,7 @@ def typed_answers() -> dict[str, str]:
 
 def _open_code_exercise(exercise_id: str) -> bool:
     """Whether the exercise takes code, after refusing a learner (403) an exercise not open yet."""
-    found = db.session.get(Exercise, exercise_id)
-    if found is None:
-        return False
+    found = exercises.existing(exercise_id)
     attempts.ensure_open(found.opens_at, early=current_user.is_instructor)
     return found.kind == CODE_KIND
 

@@ -8,8 +8,7 @@ from flask_login import current_user
 from werkzeug.wrappers import Response
 
 from grader.services import regrade
-from grader.services.attempts import CodeExercise, UnknownExercise
-from grader.web.errors import NO_SUCH_EXERCISE
+from grader.services.attempts import CodeExercise
 from grader.web.teach import bp
 
 
@@ -18,8 +17,6 @@ def regrade_exercise(exercise_id: str) -> Response:
     """Grade every stored attempt again against the current version (CSRF-checked like every form)."""
     try:
         done = regrade.regrade(exercise_id, current_user.id)
-    except UnknownExercise:
-        abort(404, NO_SUCH_EXERCISE)
     except CodeExercise:
         abort(409, _l("Code exercises are not regraded: that would run every submission again."))
     flash(ngettext("Regraded %(num)d attempt against version %(version)d. Scores changed: %(changed)d. "

@@ -17,11 +17,9 @@ from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError
 from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.spec import NUMERIC_KIND
 from grader.catalog.variants import Variant
-from grader.extensions import db, limiter, user_key
-from grader.models import Exercise
+from grader.extensions import limiter, user_key
 from grader.services import authoring, exercise_form, insights
-from grader.services.exercises import all_exercises, current_version, part_labels
-from grader.web.errors import NO_SUCH_EXERCISE
+from grader.services.exercises import all_exercises, current_version, existing, existing_version, part_labels
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
@@ -44,13 +42,6 @@ def _instructors_only() -> BaseResponse | None:
     return None
 
 
-def _exercise_or_404(exercise_id: str) -> Exercise:
-    found = db.session.get(Exercise, exercise_id)
-    if found is None:
-        abort(404, NO_SUCH_EXERCISE)
-    return found
-
-
 @bp.get("/")
 def home() -> BaseResponse:
     """/teach itself: the exercise list is the instructors' start page."""
@@ -68,7 +59,7 @@ def exercises() -> str:
 @bp.get("/exercises/<exercise_id>")
 def exercise(exercise_id: str) -> str:
     """One exercise: counts, common wrong answers per part, version history."""
-    found = _exercise_or_404(exercise_id)
+    found = existing(exercise_id)
     return render_template(
         "teach/exercise.html", exercise=found, stats=insights.stats_of(found), labels=part_labels(found),
         wrong=insights.wrong_by_part(found.id), versions=insights.versions(found.id),
@@ -236,7 +227,7 @@ def new() -> BaseResponse | tuple[str, int]:
 @bp.route("/exercises/<exercise_id>/edit", methods=["GET", "POST"])
 def edit(exercise_id: str) -> BaseResponse | tuple[str, int]:
     """Edit an exercise; saving stores a new version, and earlier attempts keep theirs."""
-    found = _exercise_or_404(exercise_id)
+    found = existing(exercise_id)
     if found.kind != NUMERIC_KIND:
         flash(gettext("Only numeric exercises can be edited here; edit this one as a file."))
         return redirect(url_for("teach.exercise", exercise_id=found.id))
@@ -264,9 +255,7 @@ def preview() -> tuple[str, int]:
 @bp.get("/exercises/<exercise_id>/export")
 def export(exercise_id: str) -> Response:
     """The current version's YAML, as a file in the format of exercises/."""
-    stored = current_version(exercise_id)
-    if stored is None:
-        abort(404, NO_SUCH_EXERCISE)
+    stored = existing_version(exercise_id)
     disposition = f'attachment; filename="{stored.exercise_id}.yaml"'
     return Response(stored.source, mimetype="text/yaml", headers={"Content-Disposition": disposition})
 
