@@ -7,7 +7,7 @@ from dataclasses import asdict, fields
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, abort, current_app, g, jsonify, request
+from flask import Blueprint, abort, current_app, g, jsonify, make_response, request
 from flask.typing import ResponseReturnValue
 
 from grader.answers.results import ExerciseResult
@@ -38,10 +38,9 @@ def _bearer_token() -> str | None:
 
 
 def _unauthorized(message: str, error: str | None) -> ResponseReturnValue:
-    response, code = error_response(401, message)
-    challenge = 'Bearer realm="grader"' + (f', error="{error}"' if error else "")
-    response.headers["WWW-Authenticate"] = challenge
-    return response, code
+    response = make_response(error_response(401, message))
+    response.headers["WWW-Authenticate"] = 'Bearer realm="grader"' + (f', error="{error}"' if error else "")
+    return response
 
 
 def bearer(view: View) -> View:

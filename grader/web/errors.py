@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from flask import Flask, Response, jsonify, make_response, render_template, request
+from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 from flask_babel import lazy_gettext as _l
+from flask_login import current_user
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from werkzeug.exceptions import HTTPException, InternalServerError
@@ -37,7 +39,7 @@ def wants_json() -> bool:
     return request.path == "/api" or request.path.startswith("/api/")
 
 
-def error_response(code: int, message: object = None):  # type: ignore[no-untyped-def]
+def error_response(code: int, message: object = None) -> tuple[Response | str, int]:
     """A JSON error for the API, or an HTML page for people (messages may be lazily translated)."""
     title, default = MESSAGES.get(code, MESSAGES[500])
     text = str(message or default)
@@ -68,9 +70,7 @@ def _specific(error: HTTPException) -> str | None:
 CSRF_MESSAGE = _l("The form has expired or was not sent from this site. Reload the page and try again.")
 
 
-def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
-    from flask_login import current_user
-
+def _csrf(error: CSRFError) -> ResponseReturnValue:
     from grader.web.learn import resend
 
     if request.endpoint == "learn.answer" and current_user.is_authenticated and request.view_args:
@@ -85,9 +85,7 @@ DATABASE_DOWN = _l("The database is briefly unavailable. Nothing was saved; try 
 READ_ONLY = _l("The service cannot save right now (its storage is read-only or full). Nothing was saved.")
 
 
-def _database(error: SQLAlchemyError):  # type: ignore[no-untyped-def]
-    from flask import current_app
-
+def _database(error: SQLAlchemyError) -> ResponseReturnValue:
     from grader.extensions import db
 
     try:
@@ -108,32 +106,28 @@ def _database(error: SQLAlchemyError):  # type: ignore[no-untyped-def]
 BROKEN_EXERCISE = _l("This exercise cannot make its numbers right now. The error has been logged for the instructors.")
 
 
-def _broken_exercise(error: VariantError):  # type: ignore[no-untyped-def]
-    from flask import current_app
-
+def _broken_exercise(error: VariantError) -> ResponseReturnValue:
     current_app.logger.error("an exercise cannot make a variant: %s", error)
     return error_response(500, BROKEN_EXERCISE)
 
 
-def _unknown_parts(error: UnknownParts):  # type: ignore[no-untyped-def]
+def _unknown_parts(error: UnknownParts) -> ResponseReturnValue:
     return error_response(400, gettext("This exercise has no part %(unknown)s; its parts are %(known)s.",
                                        unknown=", ".join(error.unknown), known=", ".join(error.known)))  # fmt: skip
 
 
-def _unknown_exercise(error: UnknownExercise):  # type: ignore[no-untyped-def]
+def _unknown_exercise(error: UnknownExercise) -> ResponseReturnValue:
     return error_response(404, NO_SUCH_EXERCISE)
 
 
-def _not_open(error: NotOpen):  # type: ignore[no-untyped-def]
+def _not_open(error: NotOpen) -> ResponseReturnValue:
     # Programs get the moment in ISO 8601; people get it in words, in their language.
     if wants_json():
         return error_response(403, f"This exercise opens {error.opens.isoformat()}Z.")
     return error_response(403, gettext("This exercise opens %(when)s UTC.", when=when(error.opens)))
 
 
-def _unexpected(error: Exception):  # type: ignore[no-untyped-def]
-    from flask import current_app
-
+def _unexpected(error: Exception) -> ResponseReturnValue:
     current_app.logger.exception("unhandled error", exc_info=error)
     return error_response(500)
 
