@@ -49,6 +49,24 @@ def _uid_unused(uid: int) -> bool:
     return True
 
 
+def running_uids() -> set[int]:
+    """The real uids of every process on the host (read from /proc/<pid>/status, which even a
+    non-dumpable zygote leaves readable)."""
+    uids: set[int] = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", encoding="ascii", errors="replace") as status:
+                line = next((ln for ln in status if ln.startswith("Uid:")), "")
+        except OSError:  # the process ended meanwhile
+            continue
+        fields = line.split()
+        if len(fields) > 1 and fields[1].isdigit():
+            uids.add(int(fields[1]))
+    return uids
+
+
 @dataclass
 class UidLease:
     """Host uids reserved for this pool's slots, held by flock until release()."""
@@ -58,14 +76,19 @@ class UidLease:
 
     @classmethod
     def acquire(cls, count: int, directory: Path) -> UidLease:
-        """Lease `count` uids that no account and no other pool (in any process) uses."""
+        """Lease `count` uids that no account, no other pool and no running process uses.
+
+        The lock files keep pools sharing `directory` apart; a process already running as a uid
+        (a pool of another install, with another cache directory) keeps it out of the lease too.
+        """
         directory.mkdir(mode=0o700, exist_ok=True)
         uids: list[int] = []
         handles: list[Any] = []
+        busy = running_uids()
         for uid in range(UID_BASE, UID_BASE + UID_COUNT):
             if len(uids) == count:
                 break
-            if not _uid_unused(uid):
+            if uid in busy or not _uid_unused(uid):
                 continue
             # Held open (and so locked) until release(), not closed at the end of a block.
             handle = open(directory / f"{uid}.lock", "a")  # noqa: SIM115

@@ -1,12 +1,16 @@
-"""What a job asks of the learner's function beyond its return value, and a zygote a job retuned."""
+"""What a job asks of the learner's function beyond its return value, a zygote a job retuned, and the
+uids a pool leases."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from grader.sandbox import Limits, SandboxPool
+from grader.sandbox.pool import UID_BASE, UID_COUNT, UidLease, _uid_unused, running_uids
 
 
 def test_a_parameter_some_cases_leave_out_needs_a_default(pool: SandboxPool) -> None:
@@ -56,3 +60,21 @@ def test_a_job_that_retunes_its_zygote_gets_the_slot_replaced(monkeypatch: pytes
     retuned_zygote = first.cases[0].value
     zygote, nice = second.cases[0].value
     assert zygote != retuned_zygote and nice == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_a_uid_a_process_runs_as_is_not_leased_even_by_a_pool_with_another_cache(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("starting a process as another uid needs root")
+    busy = running_uids()
+    # The uid a fresh lease would take first: no account, no process, no lock in a new directory.
+    free = next(uid for uid in range(UID_BASE, UID_BASE + UID_COUNT) if uid not in busy and _uid_unused(uid))
+    squatter = subprocess.Popen(["sleep", "60"], user=free)  # a slot of another install, say
+    try:
+        lease = UidLease.acquire(1, tmp_path / "other-cache")
+        try:
+            assert free not in lease.uids and lease.uids[0] > free
+        finally:
+            lease.release()
+    finally:
+        squatter.kill()
+        squatter.wait()
