@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from grader.answers.kinds import grade_part
-from grader.answers.results import ExerciseResult, PartResult, Target
+from grader.answers.results import ExerciseResult, PartResult
 from grader.catalog.loader import SpecError, load_specs
 from grader.catalog.spec import ExerciseSpec
-from grader.catalog.variants import PartVariant, Variant, make_variant
+from grader.catalog.variants import Variant, make_variant
 
 VARIANT_CACHE_SIZE = 8192
 DEFAULT_EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
@@ -18,20 +18,14 @@ DEFAULT_EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 
 def check_answers(variant: Variant, answers: Mapping[str, str]) -> ExerciseResult:
     """Grade every part of a variant; a missing part is invalid, unknown keys are ignored."""
-    typed = {p.spec.id: text if isinstance(text := answers.get(p.spec.id, ""), str) else "" for p in variant.parts}
-    results = {p.spec.id: _grade(p, typed[p.spec.id], p.target) for p in variant.parts}
-    # A mistake that a part answered correctly rules out is not named on another part, even where
-    # that part's number fits it (microgpt-params: a right lm_head, and a total that "forgot lm_head").
-    ruled_out = {m.name for p in variant.parts if results[p.spec.id].status == "correct" for m in p.target.mutants}
+    results: dict[str, PartResult] = {}
     for part in variant.parts:
-        if results[part.spec.id].misconception in ruled_out:
-            kept = tuple(m for m in part.target.mutants if m.name not in ruled_out)
-            results[part.spec.id] = _grade(part, typed[part.spec.id], Target(part.target.routes, kept))
+        text = answers.get(part.spec.id, "")
+        results[part.spec.id] = grade_part(
+            part.spec.type, text if isinstance(text, str) else "", part.target, part.tolerance,
+            part.spec.partial_credit,
+        )  # fmt: skip
     return ExerciseResult(results, {p.spec.id: p.spec.weight for p in variant.parts})
-
-
-def _grade(part: PartVariant, text: str, target: Target) -> PartResult:
-    return grade_part(part.spec.type, text, target, part.tolerance, part.spec.partial_credit)
 
 
 class Catalog:
