@@ -36,11 +36,11 @@ PART_ID = r"^[a-z][a-z0-9_]*$"
 PLACEHOLDER = re.compile(r"\{\{\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\}\}")
 Number = Union[int, float]
 Place = tuple[Union[str, int], ...]  # a field's place in an exercise file, as pydantic reports it
-# Bounds that keep every number an instructor writes finite and within reach of the reference models
-# and of the database: an infinite weight or a parameter of 1e300 makes every learner's score NaN.
 # The two kinds of exercise: typed answers (ExerciseSpec below) and code (grader.codecheck).
 NUMERIC_KIND = "numeric"
 CODE_KIND = "code"
+# Bounds that keep every number an instructor writes finite and within reach of the reference models
+# and of the database: an infinite weight or a parameter of 1e300 makes every learner's score NaN.
 MAX_MAGNITUDE = 1e6  # parameters, and an absolute tolerance
 MAX_WEIGHT = 1000.0
 MAX_DIMENSION = 100  # entries along one axis of a parameter

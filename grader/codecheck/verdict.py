@@ -105,8 +105,7 @@ def _told(run_result: Any) -> str:
     """The sandbox's report on the code itself, for the statuses that have one; a traceback keeps
     its last lines."""
     told = (getattr(run_result, "message", "") or "").strip() if run_result.status in REPORTED else ""
-    lines = [line.rstrip() for line in told.splitlines() if line.strip()]
-    return _last_lines(lines) if run_result.status == "load_error" and lines else told
+    return _last_lines(told) if run_result.status == "load_error" else told
 
 
 def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
@@ -159,7 +158,7 @@ def _uncheckable(error: Any) -> Text:
     if not error:
         return say("Returned a value that cannot be checked: return a numpy array, a number or a dict of numbers.")
     return say("Returned a value that cannot be checked: return a numpy array, a number or a dict of numbers "
-               "(%(why)s).", why=_in_words(str(error).strip()[:MAX_ERROR_CHARS]))  # fmt: skip
+               "(%(why)s).", why=_in_words(str(error).strip()))  # fmt: skip
 
 
 def _in_words(reason: str) -> Text:
@@ -169,9 +168,10 @@ def _in_words(reason: str) -> Text:
     return say(found[0], **found[1]) if found else Text(reason)
 
 
-def _last_lines(lines: list[str]) -> str:
-    """The traceback's last lines within MAX_ERROR_CHARS, where the exception itself is, cut on a
-    line boundary and saying so; a single overlong line keeps its end."""
+def _last_lines(text: str) -> str:
+    """A traceback's non-blank last lines within MAX_ERROR_CHARS, where the exception itself is, cut
+    on a line boundary and saying so; a single overlong line keeps its end ("" for no text)."""
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
     kept: list[str] = []
     size = 0
     for line in reversed(lines):
@@ -188,12 +188,11 @@ def _last_lines(lines: list[str]) -> str:
 
 def _exception_message(error: Any, visible: bool) -> Text:
     """The sandbox's error text for a visible case; for a hidden one, only that it raised."""
-    lines = [line.rstrip() for line in str(error or "").splitlines() if line.strip()]
     if visible:
-        text = "\n".join(lines)
-        if not text:
+        shown = _last_lines(str(error or ""))
+        if not shown:
             return say("Raised an exception (no message).")
-        return say("Raised an exception:\n%(error)s", error=_last_lines(lines))
+        return say("Raised an exception:\n%(error)s", error=shown)
     # Nothing from the traceback, not even the exception's type: code can pick which exception to
     # raise from the hidden inputs (one of sixty built-in types is six bits a case), and the
     # message could spell them out. The visible cases show the whole error.

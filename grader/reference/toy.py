@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 
@@ -45,14 +46,11 @@ class HandPath:
 # Each step a learner may round or carry exactly (mu and sigma, u', the GELU values), with either
 # set of GELU constants: every mix is a route. The page's own comes first.
 PAGE_HAND_PATH = HandPath(round_u=False)
-LESSON_HAND_PATHS = (PAGE_HAND_PATH, *(
-    path for path in (
-        HandPath(round_stats=stats, round_u=u, round_gelu=gelu, page_constants=page)
-        for page, stats, u, gelu in itertools.product((True, False), repeat=4)
-    )
-    # Rounding nothing with the exact constants is the full-precision route itself.
-    if path != PAGE_HAND_PATH and (path.page_constants or path.round_stats or path.round_u or path.round_gelu)
-))
+# Rounding nothing with the exact constants is the full-precision route itself, not a hand path.
+_FULL_PRECISION = HandPath(round_u=False, round_gelu=False, page_constants=False)
+_EVERY_MIX = (HandPath(round_stats=stats, round_u=u, round_gelu=gelu, page_constants=page)
+              for page, stats, u, gelu in itertools.product((True, False), repeat=4))
+LESSON_HAND_PATHS = (PAGE_HAND_PATH, *(p for p in _EVERY_MIX if p not in (PAGE_HAND_PATH, _FULL_PRECISION)))
 
 
 @lru_cache(maxsize=8)
@@ -69,27 +67,24 @@ def _hand_options(opts: BlockOptions, hand: HandPath | None) -> BlockOptions:
     return replace(opts, gelu_c=0.798, gelu_k=0.0447) if hand and hand.page_constants else opts
 
 
-def _keeper(hand: HandPath | None):  # noqa: ANN202 - a tiny local callable
-    return hand.round if hand else (lambda value: value)
+def _carry(value: np.ndarray, hand: HandPath | None, step: Literal["stats", "u", "gelu"]) -> np.ndarray:
+    """`value` as a route carries it on: rounded where the hand path rounds that step."""
+    return hand.round(value) if hand is not None and getattr(hand, f"round_{step}") else value
 
 
 def toy_row(
     x: np.ndarray, a: np.ndarray, opts: BlockOptions = CORRECT, hand: HandPath | None = None
 ) -> dict[str, np.ndarray | float]:
     """Trace one token through the toy block: h, mu, sigma, u', z, gelu, m, y."""
-    keep = _keeper(hand)
     opts = _hand_options(opts, hand)
     h = x + a if opts.attn_residual else np.asarray(a, dtype=float)
     norm_input = x if opts.second_norm_of_input else h
-    mu, sigma = (float(s[0]) for s in row_stats(norm_input, opts))
-    if hand and hand.round_stats:
-        mu, sigma = float(keep(mu)), float(keep(sigma))
+    mu, sigma = (float(_carry(s[0], hand, "stats")) for s in row_stats(norm_input, opts))
     u = (norm_input - mu) / sigma if opts.second_norm else np.asarray(norm_input, dtype=float)
-    u = keep(u) if hand is None or hand.round_u else u
+    u = _carry(u, hand, "u")
     w1, w2 = toy_weights(len(x))
     z = u @ w1
-    g = activate(z, opts)
-    g = keep(g) if hand is None or hand.round_gelu else g
+    g = _carry(activate(z, opts), hand, "gelu")
     m = g @ w2
     stream = x if opts.second_residual_of_input else h
     y = stream + m if opts.mlp_residual else m
@@ -125,14 +120,12 @@ def toy_quantities(
     """
     row = toy_row(x, a, opts, hand)
     quiet = toy_row(x, np.zeros_like(x), opts, hand)
-    keep, act_opts = _keeper(hand), _hand_options(opts, hand)
-    if hand is not None and not hand.round_gelu:
-        keep = _keeper(None)
+    act_opts = _hand_options(opts, hand)
     z1 = gelu_check_z(x, a, opts, hand)
     return {
         **row,
         "z1": z1,
-        "gelu_neg": float(keep(activate(np.array(-z1), act_opts))),
-        "gelu_pos": float(keep(activate(np.array(z1), act_opts))),
+        "gelu_neg": float(_carry(activate(np.array(-z1), act_opts), hand, "gelu")),
+        "gelu_pos": float(_carry(activate(np.array(z1), act_opts), hand, "gelu")),
         "y_no_attention": quiet["y"],
     }
