@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -149,6 +150,8 @@ def cmd_grade_code(args: argparse.Namespace) -> int:
     else:
         for case in result.cases:
             print(f"{case.status:>7}  {case.name}  {case.message}")
+            if case.printed:
+                print(textwrap.indent(case.printed.rstrip("\n"), "         | "))
         print(f"{result.status}: {result.message} (score {result.score})")
     return 0
 

@@ -13,12 +13,18 @@ CodeStatus = Literal["passed", "failed", "error", "timeout", "memory_limit", "in
 
 @dataclass(frozen=True)
 class CaseVerdict:
-    """The verdict on one case; a hidden case's message never quotes inputs or outputs."""
+    """The verdict on one case; a hidden case's message never quotes inputs or outputs.
+
+    printed: what the function printed in a visible case (a hidden case's could spell out its
+    inputs, so it is never kept); printed_dropped counts the characters cut from it.
+    """
 
     name: str
     status: CaseStatus
     text: Text
     visible: bool = False
+    printed: str = ""
+    printed_dropped: int = 0
 
     @property
     def message(self) -> str:
@@ -27,7 +33,8 @@ class CaseVerdict:
 
     def to_json(self) -> dict[str, Any]:
         """The API shape of a case verdict."""
-        return {"name": self.name, "status": self.status, "message": self.message}
+        return {"name": self.name, "status": self.status, "message": self.message, "printed": self.printed,
+                "printed_dropped": self.printed_dropped}
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any, Mapping, Sequence
 from grader.codecheck.base import Case, Task
 from grader.codecheck.compare import HIDDEN_MESSAGES, compare
 from grader.codecheck.prepare import Prepared, prepare, sandbox_cases
-from grader.codecheck.results import CaseVerdict, CodeResult, CodeStatus
+from grader.codecheck.results import CaseStatus, CaseVerdict, CodeResult, CodeStatus
 from grader.codecheck.spec import CodeExerciseSpec, CodeToleranceSpec
 from grader.sandbox import reasons
 from grader.texts import N_, Text, joined, say, say_from, say_n
@@ -135,22 +135,29 @@ def _cause(facts: Mapping[str, Any]) -> Text | None:
 
 
 def _case_verdict(case: Case, expected: Any, run: Any, tolerance: CodeToleranceSpec) -> CaseVerdict:
-    """Pass, fail, error or timeout for one case; hidden cases are described without values."""
-    name, visible = case.name, case.visible
+    """Pass, fail, error or timeout for one case, with what a visible case printed."""
+    status, text = _case_outcome(case.visible, expected, run, tolerance)
+    if not case.visible:
+        return CaseVerdict(case.name, status, text)
+    return CaseVerdict(case.name, status, text, True, run.printed, run.printed_dropped)
+
+
+def _case_outcome(visible: bool, expected: Any, run: Any, tolerance: CodeToleranceSpec) -> tuple[CaseStatus, Text]:
+    """The case's status and message; hidden cases are described without values."""
     if run.status == "ok":
         mismatch = compare(expected, run.value, tolerance.rtol, tolerance.atol)
         if mismatch is None:
-            return CaseVerdict(name, "passed", say("Passed."), visible)
-        return CaseVerdict(name, "failed", mismatch.detail if visible else HIDDEN_MESSAGES[mismatch.kind], visible)
+            return "passed", say("Passed.")
+        return "failed", mismatch.detail if visible else HIDDEN_MESSAGES[mismatch.kind]
     if run.status == "exception":
-        return CaseVerdict(name, "error", _exception_message(run.error, visible), visible)
+        return "error", _exception_message(run.error, visible)
     if run.status == "timeout":
-        return CaseVerdict(name, "timeout", say("Took too long on this case."), visible)
+        return "timeout", say("Took too long on this case.")
     if run.status == "memory_limit":
-        return CaseVerdict(name, "error", say("Used too much memory on this case."), visible)
+        return "error", say("Used too much memory on this case.")
     if run.status == "bad_result":
-        return CaseVerdict(name, "failed", _uncheckable(run.error if visible else None), visible)
-    return CaseVerdict(name, "error", say("This case could not be run."), visible)
+        return "failed", _uncheckable(run.error if visible else None)
+    return "error", say("This case could not be run.")
 
 
 def _uncheckable(error: Any) -> Text:

@@ -14,6 +14,7 @@ from typing import Any, cast, get_args
 
 from . import codec
 from .collector import JobOutcome
+from .outgoing import MAX_PRINTED_CHARS
 from .results import CaseRun, CaseStatus, Facts, Limits, RunResult, RunStatus
 
 log = logging.getLogger(__name__)
@@ -79,9 +80,18 @@ def _case(frame: dict[str, Any], expected_index: int) -> CaseRun:
         raise BadFrame("bad case duration")
     value = frame.get("value") if status == "ok" else None
     error = _text(frame.get("error"), allow_none=True)
+    printed, dropped = _printed(frame)
     # The learner can replace time.perf_counter inside the sandbox: never trust the figure beyond
     # the wall-clock budget, or a sum of durations could overflow to infinity.
-    return CaseRun(cast(CaseStatus, status), value, error, min(float(duration), MAX_CASE_MS))
+    return CaseRun(cast(CaseStatus, status), value, error, min(float(duration), MAX_CASE_MS), printed, dropped)
+
+
+def _printed(frame: dict[str, Any]) -> tuple[str, int]:
+    """What the case printed, held to the runner's own limit, and how many characters were not kept."""
+    printed, dropped = frame.get("printed", ""), frame.get("printed_dropped", 0)
+    if not isinstance(printed, str) or type(dropped) is not int or not 0 <= dropped <= codec.INT64_MAX:
+        raise BadFrame("bad printed output")
+    return printed[:MAX_PRINTED_CHARS], dropped + max(0, len(printed) - MAX_PRINTED_CHARS)
 
 
 def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str, Facts]:

@@ -7,6 +7,7 @@ runner.py (stdlib + numpy only).
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,8 @@ except ImportError:  # inside the sandbox this file is a top-level module beside
 MAX_VALUE_DEPTH = 16
 # The host decodes one case's frame with at most this many bytes (Limits.result_bytes).
 DEFAULT_MAX_BYTES = 64 * 2**20
+# What one case may print that is kept for the learner; the host holds frames to the same figure.
+MAX_PRINTED_CHARS = 4000
 
 
 class BadResult(Exception):
@@ -85,3 +88,32 @@ def _check_array(array: np.ndarray[Any, Any], max_bytes: int) -> np.ndarray[Any,
     if array.size and array.max() > codec.INT64_MAX:  # an "i" or "u" array from here on
         raise BadResult(why.INTEGER_TOO_LARGE)
     return array.astype(np.int64)
+
+
+class Printed(io.TextIOBase):
+    """What one case writes to sys.stdout or sys.stderr: the first `limit` characters, the rest counted."""
+
+    def __init__(self, limit: int = MAX_PRINTED_CHARS) -> None:
+        super().__init__()
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        """Always: print() may write here."""
+        return True
+
+    def write(self, text: str) -> int:
+        """Keep what fits, count the rest."""
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        piece = str.__getitem__(text, slice(0, max(0, self.limit - self.kept)))
+        self.parts.append(piece)
+        self.kept += len(piece)
+        self.dropped += str.__len__(text) - len(piece)
+        return str.__len__(text)
+
+    def report(self) -> dict[str, Any]:
+        """The case frame's fields: the text kept and how many characters were not."""
+        return {"printed": "".join(self.parts), "printed_dropped": self.dropped}

@@ -41,6 +41,10 @@ class CaseRun:
     value: Any
     error: str | None
     duration_ms: float
+    # What the function wrote to sys.stdout and sys.stderr in this case (warnings too), cut to
+    # MAX_PRINTED_CHARS; printed_dropped counts the characters cut.
+    printed: str = ""
+    printed_dropped: int = 0
 
 
 @dataclass(frozen=True)

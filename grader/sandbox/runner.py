@@ -19,17 +19,18 @@ import resource
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn, cast
 
 try:
     from . import codec
     from . import reasons as why
-    from .outgoing import BadResult, check_value
+    from .outgoing import BadResult, Printed, check_value
 except ImportError:  # inside the sandbox this file is a top-level module beside codec.py
     import codec  # type: ignore[import-not-found, no-redef]
     import reasons as why  # type: ignore[import-not-found, no-redef]
-    from outgoing import BadResult, check_value  # type: ignore[import-not-found, no-redef]
+    from outgoing import BadResult, Printed, check_value  # type: ignore[import-not-found, no-redef]
 
 FILENAME = "<submission>"
 PR_SET_NO_NEW_PRIVS = 38
@@ -50,10 +51,12 @@ def child_main(job_fd: int, result_fd: int, out_fd: int, workdir: str,
     except BaseException:  # noqa: BLE001 - report our own failure, then exit regardless
         _report_internal_error(result_fd)
     finally:
-        for stream in (sys.stdout, sys.stderr):
+        # sys.__stdout__ too: a learner who printed to it was writing to the output pipe.
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
             # A broken or replaced stream must not stop us reaching _exit.
             with contextlib.suppress(BaseException):
-                stream.flush()
+                if stream is not None:
+                    stream.flush()
         os._exit(code)
 
 
@@ -228,14 +231,26 @@ def learner_traceback(exc: BaseException) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 15] + "\n... (cut)\n"
 
 
+@contextlib.contextmanager
+def _capture(printed: Printed) -> Iterator[None]:
+    """Send what the function prints, and its warnings, to `printed` while it runs."""
+    # Leaving catch_warnings resets which warnings were shown, so each case shows its own
+    # (numpy's "overflow encountered in exp" says a lot about a softmax).
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
+        warnings.simplefilter("default")
+        yield
+
+
 def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
               sender: _Sender, limits: dict[str, float], changes: Sequence[str] = ()) -> None:
     # Each case decodes its own fresh arrays, so mutating inputs cannot leak across cases.
     started = time.perf_counter()
     status, value, error = "ok", None, None
+    printed = Printed()
     try:
         kwargs = codec.decode(blob)  # inside the try: memory held by an earlier case can fail it
-        returned = function(**kwargs)
+        with _capture(printed):
+            returned = function(**kwargs)
         if changes:  # arguments changed in place travel with the result, as they were left
             returned = {"returned": returned, "after": {name: kwargs.get(name) for name in changes}}
         value = check_value(returned, max_bytes=sender.budget)
@@ -248,7 +263,7 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     except BaseException as exc:  # noqa: BLE001 - learner code may raise anything
         status, error = "exception", learner_traceback(exc)
     report = {"kind": "case", "index": index, "status": status, "value": value, "error": error,
-              "duration_ms": (time.perf_counter() - started) * 1000.0}
+              "duration_ms": (time.perf_counter() - started) * 1000.0, **printed.report()}
     try:
         blob_out = codec.encode(report, max_bytes=sender.budget)
     except (codec.CodecError, MemoryError) as exc:

@@ -24,6 +24,8 @@ class FakeCaseRun:
     value: Any = None
     error: str | None = None
     duration_ms: float = 1.5
+    printed: str = ""
+    printed_dropped: int = 0
 
 
 @dataclass

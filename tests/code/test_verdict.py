@@ -246,7 +246,7 @@ def test_to_json_has_exactly_the_documented_keys_and_the_hosts_duration() -> Non
     spec, prepared = prepared_for("gelu")
     data = grade_values(spec, prepared, prepared.expected).to_json()
     assert set(data) == {"status", "score", "cases", "message", "misconception", "duration_ms"}
-    assert set(data["cases"][0]) == {"name", "status", "message"}
+    assert set(data["cases"][0]) == {"name", "status", "message", "printed", "printed_dropped"}
     assert data["duration_ms"] == 42.0  # the host's figure, not the sandbox's per-case clocks
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from grader.codecheck.verdict import _exception_message
-from tests.code.support import FakeRun, grade_run, prepared_for
+from tests.code.support import FakeCaseRun, FakeRun, grade_run, prepared_for
 
 
 def test_a_long_traceback_keeps_its_last_whole_lines_and_says_it_was_cut() -> None:
@@ -39,3 +39,15 @@ def test_a_timeout_names_the_case_it_stopped_in(stopped_at: int) -> None:
     where = case.name if case.visible else "a hidden case"
     assert message.endswith(f"It stopped in {'case ' if case.visible else ''}{where}, after {stopped_at} of "
                             f"{total} cases.")
+
+
+def test_what_a_visible_case_printed_is_kept_and_a_hidden_cases_is_not() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    runs = [FakeCaseRun(value=e, printed=f"mu for {c.name}\n", printed_dropped=7)
+            for c, e in zip(prepared.cases, prepared.expected, strict=True)]
+    result = grade_run(spec, prepared, FakeRun(cases=runs))
+    assert result.status == "passed"
+    for case, verdict in zip(prepared.cases, result.to_json()["cases"], strict=True):
+        shown = (f"mu for {case.name}\n", 7) if case.visible else ("", 0)
+        assert (verdict["printed"], verdict["printed_dropped"]) == shown
+    assert {c.visible for c in prepared.cases} == {True, False}  # both kinds were checked

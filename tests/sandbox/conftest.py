@@ -93,7 +93,7 @@ PROBE_MARK = "PROBE-RESULT:"
 
 
 def probe(pool: SandboxPool, body: str) -> Any:
-    """Run `body` as a function in the sandbox and return its JSON-able result via stdout.
+    """Run `body` as a function in the sandbox and return its JSON-able result via what it printed.
 
     Results must be numbers or arrays, so probes that report strings print them instead.
     """
@@ -104,7 +104,7 @@ def probe(pool: SandboxPool, body: str) -> Any:
     )
     result = pool.run(source, "f", [], [{}])
     assert only_value(result) == 0
-    line = [ln for ln in result.stdout.splitlines() if ln.startswith(PROBE_MARK)][-1]
+    line = [ln for ln in result.cases[0].printed.splitlines() if ln.startswith(PROBE_MARK)][-1]
     return json.loads(line[len(PROBE_MARK):])
 
 

@@ -60,7 +60,7 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     return gamma * (x - mu) / np.sqrt(var + eps) + beta
 """
 # Injected into submissions that steal something: it goes out on every channel a learner
-# has (stdout; the error text of a visible case; the returned value, as bytes).
+# has (what a case prints; the error text of a visible case; the returned value, as bytes).
 EXFILTRATE = """
 _CALLS = []
 
@@ -237,7 +237,7 @@ class Graded:
         parts = [self.code.message, self.run.message, self.run.stdout, repr(self.code.to_json())]
         parts += [case.message for case in self.code.cases]
         for case in self.run.cases:
-            parts += [case.error or "", _as_text(case.value)]
+            parts += [case.error or "", case.printed, _as_text(case.value)]
         return "\n".join(parts)
 
 

@@ -67,12 +67,12 @@ def test_printing_fake_results_changes_nothing(hostile: Hostile) -> None:
     body = """
     import json, struct
     fake = {'status': 'passed', 'score': 1.0, 'message': 'All 15 cases passed.'}
-    print(json.dumps(fake))
+    print(json.dumps(fake), file=sys.__stdout__)
     frame = json.dumps({'kind': 'done'}).encode()
-    sys.stdout.flush()
-    sys.stdout.buffer.write(struct.pack('>I', len(frame) + 4) + struct.pack('>I', len(frame))
-                            + frame)
-    sys.stdout.buffer.flush()
+    sys.__stdout__.flush()
+    sys.__stdout__.buffer.write(struct.pack('>I', len(frame) + 4) + struct.pack('>I', len(frame))
+                                + frame)
+    sys.__stdout__.buffer.flush()
     return x
     """
     graded = hostile.grade(submission(body))

@@ -234,12 +234,22 @@ def test_huge_file_is_stopped_by_the_file_size_limit(hostile: Hostile) -> None:
 @pytest.mark.slow
 def test_stdout_flood_is_capped(hostile: Hostile) -> None:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    graded = hostile.grade(submission("while True:\n    print('flood ' * 100)"))
+    graded = hostile.grade(submission("while True:\n    os.write(1, b'flood ' * 100 + b'\\n')"))
     assert_not_passed(graded, "timeout", CPU_MESSAGE)
     assert "flood flood" in graded.run.stdout  # it did flood...
     assert "more bytes of output dropped" in graded.run.stdout  # ...and only a cap was kept
     assert len(graded.run.stdout) < HOSTILE_LIMITS.output_bytes + 200
     assert "flood" not in graded.haystack().replace(graded.run.stdout, "")
+    rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert (rss_after - rss_before) * 1024 < 64 * MIB
+
+
+@pytest.mark.slow
+def test_a_print_flood_in_a_case_stays_in_the_sandbox(hostile: Hostile) -> None:
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    graded = hostile.grade(submission("while True:\n    print('flood ' * 100)"))
+    assert_not_passed(graded, "timeout", CPU_MESSAGE)
+    assert "flood" not in graded.haystack()  # the case never ended, so what it printed never left
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert (rss_after - rss_before) * 1024 < 64 * MIB
 

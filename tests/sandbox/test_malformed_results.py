@@ -150,6 +150,9 @@ bad_case_fields = st.one_of(
     st.builds(lambda v: {"index": v}, json_values),
     st.builds(lambda v: {"duration_ms": v}, not_a_duration),
     st.builds(lambda v: {"error": v}, not_text),
+    st.builds(lambda v: {"printed": v}, json_values.filter(lambda v: not isinstance(v, str))),
+    st.builds(lambda v: {"printed_dropped": v},
+              json_values.filter(lambda v: not (type(v) is int and 0 <= v <= codec.INT64_MAX))),
     st.builds(lambda v: {"value": v}, bad_values),
     st.builds(lambda v: {"value": [1.0, {"__dict__": {"deep": v}}]}, bad_values),
 )

@@ -162,15 +162,17 @@ def test_numbers_and_containers_come_back_as_plain_values(pool: SandboxPool) -> 
 
 
 def test_print_flood_is_capped_and_does_not_block(pool: SandboxPool) -> None:
-    result = run_body(pool, "for i in range(200_000):\n    print('x' * 100)\nreturn 1")
+    result = run_body(pool, "for i in range(200_000):\n    print('x' * 100, file=sys.__stdout__)\nreturn 1")
     assert result.cases[0].status in ("ok", "timeout")
     assert len(result.stdout) < TEST_LIMITS.output_bytes + 200
     assert "more bytes of output dropped" in result.stdout
 
 
-def test_stdout_is_captured(pool: SandboxPool) -> None:
-    result = run_body(pool, "print('hello from the learner')\nreturn 1")
-    assert result.stdout == "hello from the learner\n"
+def test_output_at_load_time_is_the_runs_and_in_a_case_that_cases(pool: SandboxPool) -> None:
+    source = "print('loading')\n\ndef f():\n    print('hello from the learner')\n    return 1\n"
+    result = pool.run(source, "f", [], [{}])
+    assert result.stdout == "loading\n"
+    assert result.cases[0].printed == "hello from the learner\n"
 
 
 def test_kill_minus_one_and_kill_parent_cannot_take_the_slot_down(pool: SandboxPool) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 
 import sqlalchemy as sa
@@ -50,6 +51,19 @@ def test_a_known_mistake_is_named(app: Flask, learner: FlaskClient) -> None:
     page = learner.get(send(learner, NO_EPS).headers["Location"]).get_data(as_text=True)
     assert "<strong>Likely mistake:</strong> no ε under the square root." in page
     assert rows(app)[0].result["misconception"] == "no-eps"
+
+
+def test_what_visible_cases_print_is_shown_under_them_and_hidden_cases_output_is_not(
+        app: Flask, learner: FlaskClient) -> None:
+    chatty = GOOD.replace("    mu = ", "    print('rows <', len(x), '>', x.shape)\n    mu = ")
+    page = learner.get(send(learner, chatty).headers["Location"]).get_data(as_text=True)
+    [row] = rows(app)
+    cases = row.result["cases"]
+    visible = [c for c in cases if c["printed"]]
+    assert visible and len(visible) < len(cases)  # hidden cases kept nothing
+    assert all(c["printed"].startswith("rows < ") for c in visible)
+    assert page.count('<p class="printed-label">Printed</p>') == len(visible)
+    assert all(html.escape(c["printed"]) in page for c in visible)
 
 
 def test_upload_is_graded_like_pasted_code(app: Flask, learner: FlaskClient) -> None:

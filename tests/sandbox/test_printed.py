@@ -1,0 +1,68 @@
+"""What a learner's function prints, kept per case: in a real sandbox, and as the host reads a frame."""
+
+from __future__ import annotations
+
+from grader.sandbox import SandboxPool, outcome
+from grader.sandbox.collector import JobOutcome
+from grader.sandbox.outgoing import MAX_PRINTED_CHARS
+from tests.sandbox.test_malformed_results import CASES, CLEAN_EXIT, DONE, LIMITS, _case_header, _good_cases, _raw_frame
+
+HEAD = "import os, sys\nimport numpy as np\n\n"
+
+
+def test_each_case_keeps_what_it_printed_to_stdout_and_stderr(pool: SandboxPool) -> None:
+    source = HEAD + "def f(x):\n    print('x is', x)\n    print('note', file=sys.stderr)\n    return x\n"
+    result = pool.run(source, "f", ["x"], [{"x": 1.0}, {"x": 2.0}])
+    assert [case.printed for case in result.cases] == ["x is 1.0\nnote\n", "x is 2.0\nnote\n"]
+    assert [case.printed_dropped for case in result.cases] == [0, 0]
+    assert result.stdout == ""
+
+
+def test_a_numpy_warning_is_printed_in_every_case_that_raises_it(pool: SandboxPool) -> None:
+    source = HEAD + "def f(x):\n    return np.exp(np.array([x]))\n"
+    result = pool.run(source, "f", ["x"], [{"x": 1000.0}, {"x": 1.0}, {"x": 2000.0}])
+    warned = ["RuntimeWarning: overflow encountered in exp" in case.printed for case in result.cases]
+    assert warned == [True, False, True]
+    assert "return np.exp(np.array([x]))" in result.cases[0].printed  # the learner's own line
+
+
+def test_printed_output_is_cut_and_what_was_cut_is_counted(pool: SandboxPool) -> None:
+    source = HEAD + "def f():\n    for _ in range(50):\n        print('y' * 999)\n    return 1\n"
+    [case] = pool.run(source, "f", [], [{}]).cases
+    assert case.printed == ("y" * 999 + "\n") * (MAX_PRINTED_CHARS // 1000)
+    assert case.printed_dropped == 50 * 1000 - MAX_PRINTED_CHARS
+
+
+def test_what_a_case_printed_before_it_raised_is_kept(pool: SandboxPool) -> None:
+    source = HEAD + "def f():\n    print('got this far')\n    raise ValueError('then this')\n"
+    [case] = pool.run(source, "f", [], [{}]).cases
+    assert case.status == "exception" and "ValueError: then this" in (case.error or "")
+    assert case.printed == "got this far\n"
+
+
+def test_a_stream_the_function_replaces_is_put_back_for_the_next_case(pool: SandboxPool) -> None:
+    source = HEAD + ("def f(x):\n    print('before', x)\n    sys.stdout = sys.__stdout__\n"
+                     "    print('after', x)\n    return x\n")
+    result = pool.run(source, "f", ["x"], [{"x": 1.0}, {"x": 2.0}])
+    assert [case.printed for case in result.cases] == ["before 1.0\n", "before 2.0\n"]
+    assert result.stdout == "after 1.0\nafter 2.0\n"
+
+
+def test_writes_to_the_file_descriptors_are_the_runs_output_not_a_cases(pool: SandboxPool) -> None:
+    source = HEAD + "def f():\n    os.write(1, b'raw\\n')\n    return 1\n"
+    result = pool.run(source, "f", [], [{}])
+    assert result.cases[0].printed == "" and result.stdout == "raw\n"
+
+
+def _assemble(results: bytes) -> list[tuple[str, int]]:
+    job = JobOutcome(results=results, done=dict(CLEAN_EXIT))
+    run = outcome.assemble(job, CASES, LIMITS, 5.0)
+    assert run.status == "completed", run.message
+    return [(case.printed, case.printed_dropped) for case in run.cases]
+
+
+def test_the_host_holds_a_forged_frame_to_the_runners_limit() -> None:
+    forged = _raw_frame(_case_header(0, printed="z" * (MAX_PRINTED_CHARS + 10), printed_dropped=5))
+    printed = _assemble(forged + _good_cases(1, CASES) + DONE)
+    assert printed[0] == ("z" * MAX_PRINTED_CHARS, 15)
+    assert printed[1:] == [("", 0)] * (CASES - 1)  # frames without the fields printed nothing
