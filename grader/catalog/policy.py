@@ -136,6 +136,11 @@ class AttemptPolicy(Strict):
         kept = raw_score * max(0.0, 1.0 - self.penalty * (number - 1))
         return round(kept * (self.late_credit if self.is_late(at) else 1.0), 6)
 
+    def solves(self, raw_score: float, at: datetime) -> bool:
+        """Whether an attempt with `raw_score`, made at `at`, solves the exercise: right, and not practice
+        after a due date that leaves nothing to earn."""
+        return raw_score >= 1.0 and not self.solution_open(at)
+
     def solution_open(self, now: datetime) -> bool:
         """Whether the due date has passed with nothing left to earn, so the worked solution can be shown."""
         return self.late_credit == 0 and self.is_late(now)

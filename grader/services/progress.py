@@ -131,7 +131,7 @@ def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime
     """Count one more attempt, made at `at`, on a locked row and write it; returns its number and kept score."""
     number = mine.attempts_used + 1
     score = policy.kept_score(raw_score, number, at)
-    solved = mine.solved_at if mine.solved_at is not None or raw_score < 1.0 else utcnow()
+    solved = mine.solved_at if mine.solved_at is not None or not policy.solves(raw_score, at) else utcnow()
     db.session.execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
                                  "best": max(mine.best_score, score), "solved": solved})  # fmt: skip
     return number, score

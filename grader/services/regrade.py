@@ -87,7 +87,7 @@ def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpe
             report.kept.append(attempt.id)
         elif _grade_again(attempt, current, policy, report):
             taken.add(attempt.answers_hash)
-    _recount(user_id, exercise_id, mine)
+    _recount(user_id, exercise_id, mine, policy)
     audit.amend(event_id, **_so_far(report, left))
     db.session.commit()
 
@@ -118,11 +118,11 @@ def _grade_again(attempt: Attempt, current: ExerciseVersion, policy: ExerciseSpe
     return True
 
 
-def _recount(user_id: int, exercise_id: str, attempts: list[Attempt]) -> None:
+def _recount(user_id: int, exercise_id: str, attempts: list[Attempt], policy: ExerciseSpec) -> None:
     """Best score and solved time from the learner's attempts, as if they had been graded this way."""
     progress = db.session.get(Progress, (user_id, exercise_id))
     if progress is None:
         return
-    solved: list[datetime] = [a.created_at for a in attempts if a.raw_score >= 1.0]
+    solved: list[datetime] = [a.created_at for a in attempts if policy.solves(a.raw_score, a.created_at)]
     progress.best_score = max((a.score for a in attempts), default=0.0)
     progress.solved_at = min(solved, default=None)

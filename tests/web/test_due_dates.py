@@ -95,7 +95,8 @@ def test_after_the_due_date_without_late_credit_it_is_practice_and_the_solution_
     shown = learner.get(post_answers(learner, exercise, {"h": right}).headers["Location"]).get_data(as_text=True)
     assert "Score for this attempt: 0\u00a0% · sent after the due date" in shown
     assert "✓" in shown  # the feedback still says the answer is right
-    assert only(app, Progress).best_score == 0.0
+    progress = only(app, Progress)
+    assert progress.best_score == 0.0 and progress.solved_at is None  # practice solves nothing
 
 
 def test_the_dashboard_shows_due_dates_until_solved(app: Flask, learner: FlaskClient) -> None:
@@ -140,6 +141,14 @@ def test_a_late_code_submission_keeps_the_late_credit(app: Flask, learner: Flask
     assert "has passed: an attempt now keeps 50\u00a0% of its score" in page
     row = only(app, Submission)
     assert (row.status, row.score, row.late) == ("graded", 0.5, True)
+
+
+def test_a_late_code_submission_without_late_credit_solves_nothing(app: Flask, learner: FlaskClient) -> None:
+    with_due(app, PAST, exercise="code/code-layer-norm", new_id="code-layer-norm")
+    page = learner.get(send(learner, GOOD).headers["Location"]).get_data(as_text=True)
+    assert "All cases passed" in page and "score 0\u00a0% · sent after the due date" in page
+    progress = only(app, Progress)
+    assert (progress.best_score, progress.solved_at) == (0.0, None)
 
 
 def test_a_submission_sent_before_the_due_date_is_on_time_however_late_it_is_graded(app: Flask) -> None:

@@ -114,6 +114,18 @@ def test_a_regrade_can_lower_scores_and_applies_the_due_date(app: Flask) -> None
     assert late == [True, True] and standing(app, ada) == (0.5, True)
 
 
+
+def test_a_regrade_under_a_due_date_with_no_late_credit_leaves_late_right_answers_unsolved(app: Flask) -> None:
+    save(app, TIGHT)
+    ada = make_user(app, "ada@example.com")
+    submit(app, ada, off_by(app, "ada@example.com", 0.0))
+    assert standing(app, ada) == (1.0, True)
+    save(app, TIGHT, f"due: {PAST}\n")  # the attempt came after this date, which leaves nothing to earn
+    with app.app_context():
+        regrade("quiz")
+    assert rows(app, ada) == [(1, 2, 1.0, 0.0)] and standing(app, ada) == (0.0, False)
+
+
 def test_instructors_regrade_from_the_exercise_page(app: Flask, instructor: FlaskClient) -> None:
     save(app, TIGHT)
     ada = make_user(app, "ada@example.com")
