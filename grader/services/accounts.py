@@ -53,11 +53,16 @@ def create_user(email: str, password: str, role: str = "learner", locale: str = 
     """Create a user; raises AccountError for a bad or taken email or a weak password."""
     email = normalise_email(email)
     _check_new(email, password, role)
+    taken = AccountError("An account with this email already exists.")
     if db.session.scalar(sa.select(User.id).where(User.email == email)) is not None:
-        raise AccountError("An account with this email already exists.")
+        raise taken
     user = User(email=email, password_hash=_hasher.hash(password), role=role, locale=locale)
     db.session.add(user)
-    db.session.commit()
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:  # the same email registered at the same moment (a double click)
+        db.session.rollback()
+        raise taken from None
     return user
 
 

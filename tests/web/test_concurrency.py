@@ -9,8 +9,8 @@ import sqlalchemy as sa
 from flask import Flask
 
 from grader.extensions import db
-from grader.models import Attempt, Progress
-from grader.services import attempts
+from grader.models import Attempt, Progress, User
+from grader.services import accounts, attempts
 from tests.web.conftest import make_user
 
 THREADS = 8
@@ -70,3 +70,19 @@ def test_the_same_answers_sent_at_once_are_stored_and_counted_once_each(app: Fla
         progress = db.session.get(Progress, (user_id, "block-gelu"))
         assert numbers == list(range(1, PER_THREAD + 1))  # a repeat's credit was undone: no gaps
         assert progress is not None and progress.attempts_used == PER_THREAD
+
+
+def test_one_email_registered_at_once_from_many_browsers_makes_one_account(app: Flask) -> None:
+    refused: list[str] = []
+
+    def register(thread: int, i: int) -> None:  # every thread registers the same address in round i
+        try:
+            accounts.create_user(f"double-click-{i}@example.com", "a long enough password")
+        except accounts.AccountError as error:
+            refused.append(str(error))
+
+    in_parallel(app, register)
+    with app.app_context():
+        emails = db.session.scalars(sa.select(User.email).where(User.email.like("double-click-%"))).all()
+    assert sorted(emails) == sorted(f"double-click-{i}@example.com" for i in range(PER_THREAD))
+    assert refused == ["An account with this email already exists."] * (PER_THREAD * (THREADS - 1))
