@@ -139,23 +139,33 @@ def seed_of(user_id: int, exercise_id: str) -> int | None:
     return db.session.execute(_SEED, {"user_id": user_id, "exercise_id": exercise_id}).scalar_one_or_none()
 
 
-def _current(user_id: int, exercise_id: str) -> tuple[CurrentVersion, int | None]:
+def _current(user_id: int, exercise_id: str, early: bool) -> tuple[CurrentVersion, int | None]:
     row = db.session.execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
     if row is None:
         raise UnknownExercise(exercise_id)
     kind, number, digest, source, own_due, opens_at, seed = row
+    ensure_open(opens_at, early)  # before the kind: an exercise not open yet says nothing about itself
     if kind == CODE_KIND:
         raise CodeExercise(exercise_id)
     return CurrentVersion(exercise_id, number, digest, source, own_due, opens_at), seed
+
+
+def open_version(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:
+    """The current version of an open numeric exercise (any time when `early`), making no seed.
+
+    Raises UnknownExercise, NotOpen or CodeExercise, in that order.
+    """
+    return _current(user_id, exercise_id, early)[0]
 
 
 def _variant(user_id: int, current: CurrentVersion, seed: int | None) -> Variant:
     return variant_of(current, seed if seed is not None else _new_seed(user_id, current.exercise_id))
 
 
-def learner_variant(user_id: int, exercise_id: str) -> tuple[CurrentVersion, Variant]:
-    """The current version of an exercise and the learner's variant of it (a stable seed, made on first use)."""
-    current, seed = _current(user_id, exercise_id)
+def learner_variant(user_id: int, exercise_id: str, early: bool = False) -> tuple[CurrentVersion, Variant]:
+    """The current version of an open exercise (any time when `early`) and the learner's variant of it (a
+    stable seed, made on first use)."""
+    current, seed = _current(user_id, exercise_id, early)
     return current, _variant(user_id, current, seed)
 
 
@@ -223,8 +233,7 @@ def submit(user_id: int, exercise_id: str, answers: Mapping[str, str], early: bo
 
     Raises NotOpen before the exercise's opening date unless `early`.
     """
-    current, seed = _current(user_id, exercise_id)
-    ensure_open(current.opens_at, early)  # before the seed is made: a refused attempt leaves nothing behind
+    current, seed = _current(user_id, exercise_id, early)  # refused before a seed is made: nothing left behind
     variant = _variant(user_id, current, seed)
     answers = known_answers(variant, answers)
     result = check_answers(variant, answers)

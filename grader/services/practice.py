@@ -60,10 +60,9 @@ def _seed_from_token(token: str, exercise_id: str, secret: str) -> int | None:
 def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:
     """The exercise's current version, once the learner has finished their own variant (any time when `early`).
 
-    Raises exercises.UnknownExercise, attempts.CodeExercise, attempts.NotOpen or NotFinished.
+    Raises exercises.UnknownExercise, attempts.NotOpen, attempts.CodeExercise or NotFinished, in that order.
     """
-    current, _own = attempts.learner_variant(user_id, exercise_id)
-    attempts.ensure_open(current.opens_at, early)
+    current = attempts.open_version(user_id, exercise_id, early)
     mine = attempts.progress_of(user_id, exercise_id)
     if not early and not attempts.finished(mine, current.policy(), utcnow()):
         raise NotFinished(exercise_id)

@@ -71,6 +71,16 @@ def test_a_code_exercise_takes_no_code_before_it_opens(app: Flask, learner: Flas
     assert api.status_code == 403 and stored(app, Submission, exercise) == 0
 
 
+def test_practice_before_it_opens_is_refused_first_and_makes_nothing(app: Flask, client: FlaskClient,
+                                                                      token: str) -> None:  # fmt: skip
+    numeric = with_opening(app, LATER)
+    code = with_opening(app, LATER, "code/code-layer-norm", "layer-norm-later")
+    for exercise in (numeric, code):  # a code exercise would say it takes code (409): it says nothing
+        refused = client.get(f"{API}/exercises/{exercise}/practice", headers=auth(token))
+        assert refused.status_code == 403 and refused.get_json()["error"] == "forbidden"
+    assert stored(app, Variant, numeric) == 0
+
+
 def test_instructors_see_it_coming_and_try_it_first(app: Flask, instructor: FlaskClient, client: FlaskClient) -> None:
     exercise = with_opening(app, LATER)
     dashboard = instructor.get("/").get_data(as_text=True)
