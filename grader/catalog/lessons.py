@@ -22,3 +22,8 @@ def lesson_order(slug: str) -> tuple[int, str]:
     """Sort key: listed lessons first, in order, then the rest alphabetically."""
     order = list(LESSONS)
     return (order.index(slug), slug) if slug in order else (len(order), slug)
+
+
+def exercise_order(lesson: str, position: int, exercise_id: str) -> tuple[tuple[int, str], int, str]:
+    """Sort key of an exercise in every listing: its lesson's place, then its place in the lesson."""
+    return lesson_order(lesson), position, exercise_id

@@ -11,6 +11,7 @@ from typing import Protocol, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.orm import contains_eager
 
+from grader.catalog.lessons import exercise_order
 from grader.catalog.loader import SpecError, read_sources, shared_ids, spec_from_text
 from grader.catalog.selfcheck import check_spec
 from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
@@ -151,8 +152,8 @@ def version(exercise_id: str, number: int) -> ExerciseVersion | None:
 
 
 def all_exercises() -> list[Exercise]:
-    """Every exercise, by lesson then id."""
-    return list(db.session.scalars(sa.select(Exercise).order_by(Exercise.lesson, Exercise.position, Exercise.id)))
+    """Every exercise, in lesson order (as the dashboard lists them)."""
+    return sorted(db.session.scalars(sa.select(Exercise)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
 
 
 def _titles(spec: ExerciseSpec | CodeExerciseSpec) -> dict[str, str]:

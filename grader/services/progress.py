@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import sqlalchemy as sa
 
-from grader.catalog.lessons import lesson_order, lesson_title
+from grader.catalog.lessons import exercise_order, lesson_order, lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, is_open
 from grader.extensions import db
 from grader.services.dialect import for_session, per_dialect
@@ -78,11 +78,11 @@ def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> lis
 
 def graded(user_id: int) -> list[Progress]:
     """The learner's progress rows with a graded attempt or a score set by hand, in lesson order."""
-    return list(db.session.scalars(
-        sa.select(Progress).join(Exercise, Exercise.id == Progress.exercise_id)
+    rows = db.session.execute(
+        sa.select(Progress, Exercise.lesson, Exercise.position).join(Exercise, Exercise.id == Progress.exercise_id)
         .where(Progress.user_id == user_id, (Progress.attempts_used > 0) | Progress.override_score.is_not(None))
-        .order_by(Exercise.lesson, Exercise.position, Exercise.id)
-    ))  # fmt: skip
+    ).all()  # fmt: skip
+    return [row[0] for row in sorted(rows, key=lambda row: exercise_order(row[1], row[2], row[0].exercise_id))]
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ from flask.testing import FlaskClient
 
 from grader.answers.syntax import syntax_hint
 from grader.extensions import db
-from grader.models import ApiToken, utcnow
-from grader.services import accounts, attempts, exercises
+from grader.models import ApiToken, User, utcnow
+from grader.services import accounts, attempts, exercises, progress
 from tests.web.api_support import API, EXERCISE, ATTEMPTS, ADA, MISTAKE, auth, answers_of, typed, post, numbers_in, attempt_rows, assert_error
 
 
@@ -83,6 +83,20 @@ def test_exercise_list(app: Flask, client: FlaskClient, token: str) -> None:
     assert layernorm["parts"] == [{"id": "mu", "type": "scalar", "label": "μ"},
                                   {"id": "sigma", "type": "scalar", "label": "σ"},
                                   {"id": "u", "type": "vector", "label": "u′₅"}]  # fmt: skip
+
+
+def test_the_list_and_progress_follow_the_dashboards_lesson_order(app: Flask, client: FlaskClient,
+                                                                  token: str) -> None:  # fmt: skip
+    listed = [item["id"] for item in client.get(f"{API}/exercises", headers=auth(token)).get_json()]
+    with app.app_context():
+        ada = db.session.scalar(sa.select(User.id).where(User.email == ADA))
+        assert ada is not None
+        shown = [e.id for lesson in progress.dashboard(ada, utcnow()) for e in lesson.exercises]
+        for exercise, answers in (("ffn-share", {"share": "0.500"}), ("block-gelu", {"neg": "0.100", "pos": "0.200"})):
+            assert attempts.submit(ada, exercise, answers).outcome == "graded"  # in the reverse of the lesson order
+    assert listed == shown and listed[0].startswith("block-") and listed[-1].startswith("code-")
+    mine = [item["exercise"] for item in client.get(f"{API}/progress", headers=auth(token)).get_json()]
+    assert mine == ["block-gelu", "ffn-share"]
 
 
 def test_own_variant_without_answers(app: Flask, client: FlaskClient, token: str) -> None:
