@@ -20,6 +20,8 @@ from grader.texts import Text, say
 
 EXERCISE_SUFFIXES = (".yaml", ".yml")
 MAX_EXERCISE_BYTES = 256 * 1024
+# The field of a problem with the whole exercise rather than one of its fields.
+WHOLE_FILE = "(file)"
 # Limits on what one document may stand for, so hostile YAML is an error and never a crash or a hang:
 # exercises nest about 5 levels deep, and a 256 KB file holds far fewer than MAX_VALUES values unless
 # aliases repeat the same values over and over ("billion laughs").
@@ -116,6 +118,11 @@ class SpecError:
     message: str
     text: Text | None = None  # the message to show in the reader's language, where it has one
 
+    @property
+    def whole_file(self) -> bool:
+        """Whether the problem is with the exercise as a whole, so there is no field to name."""
+        return self.field == WHOLE_FILE
+
     def __str__(self) -> str:
         return f"{self.file}: {self.field}: {self.message}"
 
@@ -125,7 +132,7 @@ def size_error(name: str, size: int) -> SpecError | None:
     if size <= MAX_EXERCISE_BYTES:
         return None
     text = say("larger than %(size)d bytes", size=MAX_EXERCISE_BYTES)
-    return SpecError(name, "(file)", str(text), text)
+    return SpecError(name, WHOLE_FILE, str(text), text)
 
 
 def parse_yaml(text: str) -> Any:
@@ -148,7 +155,7 @@ def is_code_source(text: str) -> bool:
 
 
 def _field_name(location: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in location) or "(file)"
+    return ".".join(str(p) for p in location) or WHOLE_FILE
 
 
 def spec_error(source: str, error: Mapping[str, Any]) -> SpecError:
@@ -172,13 +179,13 @@ def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[Sp
     if unread:
         return None, unread
     if not isinstance(data, dict):
-        return None, [SpecError(source, "(file)", "an exercise file must be a mapping")]
+        return None, [SpecError(source, WHOLE_FILE, "an exercise file must be a mapping")]
     try:
         return ExerciseSpec.model_validate(data), []
     except ValidationError as error:
         return None, [spec_error(source, e) for e in error.errors()]
     except (RecursionError, OverflowError) as error:  # pydantic passes these through: never a crash
-        return None, [SpecError(source, "(file)", f"a value cannot be checked: {error}")]
+        return None, [SpecError(source, WHOLE_FILE, f"a value cannot be checked: {error}")]
 
 
 def exercise_files(root: Path) -> list[Path]:
@@ -193,7 +200,7 @@ def read_sources(root: Path) -> tuple[list[tuple[str, str]], list[SpecError]]:
     sources: list[tuple[str, str]] = []
     errors: list[SpecError] = []
     if not root.exists():  # a mistyped GRADER_EXERCISES_DIR must not read as "nothing to load"
-        errors.append(SpecError(str(root), "(file)", "no such file or directory"))
+        errors.append(SpecError(str(root), WHOLE_FILE, "no such file or directory"))
     for path in exercise_files(root):
         if too_large := size_error(str(path), path.stat().st_size):
             errors.append(too_large)
@@ -201,7 +208,7 @@ def read_sources(root: Path) -> tuple[list[tuple[str, str]], list[SpecError]]:
         try:
             sources.append((str(path), path.read_text(encoding="utf-8")))
         except UnicodeDecodeError:
-            errors.append(SpecError(str(path), "(file)", "not valid UTF-8"))
+            errors.append(SpecError(str(path), WHOLE_FILE, "not valid UTF-8"))
     return sources, errors
 
 

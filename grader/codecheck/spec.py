@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
-from grader.catalog.loader import (SpecError, collect, is_code_source, read_source, read_sources,
+from grader.catalog.loader import (WHOLE_FILE, SpecError, collect, is_code_source, read_source, read_sources,
                                    spec_error, spec_from_text)
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.spec import MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Slug, Title
@@ -119,7 +119,7 @@ def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
 def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
     """Validate parsed YAML as a code exercise; returns the spec or the errors."""
     if not isinstance(data, dict):
-        return None, [SpecError(source, "(file)", "an exercise file must be a mapping")]
+        return None, [SpecError(source, WHOLE_FILE, "an exercise file must be a mapping")]
     try:
         return CodeExerciseSpec.model_validate(data), []
     except ValidationError as error:

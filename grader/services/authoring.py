@@ -6,12 +6,13 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-from grader.catalog.loader import EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, SpecError, is_code_source, parse_yaml
+from grader.catalog.loader import (EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, WHOLE_FILE, SpecError, is_code_source,
+                                   parse_yaml)
 from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
-from grader.texts import Refusal
+from grader.texts import Refusal, say
 from grader.services.exercises import SpecInvalid, current_version, parse_source, save_source, self_check, spec_of
 
 
@@ -67,6 +68,13 @@ def _id_error(spec: ExerciseSpec, editing: str | None, new: bool) -> SpecError |
     return None
 
 
+def _changed_meanwhile(base: int, current: int) -> SpecError:
+    text = say("Someone saved version %(current)d of this exercise after you opened version %(base)d. Nothing was "
+               "saved, so their changes are not undone: open the editor again to start from version %(current)d.",
+               current=current, base=base)
+    return SpecError("exercise", WHOLE_FILE, str(text), text)
+
+
 def _same(stored: ExerciseVersion, spec: ExerciseSpec) -> bool:
     try:
         return spec_of(stored) == spec
@@ -75,8 +83,11 @@ def _same(stored: ExerciseVersion, spec: ExerciseSpec) -> bool:
 
 
 def save(source: str, user_id: int, origin: str, *, editing: str | None = None, new: bool = False,
-         problems: list[SpecError] | None = None) -> tuple[Checked, str | None]:  # fmt: skip
-    """Check and store a source; returns the check and created / updated / unchanged (None if refused)."""
+         problems: list[SpecError] | None = None, base: int | None = None) -> tuple[Checked, str | None]:  # fmt: skip
+    """Check and store a source; returns the check and created / updated / unchanged (None if refused).
+
+    base: the version the editor started from; a save over a newer one is refused, not written over it.
+    """
     checked = check(source, problems)
     if not checked.ok or checked.spec is None:
         return checked, None
@@ -85,6 +96,9 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
         checked.errors.append(wrong_id)
         return checked, None
     stored = current_version(checked.spec.id)
+    if base is not None and stored is not None and stored.version != base:
+        checked.errors.append(_changed_meanwhile(base, stored.version))
+        return checked, None
     # The form writes its own layout: an unchanged exercise must not become a new version.
     if stored is not None and _same(stored, checked.spec):
         return checked, "unchanged"

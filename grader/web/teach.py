@@ -103,7 +103,7 @@ def _render(editing: str | None, mode: str, values: dict[str, Any], *,
         "teach/editor.html", editing=editing, mode=mode, values=values, tabs=tabs, form=EditorForm(),
         source_form=source_form or ExerciseSourceForm(), checked=checked, variant=variant,
         placed=placed or {}, choices=_choices(str(values.get("model", ""))), rows=exercise_form,
-        preview_shown=previewing, locales=_translation_locales(values),
+        preview_shown=previewing, locales=_translation_locales(values), base_version=_base_version(editing),
     )  # fmt: skip
     return html, status
 
@@ -155,8 +155,20 @@ def _place_errors(errors: list[SpecError], draft: exercise_form.Draft) -> dict[s
     """Errors grouped by the form area they belong to (a field, a row, or general)."""
     placed: dict[str, list[str]] = {}
     for error in errors:
-        placed.setdefault(_area(error, draft), []).append(f"{error.field}: {problem(error)}")
+        where = "" if error.whole_file else f"{error.field}: "
+        placed.setdefault(_area(error, draft), []).append(where + problem(error))
     return placed
+
+
+def _base_version(editing: str | None) -> int | None:
+    """The version the editor page started from: the current one when it opens, then as its form carries it."""
+    if editing is None:
+        return None
+    if request.method == "POST":
+        posted = request.form.get("base_version", "")
+        return int(posted) if posted.isdigit() and len(posted) < 10 else None
+    stored = current_version(editing)
+    return stored.version if stored else None
 
 
 def _finish(editing: str | None, source: str,
@@ -166,7 +178,7 @@ def _finish(editing: str | None, source: str,
         checked, variant = authoring.preview(source, problems)
         return checked, variant, None
     checked, outcome = authoring.save(source, current_user.id, "web", editing=editing, new=editing is None,
-                                      problems=problems)  # fmt: skip
+                                      problems=problems, base=_base_version(editing))  # fmt: skip
     return checked, None, outcome
 
 

@@ -69,9 +69,9 @@ class _FormFields(HTMLParser):
             self._select = None
 
 
-def editor_fields(html: str) -> MultiDict:
-    """The structured editor's fields as the page renders them."""
-    form = html[html.index('<form method="post" class="editor"'):]
+def editor_fields(html: str, form_class: str = "editor") -> MultiDict:
+    """The editor's fields as the page renders them: the structured form, or the YAML one (class "card")."""
+    form = html[html.index(f'<form method="post" class="{form_class}"'):]
     parser = _FormFields()
     parser.feed(form[: form.index("</form>")])
     return MultiDict(parser.fields)
