@@ -6,6 +6,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
+from werkzeug.datastructures import MultiDict
+
 from grader.catalog.loader import (EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, WHOLE_FILE, SpecError, is_code_source,
                                    parse_yaml)
 from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
@@ -13,6 +15,7 @@ from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
 from grader.texts import Refusal, say
+from grader.services import exercise_form
 from grader.services.exercises import SpecInvalid, current_version, parse_source, save_source, self_check, spec_of
 
 
@@ -75,18 +78,30 @@ def _changed_meanwhile(base: int, current: int) -> SpecError:
     return SpecError("exercise", WHOLE_FILE, str(text), text)
 
 
-def _same(stored: ExerciseVersion, spec: ExerciseSpec) -> bool:
+def _same(stored: ExerciseVersion, spec: ExerciseSpec, from_form: bool) -> bool:
+    """Whether `spec` is the stored version, or (from the form) what the form makes of it, unedited."""
     try:
-        return spec_of(stored) == spec
+        return spec_of(stored) == spec or (from_form and _as_the_form_saves(stored.source) == spec)
     except SpecInvalid:  # a stored version the catalogue no longer accepts: any valid edit is a change
         return False
 
 
+def _as_the_form_saves(source: str) -> ExerciseSpec | None:
+    """The exercise as the structured form writes it back (texts trimmed, a prompt ending in one newline)."""
+    values = exercise_form.values_from_source(source)
+    if values is None:
+        return None
+    fields = [(key, item) for key, value in values.items() for item in (value if isinstance(value, list) else [value])]
+    return parse_source(exercise_form.dump(exercise_form.draft_from_form(MultiDict(fields)).data), "exercise")
+
+
 def save(source: str, user_id: int, origin: str, *, editing: str | None = None, new: bool = False,
-         problems: list[SpecError] | None = None, base: int | None = None) -> tuple[Checked, str | None]:  # fmt: skip
+         problems: list[SpecError] | None = None, base: int | None = None,
+         from_form: bool = False) -> tuple[Checked, str | None]:  # fmt: skip
     """Check and store a source; returns the check and created / updated / unchanged (None if refused).
 
     base: the version the editor started from; a save over a newer one is refused, not written over it.
+    from_form: the source is the structured form's, which writes texts its own way (trimmed).
     """
     checked = check(source, problems)
     if not checked.ok or checked.spec is None:
@@ -100,7 +115,7 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
         checked.errors.append(_changed_meanwhile(base, stored.version))
         return checked, None
     # The form writes its own layout: an unchanged exercise must not become a new version.
-    if stored is not None and _same(stored, checked.spec):
+    if stored is not None and _same(stored, checked.spec, from_form):
         return checked, "unchanged"
     return checked, save_source(source, user_id, origin)[1]
 

@@ -171,14 +171,14 @@ def _base_version(editing: str | None) -> int | None:
     return stored.version if stored else None
 
 
-def _finish(editing: str | None, source: str,
-            problems: list[SpecError]) -> tuple[authoring.Checked, Variant | None, str | None]:  # fmt: skip
+def _finish(editing: str | None, source: str, problems: list[SpecError],
+            from_form: bool) -> tuple[authoring.Checked, Variant | None, str | None]:  # fmt: skip
     """Preview or save the posted exercise, as the pressed button says."""
     if request.form.get("action") == "preview":
         checked, variant = authoring.preview(source, problems)
         return checked, variant, None
     checked, outcome = authoring.save(source, current_user.id, "web", editing=editing, new=editing is None,
-                                      problems=problems, base=_base_version(editing))  # fmt: skip
+                                      problems=problems, base=_base_version(editing), from_form=from_form)  # fmt: skip
     return checked, None, outcome
 
 
@@ -193,7 +193,7 @@ def _structured(editing: str | None) -> BaseResponse | tuple[str, int]:
     values, draft = _posted_values(), exercise_form.draft_from_form(request.form)
     if editing:
         values["id"] = draft.data["id"] = editing  # the id of an existing exercise never changes here
-    checked, variant, outcome = _finish(editing, exercise_form.dump(draft.data), draft.problems)
+    checked, variant, outcome = _finish(editing, exercise_form.dump(draft.data), draft.problems, from_form=True)
     if outcome and checked.spec:
         return _saved(checked.spec.id, outcome)
     placed = _place_errors(checked.errors, draft)
@@ -206,7 +206,7 @@ def _yaml(editing: str | None) -> BaseResponse | tuple[str, int]:
     if not source_form.validate_on_submit():
         return _render(editing, "yaml", {}, source_form=source_form, status=422)
     source = (source_form.source.data or "").replace("\r\n", "\n")
-    checked, variant, outcome = _finish(editing, source, [])
+    checked, variant, outcome = _finish(editing, source, [], from_form=False)
     if outcome and checked.spec:
         return _saved(checked.spec.id, outcome)
     return _render(editing, "yaml", {}, source_form=source_form, checked=checked, variant=variant,

@@ -81,6 +81,26 @@ def test_every_field_the_form_holds_survives_an_unchanged_save(app: Flask, instr
     assert exercise_row(app, "gelu-rich") == (1, 1) and source_of(app, "gelu-rich") == source
 
 
+@pytest.mark.parametrize("change", [
+    ("prompt: |\n", "prompt: |-\n"),  # no newline at the end of the prompt
+    ("title: GELU by hand", "title: 'GELU by hand  '"),  # spaces the form trims
+    ("solution:\n  - \"For $-z$", "solution:\n  - |\n    For $-z$"),  # a step as a block, ending in a newline
+])
+def test_texts_the_form_writes_its_own_way_are_no_change(app: Flask, instructor: FlaskClient,
+                                                         change: tuple[str, str]) -> None:  # fmt: skip
+    source = source_of(app, "block-gelu").replace("id: block-gelu", "id: gelu-written")
+    if change[1].startswith("solution:\n  - |"):  # the step's text, unquoted in the block
+        step = source[source.index('  - "For $-z$'):].split("\n", 1)[0]
+        block = "  - |\n    " + step[len('  - "'):-1].replace("\\\\", "\\") + "\n"
+        source = source.replace(step + "\n", block, 1)
+    else:
+        source = source.replace(*change, 1)
+    assert source != source_of(app, "block-gelu").replace("id: block-gelu", "id: gelu-written")
+    assert upload(instructor, source.encode(), "gelu-written.yaml").status_code == 303
+    assert "No changes to gelu-written." in save_unchanged(instructor, "gelu-written")
+    assert exercise_row(app, "gelu-written") == (1, 1) and source_of(app, "gelu-written") == source
+
+
 def test_a_mistake_added_in_the_form_comes_after_the_stored_ones(app: Flask, instructor: FlaskClient) -> None:
     fields = editor_fields(instructor.get("/teach/exercises/block-mlp/edit").get_data(as_text=True))
     assert fields.getlist("part-0-mistakes") == ["sample-variance", "no-centering", "relu"]  # the model's order
