@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Iterator, Sequence
 
 import sqlalchemy as sa
 
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Submission, User
+from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User
+from grader.services.exercises import SpecInvalid, spec_of
 
 BATCH = 500
 
@@ -26,9 +28,15 @@ def csv_text(rows: Iterable[Sequence[object]]) -> Iterator[str]:
         yield buffer.getvalue()
 
 
+# A signed number alone in a cell is read as that number, never as a formula: -0.52 stays as typed.
+PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?")
+
+
 def spreadsheet_safe(text: str) -> str:
     """Text a spreadsheet will not run: a cell starting with = + - @ would be read as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    if text[:1] in ("=", "+", "-", "@") and not PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 def _yes(flag: bool) -> str:
@@ -36,7 +44,22 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else ""
 
 
-def _attempt_rows(exercise: Exercise, parts: list[str]) -> Iterator[list[object]]:
+def answered_parts(exercise: Exercise) -> list[str]:
+    """The part ids of every version: the current version's, then those only earlier versions had (newest first)."""
+    versions = db.session.scalars(sa.select(ExerciseVersion).where(ExerciseVersion.exercise_id == exercise.id)
+                                  .order_by(sa.desc(ExerciseVersion.version == exercise.current_version),
+                                            sa.desc(ExerciseVersion.version)))  # fmt: skip
+    found: dict[str, None] = {}
+    for stored in versions:
+        try:
+            found.update(dict.fromkeys(part.id for part in spec_of(stored).parts))
+        except SpecInvalid:  # a version the catalogue no longer reads: its attempts keep their own columns
+            continue
+    return list(found)
+
+
+def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:
+    parts = answered_parts(exercise)
     header: list[object] = ["email", "attempt", "time", "version", "score", "raw score", "late"]
     yield header + [f"{part} {column}" for part in parts for column in ("typed", "verdict", "mistake")]
     query = (sa.select(User.email, Attempt).join(User, User.id == Attempt.user_id)
@@ -63,8 +86,8 @@ def _submission_rows(exercise: Exercise) -> Iterator[list[object]]:
                sent.status, score, _yes(sent.late), spreadsheet_safe(message), sent.source_hash]  # fmt: skip
 
 
-def exercise_attempts_csv(exercise: Exercise, parts: list[str]) -> Iterator[str]:
-    """Every counted attempt on a numeric exercise (per part: typed, verdict, mistake), or every code
-    submission on a code exercise, oldest first, as CSV lines."""
-    rows = _submission_rows(exercise) if exercise.kind == CODE_KIND else _attempt_rows(exercise, parts)
+def exercise_attempts_csv(exercise: Exercise) -> Iterator[str]:
+    """Every counted attempt on a numeric exercise (per part of any version: typed, verdict, mistake), or every
+    code submission on a code exercise, oldest first, as CSV lines."""
+    rows = _submission_rows(exercise) if exercise.kind == CODE_KIND else _attempt_rows(exercise)
     return csv_text(rows)

@@ -140,8 +140,7 @@ def learner_score(user_id: int, exercise_id: str) -> ResponseReturnValue:
 def attempts_csv(exercise_id: str) -> Response:
     """Every attempt (or code submission) on an exercise as CSV, streamed, oldest first."""
     exercise = existing(exercise_id)
-    parts = list(part_labels(exercise))
-    return csv_attachment(lambda: exports.exercise_attempts_csv(exercise, parts), f"{exercise.id}-attempts.csv")
+    return csv_attachment(lambda: exports.exercise_attempts_csv(exercise), f"{exercise.id}-attempts.csv")
 
 
 @bp.get("/gradebook.csv")

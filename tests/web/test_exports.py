@@ -5,12 +5,15 @@ from __future__ import annotations
 import csv
 import io
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import Submission, Variant
 from grader.services import attempts
+from grader.services.exercises import current_version, save_source
+from grader.services.exports import spreadsheet_safe
 from tests.web.conftest import make_user
 from tests.layer_norm_sources import GOOD
 from tests.web.test_code import send
@@ -38,7 +41,7 @@ def test_every_attempt_on_an_exercise_as_typed_with_verdicts(app: Flask, instruc
                       "neg mistake", "pos typed", "pos verdict", "pos mistake"]  # fmt: skip
     assert first[:2] == ["ada@example.com", "1"] and first[4] == "0.500"
     assert first[6] == "" and first[7:] == ["0.000", "incorrect", "relu", "0.952", "correct", ""]
-    assert second[7:9] == ["'-0,150", "incorrect"]  # typed text, kept from running as a spreadsheet formula
+    assert second[7:9] == ["-0,150", "incorrect"]  # a signed number is no formula: kept as typed
     assert third[0] == "'=bob@example.com" and third[1] == "1"
 
 
@@ -54,3 +57,25 @@ def test_a_code_exercise_exports_its_submissions(app: Flask, learner: FlaskClien
 
 def test_an_unknown_exercise_has_no_export(instructor: FlaskClient) -> None:
     assert instructor.get("/teach/exercises/no-such-thing/attempts.csv").status_code == 404
+
+
+@pytest.mark.parametrize("cell, written", [
+    ("-0.52", "-0.52"), ("+1.5e-3", "+1.5e-3"), ("-0,150", "-0,150"), ("[-0.5; 1.2]", "[-0.5; 1.2]"),
+    ("=1+1", "'=1+1"), ("-1+cmd|' /C calc'!A0", "'-1+cmd|' /C calc'!A0"), ("+1@example.com", "'+1@example.com"),
+    ("@SUM(A1)", "'@SUM(A1)"), ("-0.5; 1.2", "'-0.5; 1.2"), ("- 3", "'- 3"),
+])
+def test_only_cells_a_spreadsheet_could_run_are_marked_as_text(cell: str, written: str) -> None:
+    assert spreadsheet_safe(cell) == written
+
+
+def test_an_exercise_whose_parts_changed_exports_every_versions_answers(app: Flask, instructor: FlaskClient) -> None:
+    ada = make_user(app, "ada@example.com")
+    with app.app_context():
+        assert attempts.submit(ada, "block-residual", {"h": "[1.000; 2.000; 3.000; 4.000]"}).outcome == "graded"
+        source = current_version("block-residual").source  # type: ignore[union-attr]
+        save_source(source.replace("- id: h\n", "- id: h5\n", 1), None, "web")
+        assert attempts.submit(ada, "block-residual", {"h5": "[0.000; 2.000; 3.000; 4.000]"}).outcome == "graded"
+    header, first, second = table(instructor.get("/teach/exercises/block-residual/attempts.csv"))
+    assert header[7:] == ["h5 typed", "h5 verdict", "h5 mistake", "h typed", "h verdict", "h mistake"]
+    assert (first[3], first[7], first[10]) == ("1", "", "[1.000; 2.000; 3.000; 4.000]")
+    assert (second[3], second[7], second[10]) == ("2", "[0.000; 2.000; 3.000; 4.000]", "")
