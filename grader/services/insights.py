@@ -153,11 +153,12 @@ def stats_of(exercise: Exercise) -> ExerciseStats:
 
 
 def versions(exercise_id: str) -> list[VersionInfo]:
-    """Every version of an exercise, newest first."""
+    """Every version of an exercise, newest first, with the learners' attempts on each (as the stats count them)."""
     per_version: dict[int, int] = {}
     for model, counted in _COUNTED:
         per_version.update(db.session.execute(
-            sa.select(model.version, sa.func.count()).where(model.exercise_id == exercise_id, counted)
+            sa.select(model.version, sa.func.count())
+            .where(model.exercise_id == exercise_id, counted, model.user_id.in_(LEARNERS_ONLY))
             .group_by(model.version)
         ).all())  # fmt: skip
     rows = db.session.execute(

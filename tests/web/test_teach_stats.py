@@ -54,6 +54,9 @@ def test_an_instructor_trying_an_exercise_is_not_counted_as_a_learner(app: Flask
     assert re.findall(r'<td class="num">(.*?)</td>', figures[: figures.index("</table>")]) == ["2", "2", "0", "0\u00a0%"]
     wrong = page[page.index(f'<code class="wrong">{RELU}</code>'):]
     assert '<td class="num">2</td>' in wrong[: wrong.index("</tr>")]
+    history = page[page.index("Attempts on it"):]
+    cells = re.findall(r'<td class="num">(.*?)</td>', history[: history.index("</tr>", history.index("<tbody"))])
+    assert cells[-1] == "2"  # version 1 has the learners' two attempts, not the instructor's two
 
 
 def test_counted_code_submissions_are_the_attempts_of_a_code_exercise(learner: FlaskClient,
