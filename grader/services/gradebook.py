@@ -77,7 +77,10 @@ def _learners(filters: Filters) -> sa.Select:
 
 
 def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: int | None = None) -> Iterator[Row]:
-    """Gradebook rows (learners from `offset`, at most `limit`), read in batches so any class size streams."""
+    """Gradebook rows (learners from `offset`, at most `limit`), read in batches so any class size streams;
+    none when no exercise matches the filters (every learner at 0 over nothing would say nothing)."""
+    if not exercises:
+        return
     ids, now = [e.id for e in exercises], utcnow()
     opened = {e.id: is_open(e.opens_at, now) for e in exercises}
     query = _learners(filters).offset(offset).limit(limit)

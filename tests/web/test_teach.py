@@ -334,6 +334,10 @@ def test_gradebook_shows_learners_and_filters(app: Flask, instructor: FlaskClien
     lesson = instructor.get("/teach/gradebook?lesson=microgpt").get_data(as_text=True)
     assert 'data-exercise="microgpt-params"' in lesson and 'data-exercise="block-gelu"' not in lesson
     assert 'href="/teach/gradebook.csv?lesson=microgpt"' in lesson
+    for nothing in ("lesson=no-such-lesson", "lesson=microgpt&exercise=block-gelu"):  # no exercise matches
+        empty = instructor.get(f"/teach/gradebook?{nothing}").get_data(as_text=True)
+        assert "No exercise matches these filters." in empty and "ada@example.com" not in empty
+        assert instructor.get(f"/teach/gradebook.csv?{nothing}").get_data(as_text=True) == "email,solved,average\r\n"
 
 
 def test_gradebook_is_paginated(app: Flask, instructor: FlaskClient) -> None:
