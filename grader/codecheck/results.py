@@ -47,6 +47,8 @@ class CodeResult:
     text: Text = Text("")
     misconception: str | None = None
     duration_ms: float = 0.0
+    # False for code that never ran, as with a malformed typed answer: a syntax error costs no attempt.
+    counts: bool = True
 
     @property
     def message(self) -> str:
@@ -59,8 +61,8 @@ class CodeResult:
 
     @property
     def counted(self) -> bool:
-        """An `invalid` result is the grader's failure, not the learner's: it costs no attempt."""
-        return self.status != "invalid"
+        """Whether it uses an attempt: not an `invalid` result (the grader's failure), nor code that never ran."""
+        return self.status != "invalid" and self.counts
 
     def to_json(self) -> dict[str, Any]:
         """The API shape of a code result."""

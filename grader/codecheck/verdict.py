@@ -18,7 +18,9 @@ __all__ = ["CaseVerdict", "CodeResult", "Prepared", "grade", "prepare", "sandbox
 MAX_ERROR_CHARS = 500
 # Run-level failures: the result status and what to say when the sandbox gives no message.
 RUN_FAILURES: dict[str, tuple[CodeStatus, Text]] = {
-    "syntax_error": ("error", say("Your code has a syntax error.")),
+    # Only compiled, never run, so it tells nothing about the cases: it costs no attempt (as a
+    # malformed typed answer does not).
+    "syntax_error": ("error", say("Your code has a syntax error. This try was not counted.")),
     "load_error": ("error", say("Your code raised an exception while loading, before any case ran.")),
     "missing_function": ("error", say("Your code does not define the function asked for.")),
     "bad_signature": ("error", say("Your function's parameters are not the ones asked for.")),
@@ -98,7 +100,8 @@ def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[C
     # The sandbox's own report goes below the sentence, as it came: Python's syntax report (the
     # line and a pointer), the traceback of an error while loading, or the signature found.
     report = _in_words(told) if run_result.status == "bad_signature" else Text(told)
-    return CodeResult(status, 0.0, text=joined([text, report], "\n") if told else text, duration_ms=duration)
+    return CodeResult(status, 0.0, text=joined([text, report], "\n") if told else text, duration_ms=duration,
+                      counts=run_result.status != "syntax_error")
 
 
 def _told(run_result: Any) -> str:

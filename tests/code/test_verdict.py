@@ -149,7 +149,7 @@ def test_run_failures_map_to_result_statuses(status: str, expected: str) -> None
     spec, prepared = prepared_for("gelu")
     result = grade_run(spec, prepared, FakeRun(status=status, message="SyntaxError at line 3: invalid syntax"))
     assert (result.status, result.score, result.cases) == (expected, 0.0, ())
-    assert result.counted == (expected != "invalid")
+    assert result.counted == (expected != "invalid" and status != "syntax_error")  # code that never ran is free
     lead = RUN_FAILURES[status][1].render() if status in RUN_FAILURES else UNAVAILABLE.render()
     assert result.message.startswith(lead)
     # Only the reports about the code itself are passed on; the sandbox's other notes are reworded.

@@ -105,6 +105,18 @@ def test_a_pending_submission_that_fails_gives_its_attempt_back(
     assert (again, body["status"]) == (201, "pending")
 
 
+def test_a_syntax_error_costs_no_attempt_and_a_load_error_does(app: Flask, client: FlaskClient, token: str) -> None:
+    limit_attempts(app, 2)
+    status, body = post(client, token, TANH.replace("def gelu(z):", "def gelu(z)"))
+    assert (status, body["status"], body["score"]) == (201, "failed", None)
+    assert "syntax error. This try was not counted." in body["result"]["message"]
+    assert attempts_used(app) == 0
+    status, body = post(client, token, "1 / 0\n" + TANH)  # ran, raised while loading: that is an attempt
+    assert (status, body["status"], body["score"]) == (201, "graded", 0.0)
+    assert post(client, token, TANH)[1]["score"] == 1.0
+    assert stored(app) == [("failed", None, None), ("graded", 1, 0.0), ("graded", 2, 1.0)] and attempts_used(app) == 2
+
+
 def test_the_same_source_while_pending_is_the_same_submission_and_counts_once(
         app: Flask, client: FlaskClient, token: str, broker_down: None) -> None:  # fmt: skip
     limit_attempts(app, 2)
