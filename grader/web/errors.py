@@ -15,6 +15,7 @@ from grader.catalog.variants import VariantError
 from grader.services.attempts import NotOpen, UnknownParts
 from grader.services.exercises import UnknownExercise
 from grader.web.filters import when
+from grader.web.i18n import is_api_request
 
 MESSAGES = {
     400: (_l("Bad request"), _l("The request could not be understood.")),
@@ -34,16 +35,11 @@ ERROR_NAMES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "
                500: "internal_error", 503: "unavailable"}  # fmt: skip
 
 
-def wants_json() -> bool:
-    """API routes answer in JSON."""
-    return request.path == "/api" or request.path.startswith("/api/")
-
-
 def error_response(code: int, message: object = None) -> tuple[Response | str, int]:
     """A JSON error for the API, or an HTML page for people (messages may be lazily translated)."""
     title, default = MESSAGES.get(code, MESSAGES[500])
     text = str(message or default)
-    if wants_json():
+    if is_api_request():
         return jsonify(error=ERROR_NAMES.get(code, "error"), message=text), code
     return render_template("errors/error.html", code=code, title=title, message=text), code
 
@@ -122,7 +118,7 @@ def _unknown_exercise(error: UnknownExercise) -> ResponseReturnValue:
 
 def _not_open(error: NotOpen) -> ResponseReturnValue:
     # Programs get the moment in ISO 8601; people get it in words, in their language.
-    if wants_json():
+    if is_api_request():
         return error_response(403, f"This exercise opens {error.opens.isoformat()}Z.")
     return error_response(403, gettext("This exercise opens %(when)s UTC.", when=when(error.opens)))
 

@@ -29,9 +29,14 @@ def supported(locale: str | None) -> str | None:
     return locale if locale in LANGUAGES else None
 
 
+def is_api_request() -> bool:
+    """Whether the request is the API's: JSON, and in English whatever the client's languages."""
+    return request.path == "/api" or request.path.startswith("/api/")
+
+
 def request_locale() -> str:
-    """The session's choice, else the browser's best match among ours, else English."""
-    if request.path.startswith("/api/"):
+    """The session's choice, else the browser's best match among ours, else English (always for the API)."""
+    if is_api_request():
         return DEFAULT
     chosen = supported(session.get(SESSION_KEY))
     return chosen or request.accept_languages.best_match(LANGUAGES.keys(), DEFAULT) or DEFAULT

@@ -165,6 +165,10 @@ def test_the_api_answers_in_english_whatever_the_browser_asks(client: FlaskClien
     response = client.get("/api/v1/exercises/no-such-exercise", headers=headers)
     assert response.status_code == 404
     assert response.get_json()["message"] == "There is no exercise with that name."  # translated on pages
+    bare = client.get("/api", headers=headers)  # the API's own root, no slash after it
+    assert bare.status_code == 404 and bare.get_json()["error"] == "not_found"
+    assert bare.get_json()["message"] == client.get("/api/nothing", headers=headers).get_json()["message"]
+    assert bare.get_json()["message"].isascii()
 
 
 def test_russian_counts_take_their_three_plural_forms(app: Flask) -> None:
