@@ -54,6 +54,13 @@ def _headers(response: Response) -> Response:
     return response
 
 
+def _retry_after_only_when_refused(response: Response) -> Response:
+    """Flask-Limiter puts Retry-After on every limited response; it means "wait" only on a 429 or 503."""
+    if response.status_code not in (429, 503):
+        response.headers.pop("Retry-After", None)
+    return response
+
+
 def _load_user(session_secret: str) -> models.User | None:
     found = sign_ins.resume(session_secret, current_app.config["SIGN_IN_IDLE_DAYS"])
     if found is None:
@@ -101,6 +108,8 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"))
+    # Registered before the limiter's own hook, so it runs after it (Flask runs them in reverse).
+    app.after_request(_retry_after_only_when_refused)
     limiter.init_app(app)  # before CSRF, so a request CSRF rejects still counts against the limit
     csrf.init_app(app)
     login_manager.init_app(app)

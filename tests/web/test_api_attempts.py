@@ -94,8 +94,12 @@ def test_attempts_are_rate_limited_per_user(tmp_path: Path) -> None:
     app = build_app(tmp_path, RATELIMIT_ENABLED=True)
     client, ada, bob = app.test_client(), token_for(app), token_for(app, "bob@example.com")
     broken = {"mu": "?"}  # malformed, so nothing is stored on the way
-    assert all(post(client, ada, broken).status_code == 422 for _ in range(30))
-    assert_error(post(client, ada, broken), 429, "rate_limited")
+    allowed = [post(client, ada, broken) for _ in range(30)]
+    assert all(r.status_code == 422 and "Retry-After" not in r.headers for r in allowed)  # no reason to wait
+    assert allowed[-1].headers["X-RateLimit-Remaining"] == "0"
+    refused = post(client, ada, broken)
+    assert_error(refused, 429, "rate_limited")
+    assert 0 < int(refused.headers["Retry-After"]) <= 60
     assert_error(post(client, token_for(app), broken), 429, "rate_limited")  # a new token of the same user
     assert post(client, bob, broken).status_code == 422
     with app.app_context():
