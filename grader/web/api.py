@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, fields
 from functools import wraps
 from typing import Any
@@ -140,7 +140,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
 @limiter.limit("30 per minute", key_func=caller_key)
 def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     """Grade an attempt and store it when it counts."""
-    answers = answers_from_body()
+    answers, _body = answers_from_body()
     try:
         submission = attempts.submit(caller().user_id, exercise_id, answers, early=caller().is_instructor)
     except attempts.CodeExercise:
@@ -204,7 +204,7 @@ def part_verdicts(result: ExerciseResult) -> dict[str, PartVerdict]:
     return {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
 
 
-def json_body() -> Any:
+def _json_body() -> Any:
     """The request's JSON body; None when it is not JSON or cannot be read, nested too deep included."""
     if not request.is_json:
         return None
@@ -214,15 +214,27 @@ def json_body() -> Any:
         return None
 
 
-def answers_from_body() -> dict[str, str]:
-    """The answers of a JSON body {"answers": {part: text}}; a 400 for anything else."""
+def body_object(fields: Collection[str], usage: str) -> dict[str, Any]:
+    """The JSON object sent, with no field but `fields` (a misspelt or unsupported one is a 400, not ignored)."""
     if not request.is_json:
         abort(400, "Send a JSON body with 'Content-Type: application/json'.")
-    body = json_body()
-    answers = body.get("answers") if isinstance(body, dict) else None
+    body = _json_body()
+    if not isinstance(body, dict):
+        abort(400, usage)
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        abort(400, f"Unknown field {', '.join(map(repr, unknown[:5]))}. {usage}")
+    return body
+
+
+def answers_from_body(fields: Collection[str] = ("answers",),
+                      usage: str = 'Send {"answers": {"<part id>": "<answer>"}}.') -> tuple[dict[str, str], dict[str, Any]]:  # fmt: skip
+    """The answers of a JSON body {"answers": {part: text}, ...} and the whole body; a 400 for anything else."""
+    body = body_object(fields, usage)
+    answers = body.get("answers")
     if not isinstance(answers, dict) or not all(isinstance(v, str) for v in answers.values()):
-        abort(400, 'Send {"answers": {"<part id>": "<answer>"}}; every answer must be a string.')
-    return answers
+        abort(400, f"{usage} Every answer must be a string.")
+    return answers, body
 
 
 def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut:

@@ -12,7 +12,7 @@ from grader.code_grading import SourceRejected
 from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
-from grader.web.api import bearer, bp, caller, caller_key, json_body
+from grader.web.api import bearer, body_object, bp, caller, caller_key
 from grader.web.openapi import ErrorBody, Reply, documented
 
 
@@ -46,10 +46,11 @@ def _source() -> bytes | str:
     upload = request.files.get("file")
     if upload is not None:
         return upload.read(submissions.MAX_UPLOAD_READ)
-    body = json_body()
-    if not isinstance(body, dict) or not isinstance(body.get("source"), str):
-        abort(400, 'Send {"source": "<python code>"} as JSON, or a multipart file in the field "file".')
-    return body["source"]
+    usage = 'Send {"source": "<python code>"} as JSON, or a multipart file in the field "file".'
+    source = body_object(("source",), usage).get("source")
+    if not isinstance(source, str):
+        abort(400, usage)
+    return source
 
 
 @bp.post("/exercises/<exercise_id>/submissions")
@@ -61,7 +62,7 @@ def _source() -> bytes | str:
     409: Reply("Not a code exercise, or no attempts left.", ErrorBody),
     422: Reply("Not acceptable source: not UTF-8, over 64 KB, or empty.", ErrorBody),
     429: Reply("More than 10 submissions a minute.", ErrorBody),
-}, body=SourceIn, description="Poll GET /api/v1/submissions/<id> while the status is pending.")
+}, body=SourceIn, upload="file", description="Poll GET /api/v1/submissions/<id> while the status is pending.")
 @bearer
 @limiter.limit("10 per minute", key_func=caller_key)
 def submit_code(exercise_id: str) -> ResponseReturnValue:

@@ -13,7 +13,7 @@ from flask.typing import ResponseReturnValue
 
 from grader.extensions import limiter
 from grader.services import attempts, practice
-from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, json_body, language, part_verdicts,
+from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, language, part_verdicts,
                             variant_fields)  # fmt: skip
 from grader.web.api_schema import PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
 from grader.web.openapi import ErrorBody, Reply, documented
@@ -78,11 +78,11 @@ def practice_numbers(exercise_id: str) -> ResponseReturnValue:
 def check_practice(exercise_id: str) -> ResponseReturnValue:
     """Check answers against the practice numbers sent with them."""
     current = _allowed(exercise_id)  # refuse before reading the body, as the pages do
-    answers = answers_from_body()
-    body = json_body()
-    token = body.get("numbers") if isinstance(body, dict) else None
+    usage = 'Send {"numbers": "<from the practice reply>", "answers": {"<part id>": "<answer>"}}.'
+    answers, body = answers_from_body(("numbers", "answers"), usage)
+    token = body.get("numbers")
     if not isinstance(token, str):
-        abort(400, 'Send {"numbers": "<from the practice reply>", "answers": {...}}.')
+        abort(400, usage)
     result = practice.check(_opened(current, token), answers)
     out = PracticeOut(result.counted, result.score, part_verdicts(result))
     return jsonify(asdict(out)), 200 if result.counted else 422

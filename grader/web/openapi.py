@@ -53,14 +53,15 @@ class Operation:
     description: str | None = None
     body: Any = None
     query: type | None = None
+    upload: str | None = None  # a multipart field that may carry the body's content as a file instead
 
 
 def documented(summary: str, replies: Mapping[int, Reply], *, description: str | None = None,
-               body: Any = None, query: type | None = None) -> Callable[[V], V]:  # fmt: skip
+               body: Any = None, query: type | None = None, upload: str | None = None) -> Callable[[V], V]:  # fmt: skip
     """Attach an operation's documentation to a view (put it right under the route decorator)."""
 
     def mark(view: V) -> V:
-        setattr(view, _DOC, Operation(summary, replies, description, body, query))
+        setattr(view, _DOC, Operation(summary, replies, description, body, query, upload))
         return view
 
     return mark
@@ -171,6 +172,10 @@ def _described(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, A
         out["description"] = op.description
     if op.body is not None:
         body = {"application/json": {"schema": schemas.of(op.body)}}
+        if op.upload:
+            file = {"type": "object", "properties": {op.upload: {"type": "string", "contentMediaType": "text/x-python"}},
+                    "required": [op.upload]}  # fmt: skip
+            body["multipart/form-data"] = {"schema": file}
         out["requestBody"] = {"required": True, "content": body}
     out["responses"] = _responses(op, is_secured, schemas)
     return out
@@ -182,8 +187,10 @@ def _responses(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, A
     if is_secured:
         replies.setdefault(401, Reply("No token, a malformed header, or a revoked token.", ErrorBody))
     if op.body is not None:
-        replies.setdefault(400, Reply("The body is not JSON of the documented shape.", ErrorBody))
+        replies.setdefault(400, Reply("The body is not JSON of the documented shape (an unknown field included), "
+                                      "or the query string holds a NUL character.", ErrorBody))
         replies.setdefault(413, Reply("The body is larger than the service accepts.", ErrorBody))
+    replies.setdefault(400, Reply("The query string holds a NUL character.", ErrorBody))
     replies.setdefault(500, Reply("An unexpected fault, logged; nothing half-written is kept.", ErrorBody))
     replies.setdefault(503, Reply("The database is unreachable, read-only or full; nothing was saved.", ErrorBody))
     out: dict[str, Any] = {}

@@ -75,6 +75,7 @@ def test_no_attempts_left_is_409(app: Flask, client: FlaskClient, token: str) ->
     ("{}", "application/json"),
     ('{"answers": "0.143"}', "application/json"),
     ('{"answers": {"mu": 0.143}}', "application/json"),
+    ('{"answers": {"mu": "0.143"}, "seed": 7}', "application/json"),  # a field the API does not take
     ("answers=0.143", "application/x-www-form-urlencoded"),
 ])  # fmt: skip
 def test_bad_bodies_are_400(app: Flask, client: FlaskClient, token: str, data: str, content_type: str) -> None:
@@ -143,3 +144,13 @@ def test_gradebook_csv_for_instructor(app: Flask, client: FlaskClient, token: st
 
 
 # --- OpenAPI ---
+
+
+def test_an_unknown_field_is_named_not_ignored(app: Flask, client: FlaskClient, token: str) -> None:
+    response = client.post(ATTEMPTS, headers=auth(token), json={"answers": {"mu": "0.1"}, "answer": {"mu": "0.1"}})
+    assert_error(response, 400, "bad_request")
+    assert response.get_json()["message"] == "Unknown field 'answer'. Send {\"answers\": {\"<part id>\": \"<answer>\"}}."
+    code = client.post(f"{API}/exercises/code-gelu/submissions", headers=auth(token), json={"code": "x = 1"})
+    assert_error(code, 400, "bad_request")
+    assert code.get_json()["message"].startswith("Unknown field 'code'. Send {\"source\": ")
+    assert attempt_rows(app) == []

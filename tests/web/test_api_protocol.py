@@ -111,4 +111,16 @@ def test_the_document_lists_every_rate_limit_and_the_server_errors(client: Flask
     assert "429" in paths[f"{API}/exercises/{{exercise_id}}/practice"]["get"]["responses"]
     for path, operations in paths.items():
         for method, operation in operations.items():
-            assert {"500", "503"} <= set(operation["responses"]), (method, path)
+            assert {"400", "500", "503"} <= set(operation["responses"]), (method, path)  # 400: a NUL in the query
+
+
+def test_the_document_says_code_may_come_as_a_file(client: FlaskClient) -> None:
+    paths = client.get(f"{API}/openapi.json").get_json()["paths"]
+    content = paths[f"{API}/exercises/{{exercise_id}}/submissions"]["post"]["requestBody"]["content"]
+    assert set(content) == {"application/json", "multipart/form-data"}
+    assert content["multipart/form-data"]["schema"]["required"] == ["file"]
+
+
+def test_a_nul_in_any_query_is_the_documented_400(client: FlaskClient, token: str) -> None:
+    response = client.get(f"{API}/progress?x=%00", headers=auth(token))
+    assert response.status_code == 400 and response.get_json()["error"] == "bad_request"
