@@ -113,10 +113,17 @@ def render_markdown(text: str) -> str:
     return sanitise(_RENDER.render(text))
 
 
+# Escapes kept as their own tokens, so an escaped \$ (a dollar sign) is told apart from one left open.
+_TOKENS = _parser(strict=False).disable("text_join")
+
+
 def math_problems(text: str) -> list[str]:
     """Why the math in this Markdown would not render cleanly (empty when it all does)."""
     try:
         _CHECK.render(text)
     except MathError as error:
         return [str(error)]
+    inline = [child for token in _TOKENS.parse(text) for child in token.children or ()]
+    if any(child.type == "text" and "$" in child.content for child in inline):
+        return ["a $ opens no formula: close it with another $, or write \\$ for a dollar sign"]
     return []

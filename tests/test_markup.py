@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from grader.markup import math_problems, render_markdown
 
 
@@ -35,3 +37,13 @@ def test_a_braced_comma_in_math_joins_its_digits_into_one_number() -> None:
     html = render_markdown(r"$\sqrt{2/\pi} \approx 0{,}798$, $n = 1{,}234{,}567$ and $f(1, 2)$")
     assert "<mn>0,798</mn>" in html and "<mn>1,234,567</mn>" in html
     assert "<mo>,</mo><mn>2</mn>" in html  # a bare comma stays punctuation
+
+
+@pytest.mark.parametrize("text, stray", [
+    ("Hello $x_5", True), ("a $b$ and then $c", True), ("$x$ and $y$", False), (r"costs \$5, and $x$", False),
+    ("`$x` in code", False), ("$$\nx\n$$", False), ("```\n$ shell prompt\n```", False),
+])
+def test_a_dollar_that_opens_no_formula_is_reported(text: str, stray: bool) -> None:
+    assert bool(math_problems(text)) == stray
+    assert math_problems(text) == ([r"a $ opens no formula: close it with another $, or write \$ for a dollar sign"]
+                                   if stray else [])
