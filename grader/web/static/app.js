@@ -57,12 +57,30 @@ document.addEventListener("DOMContentLoaded", () => {
   const target = document.querySelector("[data-preview-target]");
   if (source && target) {
     let timer = null;
+    let sent = 0;  // answers can arrive out of order: only the latest request's may be shown
+    const stale = () => {
+      if (target.querySelector("[data-stale-note]")) return;
+      const note = document.createElement("p");
+      note.className = "notice warn";
+      note.setAttribute("role", "status");
+      note.dataset.staleNote = "";
+      note.textContent = target.dataset.stale;
+      target.prepend(note);
+    };
     const refresh = () => {
       clearTimeout(timer);
       timer = setTimeout(async () => {
+        const mine = ++sent;
         const body = new FormData(source.form);
-        const response = await fetch(source.dataset.previewSource, { method: "POST", body });
-        if (response.ok || response.status === 422) target.innerHTML = await response.text();
+        let response = null;
+        try {
+          response = await fetch(source.dataset.previewSource, { method: "POST", body });
+        } catch (error) {
+          response = null;  // offline, or the server went away: say the preview is behind
+        }
+        if (mine !== sent) return;
+        if (response && (response.ok || response.status === 422)) target.innerHTML = await response.text();
+        else stale();
       }, 500);
     };
     // Every field of the form feeds the preview, not only the marked one.
