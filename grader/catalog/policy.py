@@ -103,7 +103,7 @@ class AttemptPolicy(Strict):
     @model_validator(mode="after")
     def _opens_before_due(self) -> Self:
         if self.opens is not None and self.due is not None and self.opens >= self.due:
-            raise ValueError("the exercise must open before its due date")
+            raise DateProblem(say("the exercise must open before its due date"))
         return self
 
     @property

@@ -243,7 +243,11 @@ class ExerciseSpec(Localised, AttemptPolicy):
                 raise Refusal("translations.%(locale)s: the solution needs %(num)d steps, as in English", locale=locale,
                               num=len(self.solution))
         for text in (self.prompt, *self.solution):
-            for problem in _text_problems(text, known):
+            for name in PLACEHOLDER.findall(text):
+                if name not in known:
+                    raise Refusal("placeholder %(placeholder)s names no parameter or quantity",
+                                  placeholder="{{" + name + "}}")
+            for problem in math_problems(PLACEHOLDER.sub("0", text)):
                 raise ValueError(problem)
         for where, text in self._translated_texts():
             for problem in _text_problems(text, known):

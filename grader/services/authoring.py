@@ -14,7 +14,7 @@ from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
-from grader.texts import Refusal, say
+from grader.texts import Refusal, Text, say
 from grader.services import exercise_form
 from grader.services.exercises import SpecInvalid, current_version, parse_source, save_source, self_check, spec_of
 
@@ -56,19 +56,24 @@ def _code_exercise_error(source: str) -> SpecError | None:
     if not is_code_source(source):
         return None
     named = parse_yaml(source).get("id")  # is_code_source read it: a mapping
-    which = repr(named) if isinstance(named, str) else "this"
-    return SpecError("exercise", "kind", f"{which} is a code exercise; edit it as a file")
+    text = (say("%(id)s is a code exercise; edit it as a file", id=repr(named)) if isinstance(named, str)
+            else say("This is a code exercise; edit it as a file"))  # fmt: skip
+    return SpecError("exercise", "kind", str(text), text)
 
 
 def _id_error(spec: ExerciseSpec, editing: str | None, new: bool) -> SpecError | None:
     existing = db.session.get(Exercise, spec.id)
     if new and existing is not None:
-        return SpecError("exercise", "id", f"{spec.id!r} is already taken; pick another id")
+        return _at_id(say("%(id)s is already taken; pick another id", id=repr(spec.id)))
     if editing is not None and spec.id != editing:
-        return SpecError("exercise", "id", f"must stay {editing!r} (use New exercise to make a copy)")
+        return _at_id(say("must stay %(id)s (use New exercise to make a copy)", id=repr(editing)))
     if existing is not None and existing.kind != NUMERIC_KIND:
-        return SpecError("exercise", "id", f"{spec.id!r} is a {existing.kind} exercise; edit it as a file")
+        return _at_id(say("%(id)s is a code exercise; edit it as a file", id=repr(spec.id)))
     return None
+
+
+def _at_id(text: Text) -> SpecError:
+    return SpecError("exercise", "id", str(text), text)
 
 
 def _changed_meanwhile(base: int, current: int) -> SpecError:

@@ -9,6 +9,7 @@ from typing import Any, Mapping
 import yaml
 
 from grader.catalog.loader import SpecError, parse_yaml
+from grader.texts import N_, say
 
 
 PARAM_ROWS = 6
@@ -101,6 +102,11 @@ def _dropped_none(mapping: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in mapping.items() if v is not None}
 
 
+def _problem(field: str, sentence: str) -> SpecError:
+    """A problem the form found at one of its fields, in the reader's language where it is translated."""
+    return SpecError("form", field, sentence, say(sentence))
+
+
 def _param(form: Mapping[str, Any], i: int, draft: Draft) -> None:
     def get(key: str) -> str:
         return str(form.get(f"param-{i}-{key}", "")).strip()
@@ -108,14 +114,13 @@ def _param(form: Mapping[str, Any], i: int, draft: Draft) -> None:
     name = get("name")
     if not name:
         if any(get(k) for k in ("shape", "low", "high", "choices", "page")):
-            draft.problems.append(SpecError("form", f"params row {i + 1}", "give the parameter a name"))
+            draft.problems.append(_problem(f"params row {i + 1}", N_("give the parameter a name")))
         return
     if name in draft.param_rows:
-        draft.problems.append(SpecError("form", f"params.{name}", "this name is used twice"))
+        draft.problems.append(_problem(f"params.{name}", N_("this name is used twice")))
     page = _scalar(get("page"))
     if page is not None and not _numeric(page):
-        message = "give a number or a list like [1, 2.5]"
-        draft.problems.append(SpecError("form", f"params.{name}.page", message))
+        draft.problems.append(_problem(f"params.{name}.page", N_("give a number or a list like [1, 2.5]")))
     random = {"low": _scalar(get("low")), "high": _scalar(get("high")), "decimals": _scalar(get("decimals")),
               "choices": _listy(get("choices")),
               "exclude_zero": True if form.get(f"param-{i}-exclude_zero") else None}  # fmt: skip
