@@ -117,13 +117,19 @@ def render_markdown(text: str) -> str:
 _TOKENS = _parser(strict=False).disable("text_join")
 
 
+STRAY_DOLLAR = "a $ opens no formula: close it with another $, or write \\$ for a dollar sign"
+
+
 def math_problems(text: str) -> list[str]:
     """Why the math in this Markdown would not render cleanly (empty when it all does)."""
     try:
         _CHECK.render(text)
     except MathError as error:
         return [str(error)]
-    inline = [child for token in _TOKENS.parse(text) for child in token.children or ()]
-    if any(child.type == "text" and "$" in child.content for child in inline):
-        return ["a $ opens no formula: close it with another $, or write \\$ for a dollar sign"]
     return []
+
+
+def has_stray_dollar(text: str) -> bool:
+    """Whether a $ in this Markdown opens no formula, so learners would see it raw."""
+    inline = [child for token in _TOKENS.parse(text) for child in token.children or ()]
+    return any(child.type == "text" and "$" in child.content for child in inline)

@@ -111,6 +111,6 @@ def joined(parts: Sequence[Text], separator: str) -> Text:
 class Refusal(ValueError):
     """A request refused for a reason the user can fix; `.text` says why, `str()` in English."""
 
-    def __init__(self, template: str, **values: Any) -> None:
-        self.text = say(template, **values)
+    def __init__(self, template: str | Text, **values: Any) -> None:
+        self.text = template if isinstance(template, Text) else say(template, **values)
         super().__init__(str(self.text))

@@ -11,6 +11,7 @@ from grader.answers.kinds import KINDS, NumericKind, grade_part, render_answer
 from grader.answers.tolerance import decimal_places
 from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import PartVariant, VariantError, make_variant
+from grader.markup import STRAY_DOLLAR, has_stray_dollar
 
 
 @dataclass
@@ -56,6 +57,10 @@ def _check_part(where: str, part: PartVariant, report: SelfCheckReport) -> None:
 def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
     """Self-check one exercise over the given seeds."""
     report = SelfCheckReport(exercises=1)
+    # Checked when an exercise is saved or synced, not each time a stored version is read: a version
+    # stored before this rule existed stays readable.
+    report.failures += [f"{spec.id} {'.'.join(map(str, where))}: {STRAY_DOLLAR}" for where, text in spec.texts()
+                        if has_stray_dollar(text)]  # fmt: skip
     for seed in seeds:
         try:
             variant = make_variant(spec, seed)

@@ -17,7 +17,7 @@ from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.strict import Strict
 from grader.catalog.translations import Localised, Locale, Translation
 from grader.markup import math_problems
-from grader.texts import Refusal
+from grader.texts import Refusal, Text, say
 
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -243,19 +243,17 @@ class ExerciseSpec(Localised, AttemptPolicy):
                 raise Refusal("translations.%(locale)s: the solution needs %(num)d steps, as in English", locale=locale,
                               num=len(self.solution))
         for text in (self.prompt, *self.solution):
-            for name in PLACEHOLDER.findall(text):
-                if name not in known:
-                    raise Refusal("placeholder %(placeholder)s names no parameter or quantity",
-                                  placeholder="{{" + name + "}}")
-            for problem in math_problems(PLACEHOLDER.sub("0", text)):
-                raise ValueError(problem)
-        for where, text in self._translated_texts():
             for problem in _text_problems(text, known):
-                raise _located(problem, where, text)
+                raise Refusal(problem)
+        for where, text in self.texts():
+            if where[0] == "translations":
+                for problem in _text_problems(text, known):
+                    raise _located(str(problem), where, text)
 
-    def _translated_texts(self) -> list[tuple[Place, str]]:
-        """Each translated prompt and solution step, with its place in the file."""
-        found: list[tuple[Place, str]] = []
+    def texts(self) -> list[tuple[Place, str]]:
+        """The prompt, each solution step and each translated one, with its place in the file."""
+        found: list[tuple[Place, str]] = [(("prompt",), self.prompt)]
+        found.extend((("solution", i), step) for i, step in enumerate(self.solution))
         for locale, translation in self.translations.items():
             if translation.prompt is not None:
                 found.append((("translations", locale, "prompt"), translation.prompt))
@@ -264,11 +262,11 @@ class ExerciseSpec(Localised, AttemptPolicy):
         return found
 
 
-def _text_problems(text: str, known: set[str]) -> list[str]:
+def _text_problems(text: str, known: set[str]) -> list[Text]:
     """Why a prompt or solution step cannot be shown: unknown placeholders, then math that cannot render."""
-    unknown = [f"placeholder {{{{{name}}}}} names no parameter or quantity"
+    unknown = [say("placeholder %(placeholder)s names no parameter or quantity", placeholder="{{" + name + "}}")
                for name in PLACEHOLDER.findall(text) if name not in known]  # fmt: skip
-    return [*unknown, *math_problems(PLACEHOLDER.sub("0", text))]
+    return [*unknown, *map(Text, math_problems(PLACEHOLDER.sub("0", text)))]
 
 
 def _located(problem: str, where: Place, text: str) -> ValidationError:

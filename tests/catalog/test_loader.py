@@ -8,6 +8,8 @@ import pytest
 import yaml
 
 from grader.catalog.loader import load_specs, parse_yaml, spec_from_text
+from grader.catalog.selfcheck import check_spec
+from grader.markup import STRAY_DOLLAR
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 GOOD = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
@@ -100,3 +102,12 @@ def test_prompt_math_that_does_not_convert_is_rejected() -> None:
     errors = errors_for(GOOD.replace("$h_5 = x_5 + a_5$", r"$h_5 = \frobnicate{x_5}$", 1))
     assert errors == ["ex.yaml: (file): Value error, cannot render $h_5 = \\frobnicate{x_5}$: "
                       "unknown command or misplaced '&'"]  # fmt: skip
+
+
+def test_a_stray_dollar_is_refused_by_the_self_check_but_a_stored_version_with_one_still_reads() -> None:
+    stored = GOOD.replace("Compute the first residual", "Pay $5 and compute the first residual", 1)
+    spec, errors = spec_from_text(stored, "ex.yaml")
+    assert errors == [] and spec is not None  # saved before the rule: learners can still open it
+    assert check_spec(spec, range(2)).failures == [f"block-residual prompt: {STRAY_DOLLAR}"]
+    escaped, _ = spec_from_text(stored.replace("Pay $5", "Pay \\$5"), "ex.yaml")
+    assert escaped is not None and check_spec(escaped, range(2)).failures == []
