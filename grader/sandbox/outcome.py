@@ -19,10 +19,10 @@ from .results import CaseRun, CaseStatus, Facts, Limits, RunResult, RunStatus
 
 log = logging.getLogger(__name__)
 CASE_STATUSES = frozenset(get_args(CaseStatus))
-# Frames that end a job before any case runs; the message is the error, for the learner.
-SETUP_STATUS: dict[str, RunStatus] = {
-    "syntax_error": "syntax_error", "missing_function": "missing_function",
-    "bad_signature": "bad_signature", "load_error": "load_error",
+# Frames that end a job once it compiled, before any case runs; the message is the error, for the
+# learner. A syntax_error frame ends it before that (see _interpret).
+LOAD_STATUS: dict[str, RunStatus] = {
+    "missing_function": "missing_function", "bad_signature": "bad_signature", "load_error": "load_error",
 }
 MAX_TEXT = 16_000
 # Sandbox text that reaches the operator's log: cut to this, and escaped, so a submission can
@@ -53,7 +53,13 @@ def _text(value: Any, allow_none: bool = False) -> str | None:
         return None
     if not isinstance(value, str):
         raise BadFrame("expected a string")
-    return value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + "\n... (cut)"
+    return _encodable(value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + "\n... (cut)")
+
+
+def _encodable(text: str) -> str:
+    """`text` with any lone surrogate (print(chr(0xD800)) sends one) written as its escape: a page or a
+    terminal encoding it as UTF-8 would fail."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _frames(outcome: JobOutcome, limits: Limits) -> list[dict[str, Any]]:
@@ -91,7 +97,7 @@ def _printed(frame: dict[str, Any]) -> tuple[str, int]:
     printed, dropped = frame.get("printed", ""), frame.get("printed_dropped", 0)
     if not isinstance(printed, str) or type(dropped) is not int or not 0 <= dropped <= codec.INT64_MAX:
         raise BadFrame("bad printed output")
-    return printed[:MAX_PRINTED_CHARS], dropped + max(0, len(printed) - MAX_PRINTED_CHARS)
+    return _encodable(printed[:MAX_PRINTED_CHARS]), dropped + max(0, len(printed) - MAX_PRINTED_CHARS)
 
 
 def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str, Facts]:
@@ -189,14 +195,32 @@ def _log_malformed(exc: Exception) -> None:
 
 def _interpret(frames: list[dict[str, Any]], case_count: int
                ) -> tuple[RunStatus | None, list[CaseRun], str]:
-    """(status, cases, message); status None means the job stopped before "done"."""
+    """(status, cases, message); status None means the job stopped before "done".
+
+    The runner's first frame says whether the code compiled. Nothing of the learner's has run before
+    it, so only there is a syntax_error the runner's own; every frame after it may be forged.
+    """
+    if not frames:
+        return None, [], ""
+    first = frames[0]
+    if first["kind"] == "syntax_error":
+        return "syntax_error", [], _setup_message(first)
+    if first["kind"] == "internal_error":
+        return _runner_failed(first, [], case_count)
+    if first["kind"] != "compiled":
+        raise BadFrame(f"the job began with {first['kind']!r}, not the runner's compile report")
+    return _after_compiling(frames[1:], case_count)
+
+
+def _after_compiling(frames: list[dict[str, Any]], case_count: int
+                     ) -> tuple[RunStatus | None, list[CaseRun], str]:
     cases: list[CaseRun] = []
     for position, frame in enumerate(frames):
         kind = frame["kind"]
-        if kind in SETUP_STATUS:
+        if kind in LOAD_STATUS:
             if position:  # the runner sends these before any case; later, learner code forged one
                 raise BadFrame(f"a {kind} frame after the job started")
-            return SETUP_STATUS[kind], [], _setup_message(frame)
+            return LOAD_STATUS[kind], [], _setup_message(frame)
         if kind == "case" and len(cases) < case_count:
             cases.append(_case(frame, len(cases)))
         elif kind == "done" and len(cases) == case_count:

@@ -165,6 +165,9 @@ def _load(source: str, name: str, params: list[str], optional: list[str],
     except (ValueError, MemoryError, RecursionError) as exc:
         sender.send({"kind": "syntax_error", "line": None, "message": f"cannot compile: {exc}"})
         return None
+    # Sent before any learner code runs, so the host knows the code compiled: a syntax_error frame
+    # after it was forged by code that ran (and would otherwise cost its author no attempt).
+    sender.send({"kind": "compiled"})
     # Register the source so tracebacks can quote the learner's own lines.
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
     namespace: dict[str, Any] = {"__name__": "submission", "__builtins__": dict(vars(builtins))}
@@ -234,10 +237,9 @@ def learner_traceback(exc: BaseException) -> str:
 @contextlib.contextmanager
 def _capture(printed: Printed) -> Iterator[None]:
     """Send what the function prints, and its warnings, to `printed` while it runs."""
-    # Leaving catch_warnings resets which warnings were shown, so each case shows its own
-    # (numpy's "overflow encountered in exp" says a lot about a softmax).
+    # Leaving catch_warnings resets which warnings were shown, so each case shows its own (numpy's
+    # "overflow encountered in exp" says a lot about a softmax); the learner's own filters still apply.
     with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
-        warnings.simplefilter("default")
         yield
 
 
@@ -263,10 +265,19 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     except BaseException as exc:  # noqa: BLE001 - learner code may raise anything
         status, error = "exception", learner_traceback(exc)
     report = {"kind": "case", "index": index, "status": status, "value": value, "error": error,
-              "duration_ms": (time.perf_counter() - started) * 1000.0, **printed.report()}
+              "duration_ms": (time.perf_counter() - started) * 1000.0, **_printed_report(printed)}
     try:
         blob_out = codec.encode(report, max_bytes=sender.budget)
     except (codec.CodecError, MemoryError) as exc:
-        report.update(status="bad_result", value=None, error=why.RESULT_TOO_LARGE % {"why": exc})
+        report.update(status="bad_result", value=None, error=why.RESULT_TOO_LARGE % {"why": exc}, printed="",
+                      printed_dropped=0)  # fmt: skip
         blob_out = codec.encode(report)
     sender.send_blob(blob_out)
+
+
+def _printed_report(printed: Printed) -> dict[str, Any]:
+    """The case's printed output; nothing if the function broke the object it printed to (sys.stdout)."""
+    try:
+        return printed.report()
+    except BaseException:  # noqa: BLE001 - its attributes were the learner's to change
+        return {}

@@ -32,7 +32,7 @@ LIMITS = Limits()
 # What the zygote reports after a job that exited normally.
 CLEAN_EXIT = {"op": "done", "exit_code": 0, "signal": None, "timed_out": False,
               "cpu_seconds": 0.1, "maxrss_bytes": 1 << 20, "wall_seconds": 0.1, "clean": True}
-KNOWN_KINDS = {"case", "done", "internal_error", "load_error", *outcome.SETUP_STATUS}
+KNOWN_KINDS = {"case", "done", "internal_error", "compiled", "syntax_error", *outcome.LOAD_STATUS}
 TAG_SETS = [{"__dict__"}, {"__tuple__"}, {"__float__"}, set(codec._ARRAY_KEYS)]
 
 
@@ -55,10 +55,12 @@ def _good_cases(start: int, stop: int) -> bytes:
 
 
 DONE = _raw_frame({"__dict__": {"kind": "done"}})
+COMPILED = _raw_frame({"__dict__": {"kind": "compiled"}})  # the runner's first frame, before learner code runs
 
 
-def _assemble(results: bytes) -> RunResult:
-    job = JobOutcome(results=results, done=dict(CLEAN_EXIT))
+def _assemble(results: bytes, compiled: bool = True) -> RunResult:
+    """What the host makes of `results` sent by the learner's code, after the runner's compile report."""
+    job = JobOutcome(results=(COMPILED if compiled else b"") + results, done=dict(CLEAN_EXIT))
     return outcome.assemble(job, CASES, LIMITS, 5.0)
 
 
@@ -295,13 +297,31 @@ def test_a_huge_internal_error_is_cut_in_the_log() -> None:
     _assert_log_lines_are_safe(records)
 
 
-@pytest.mark.parametrize("kind", sorted(outcome.SETUP_STATUS))
+def _setup_frame(kind: str) -> bytes:
+    return _raw_frame({"__dict__": {"kind": kind, "message": "x=[0.25, 0.5]", "error": "x=[0.25, 0.5]", "line": 1}})
+
+
+@pytest.mark.parametrize("kind", ["syntax_error", *sorted(outcome.LOAD_STATUS)])
 def test_a_setup_frame_after_a_case_is_malformed_not_shown(kind: str) -> None:
     # Code running in a hidden case could otherwise carry that case's inputs out as a load error.
-    forged = _raw_frame({"__dict__": {"kind": kind, "message": "x=[0.25, 0.5]", "error": "x=[0.25, 0.5]",
-                                      "line": 1}})  # fmt: skip
     with _logged() as records:
-        result = _assemble(_good_cases(0, 1) + forged + _good_cases(1, CASES) + DONE)
+        result = _assemble(_good_cases(0, 1) + _setup_frame(kind) + _good_cases(1, CASES) + DONE)
     _assert_malformed(result, records)
-    first = _assemble(forged)
-    assert first.status == outcome.SETUP_STATUS[kind] and first.message == "x=[0.25, 0.5]"
+    if kind in outcome.LOAD_STATUS:  # right after the compile report, where the runner sends it
+        first = _assemble(_setup_frame(kind))
+        assert first.status == outcome.LOAD_STATUS[kind] and first.message == "x=[0.25, 0.5]"
+
+
+def test_a_syntax_error_counts_only_as_the_runners_first_frame() -> None:
+    real = _assemble(_setup_frame("syntax_error"), compiled=False)  # no learner code ran before it
+    assert real.status == "syntax_error" and real.message == "x=[0.25, 0.5]"
+    with _logged() as records:  # code that compiled, then ran, and claims it did not compile
+        forged = _assemble(_setup_frame("syntax_error"))
+    _assert_malformed(forged, records)
+
+
+@pytest.mark.parametrize("first", [b"", _good_cases(0, 1), DONE])
+def test_a_job_that_does_not_start_with_the_compile_report_is_malformed(first: bytes) -> None:
+    with _logged() as records:
+        result = _assemble(first + _good_cases(0 if not first else 1, CASES) + DONE, compiled=False)
+    _assert_malformed(result, records)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from grader.sandbox import SandboxPool, outcome
 from grader.sandbox.collector import JobOutcome
 from grader.sandbox.outgoing import MAX_PRINTED_CHARS
-from tests.sandbox.test_malformed_results import CASES, CLEAN_EXIT, DONE, LIMITS, _case_header, _good_cases, _raw_frame
+from tests.sandbox.test_malformed_results import (CASES, CLEAN_EXIT, COMPILED, DONE, LIMITS, _case_header, _good_cases,
+                                                  _raw_frame)
 
 HEAD = "import os, sys\nimport numpy as np\n\n"
 
@@ -24,6 +25,12 @@ def test_a_numpy_warning_is_printed_in_every_case_that_raises_it(pool: SandboxPo
     warned = ["RuntimeWarning: overflow encountered in exp" in case.printed for case in result.cases]
     assert warned == [True, False, True]
     assert "return np.exp(np.array([x]))" in result.cases[0].printed  # the learner's own line
+
+
+def test_warnings_the_learner_silenced_stay_silent(pool: SandboxPool) -> None:
+    source = HEAD + "import warnings\nwarnings.simplefilter('ignore')\n\ndef f(x):\n    return np.exp(np.array([x]))\n"
+    result = pool.run(source, "f", ["x"], [{"x": 1000.0}, {"x": 2000.0}])
+    assert [case.printed for case in result.cases] == ["", ""]
 
 
 def test_printed_output_is_cut_and_what_was_cut_is_counted(pool: SandboxPool) -> None:
@@ -55,7 +62,7 @@ def test_writes_to_the_file_descriptors_are_the_runs_output_not_a_cases(pool: Sa
 
 
 def _assemble(results: bytes) -> list[tuple[str, int]]:
-    job = JobOutcome(results=results, done=dict(CLEAN_EXIT))
+    job = JobOutcome(results=COMPILED + results, done=dict(CLEAN_EXIT))
     run = outcome.assemble(job, CASES, LIMITS, 5.0)
     assert run.status == "completed", run.message
     return [(case.printed, case.printed_dropped) for case in run.cases]
@@ -66,3 +73,17 @@ def test_the_host_holds_a_forged_frame_to_the_runners_limit() -> None:
     printed = _assemble(forged + _good_cases(1, CASES) + DONE)
     assert printed[0] == ("z" * MAX_PRINTED_CHARS, 15)
     assert printed[1:] == [("", 0)] * (CASES - 1)  # frames without the fields printed nothing
+
+
+def test_a_lone_surrogate_printed_or_raised_comes_back_as_its_escape(pool: SandboxPool) -> None:
+    source = HEAD + "def f():\n    print(chr(0xD800))\n    raise ValueError(chr(0xDFFF))\n"
+    [case] = pool.run(source, "f", [], [{}]).cases
+    assert case.printed == "\\ud800\n" and "ValueError: \\udfff" in (case.error or "")
+    (case.printed + (case.error or "")).encode("utf-8")  # a page can write it
+
+
+def test_a_function_that_breaks_what_it_prints_to_still_gets_its_verdict(pool: SandboxPool) -> None:
+    source = HEAD + "def f(x):\n    print('hi')\n    sys.stdout.parts = None\n    return x\n"
+    result = pool.run(source, "f", ["x"], [{"x": 1.0}, {"x": 2.0}])
+    assert result.status == "completed", result.message
+    assert [(case.status, case.value, case.printed) for case in result.cases] == [("ok", 1.0, ""), ("ok", 2.0, "")]
