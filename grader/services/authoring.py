@@ -6,6 +6,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
 from werkzeug.datastructures import MultiDict
 
 from grader.catalog.loader import (EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, WHOLE_FILE, SpecError, is_code_source,
@@ -64,12 +66,16 @@ def _code_exercise_error(source: str) -> SpecError | None:
 def _id_error(spec: ExerciseSpec, editing: str | None, new: bool) -> SpecError | None:
     existing = db.session.get(Exercise, spec.id)
     if new and existing is not None:
-        return _at_id(say("%(id)s is already taken; pick another id", id=repr(spec.id)))
+        return _taken(spec.id)
     if editing is not None and spec.id != editing:
         return _at_id(say("must stay %(id)s (use New exercise to make a copy)", id=repr(editing)))
     if existing is not None and existing.kind != NUMERIC_KIND:
         return _at_id(say("%(id)s is a code exercise; edit it as a file", id=repr(spec.id)))
     return None
+
+
+def _taken(exercise_id: str) -> SpecError:
+    return _at_id(say("%(id)s is already taken; pick another id", id=repr(exercise_id)))
 
 
 def _at_id(text: Text) -> SpecError:
@@ -115,6 +121,10 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
     if wrong_id is not None:
         checked.errors.append(wrong_id)
         return checked, None
+    # A write that changes nothing: SQLite takes its write lock before the read below, PostgreSQL locks
+    # the row, so two saves from one version queue here and the second sees the first's version.
+    db.session.execute(sa.update(Exercise).where(Exercise.id == checked.spec.id)
+                       .values(current_version=Exercise.current_version))  # fmt: skip
     stored = current_version(checked.spec.id)
     if base is not None and stored is not None and stored.version != base:
         checked.errors.append(_changed_meanwhile(base, stored.version))
@@ -122,7 +132,12 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
     # The form writes its own layout: an unchanged exercise must not become a new version.
     if stored is not None and _same(stored, checked.spec, from_form):
         return checked, "unchanged"
-    return checked, save_source(source, user_id, origin)[1]
+    try:
+        return checked, save_source(source, user_id, origin)[1]
+    except IntegrityError:  # a new exercise: another save took this id between our check and write
+        db.session.rollback()
+        checked.errors.append(_taken(checked.spec.id))
+        return checked, None
 
 
 def preview(source: str, problems: list[SpecError] | None = None) -> tuple[Checked, Variant | None]:

@@ -8,11 +8,12 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 
 import sqlalchemy as sa
+import yaml
 
+from grader.catalog.loader import parse_yaml
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User
-from grader.services.exercises import SpecInvalid, spec_of
 
 BATCH = 500
 
@@ -51,11 +52,19 @@ def answered_parts(exercise: Exercise) -> list[str]:
                                             sa.desc(ExerciseVersion.version)))  # fmt: skip
     found: dict[str, None] = {}
     for stored in versions:
-        try:
-            found.update(dict.fromkeys(part.id for part in spec_of(stored).parts))
-        except SpecInvalid:  # a version the catalogue no longer reads: its attempts keep their own columns
-            continue
+        found.update(dict.fromkeys(_part_ids(stored.source)))
     return list(found)
+
+
+def _part_ids(source: str) -> list[str]:
+    """The part ids a stored version names, read from its YAML: a version the catalogue no longer
+    accepts still had its answers."""
+    try:
+        parts = parse_yaml(source).get("parts")
+    except (yaml.YAMLError, AttributeError):
+        return []
+    ids = [part.get("id") for part in parts if isinstance(part, dict)] if isinstance(parts, list) else []
+    return [part_id for part_id in ids if isinstance(part_id, str)]
 
 
 def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:

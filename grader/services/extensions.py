@@ -10,6 +10,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
+from grader.catalog.lessons import exercise_order
 from grader.extensions import db
 from grader.models import Exercise, Extension
 from grader.services import audit
@@ -24,8 +25,8 @@ def own_due(user_id: int, exercise_id: str) -> datetime | None:
 def with_due_dates(exercise_id: str) -> list[str]:
     """The exercises of the given exercise's lesson that have a due date, in the dashboard's order."""
     lesson = sa.select(Exercise.lesson).where(Exercise.id == exercise_id).scalar_subquery()
-    return list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == lesson, Exercise.due_at.is_not(None))
-                                   .order_by(Exercise.position, Exercise.id)))  # fmt: skip
+    found = db.session.scalars(sa.select(Exercise).where(Exercise.lesson == lesson, Exercise.due_at.is_not(None)))
+    return [e.id for e in sorted(found, key=lambda e: exercise_order(e.lesson, e.position, e.id))]
 
 
 def grant(user_id: int, exercise_ids: list[str], due_utc: datetime, granted_by: int) -> None:

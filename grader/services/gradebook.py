@@ -8,7 +8,7 @@ from typing import Iterator
 
 import sqlalchemy as sa
 
-from grader.catalog.lessons import lesson_order
+from grader.catalog.lessons import exercise_order
 from grader.catalog.policy import is_open
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
@@ -61,12 +61,12 @@ class Row:
 
 def columns(filters: Filters) -> list[Exercise]:
     """The exercises shown, in the dashboard's lesson order."""
-    query = sa.select(Exercise).order_by(Exercise.position, Exercise.id)
+    query = sa.select(Exercise)
     if filters.lesson:
         query = query.where(Exercise.lesson == filters.lesson)
     if filters.exercise:
         query = query.where(Exercise.id == filters.exercise)
-    return sorted(db.session.scalars(query), key=lambda e: lesson_order(e.lesson))
+    return sorted(db.session.scalars(query), key=lambda e: exercise_order(e.lesson, e.position, e.id))
 
 
 def _learners(filters: Filters) -> sa.Select:

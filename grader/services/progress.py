@@ -8,7 +8,7 @@ from typing import Any, Mapping
 
 import sqlalchemy as sa
 
-from grader.catalog.lessons import exercise_order, lesson_order, lesson_title
+from grader.catalog.lessons import exercise_order, lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, is_open
 from grader.extensions import db
 from grader.services.dialect import for_session, per_dialect
@@ -50,12 +50,11 @@ class LessonSummary:
 
 def dashboard(user_id: int, now: datetime, everything: bool = False) -> list[LessonSummary]:
     """Every lesson with the learner's progress on each exercise open at `now` (every exercise with `everything`)."""
-    rows = db.session.execute(
+    rows = sorted(db.session.execute(
         sa.select(Exercise, Progress, Extension.due_at)
         .outerjoin(Progress, (Progress.exercise_id == Exercise.id) & (Progress.user_id == user_id))
         .outerjoin(Extension, (Extension.exercise_id == Exercise.id) & (Extension.user_id == user_id))
-        .order_by(Exercise.position, Exercise.id)
-    ).all()
+    ), key=lambda row: exercise_order(row[0].lesson, row[0].position, row[0].id))
     lessons: dict[str, LessonSummary] = {}
     for exercise, progress, own_due in rows:
         if not (everything or is_open(exercise.opens_at, now)):
@@ -67,7 +66,7 @@ def dashboard(user_id: int, now: datetime, everything: bool = False) -> list[Les
             bool(progress and progress.solved_at), exercise.titles or {}, applying_due(exercise.due_at, own_due),
             bool(progress and progress.overridden), exercise.opens_at,
         ))  # fmt: skip
-    return sorted(lessons.values(), key=lambda lesson: lesson_order(lesson.slug))
+    return list(lessons.values())  # in lesson order: the rows were
 
 
 def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> list[ExerciseSummary]:

@@ -166,7 +166,7 @@ def _base_version(editing: str | None) -> int | None:
         return None
     if request.method == "POST":
         posted = request.form.get("base_version", "")
-        return int(posted) if posted.isdigit() and len(posted) < 10 else None
+        return int(posted) if re.fullmatch(r"[0-9]{1,9}", posted) else None  # isdigit() takes '²' too
     stored = current_version(editing)
     return stored.version if stored else None
 

@@ -43,3 +43,12 @@ def test_a_save_from_the_current_version_goes_through(app: Flask, instructor: Fl
         fields["title"], fields["action"] = title, "save"
         assert instructor.post(EDIT, data=fields).status_code == 303
     assert exercise_row(app, "block-residual") == (3, 3)
+
+
+
+@pytest.mark.parametrize("posted", ["²", "-1", "9" * 40, "1e3", ""])
+def test_a_version_number_no_editor_page_sends_is_no_error(app: Flask, instructor: FlaskClient, posted: str) -> None:
+    fields = editor_fields(instructor.get(EDIT).get_data(as_text=True))
+    fields["base_version"], fields["title"], fields["action"] = posted, "Retitled", "save"
+    assert instructor.post(EDIT, data=fields).status_code == 303  # no version to compare: saved as it is
+    assert exercise_row(app, "block-residual") == (2, 2)

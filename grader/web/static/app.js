@@ -72,14 +72,15 @@ document.addEventListener("DOMContentLoaded", () => {
       timer = setTimeout(async () => {
         const mine = ++sent;
         const body = new FormData(source.form);
-        let response = null;
+        let html = null;
         try {
-          response = await fetch(source.dataset.previewSource, { method: "POST", body });
+          const response = await fetch(source.dataset.previewSource, { method: "POST", body });
+          if (response.ok || response.status === 422) html = await response.text();
         } catch (error) {
-          response = null;  // offline, or the server went away: say the preview is behind
+          html = null;  // offline, or the server went away: say the preview is behind
         }
-        if (mine !== sent) return;
-        if (response && (response.ok || response.status === 422)) target.innerHTML = await response.text();
+        if (mine !== sent) return;  // a newer request was sent meanwhile: its answer decides
+        if (html !== null) target.innerHTML = html;
         else stale();
       }, 500);
     };
