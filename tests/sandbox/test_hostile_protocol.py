@@ -64,6 +64,8 @@ FORGED = {
     "shape-2**70-by-0": _case(value=_array_tag([2**70, 0])),
     "shape-2**40-by-2**40-by-0": _case(value=_array_tag([2**40, 2**40, 0])),
     "status-as-dict": _case(status={"__dict__": {}}),
+    # Code that compiled and ran, claiming it did not compile: a syntax error would cost no attempt.
+    "syntax-error-after-compiling": {"__dict__": {"kind": "syntax_error", "line": 1, "message": "free try"}},
 }
 
 
