@@ -9,7 +9,7 @@ from pydantic import AwareDatetime, Field, ValidationError, ValidationInfo, fiel
 
 from grader.catalog.problems import problem_text
 from grader.catalog.strict import Strict
-from grader.texts import Text, say
+from grader.texts import Refusal, Text, say
 
 DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
 MAX_ATTEMPTS = 1000
@@ -34,12 +34,8 @@ _DATE_PROBLEMS = {
 }  # fmt: skip
 
 
-class DateProblem(ValueError):
+class DateProblem(Refusal):
     """A date that cannot be one; `.text` says why (to show in the reader's language), `str()` in English."""
-
-    def __init__(self, text: Text) -> None:
-        self.text = text
-        super().__init__(str(text))
 
 
 def applying_due(exercise_due: datetime | None, own_due: datetime | None) -> datetime | None:
