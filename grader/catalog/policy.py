@@ -9,7 +9,7 @@ from pydantic import AwareDatetime, Field, ValidationError, ValidationInfo, fiel
 
 from grader.catalog.problems import problem_text
 from grader.catalog.strict import Strict
-from grader.texts import Refusal, Text, say
+from grader.texts import Refusal, say
 
 DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
 MAX_ATTEMPTS = 1000
