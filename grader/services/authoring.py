@@ -17,7 +17,7 @@ from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
 from grader.texts import Refusal, Text, say
-from grader.services import exercise_form
+from grader.services import exercise_form, exercise_yaml
 from grader.services.exercises import SpecInvalid, current_version, parse_source, save_source, self_check, spec_of
 
 
@@ -103,7 +103,7 @@ def _as_the_form_saves(source: str) -> ExerciseSpec | None:
     if values is None:
         return None
     fields = [(key, item) for key, value in values.items() for item in (value if isinstance(value, list) else [value])]
-    return parse_source(exercise_form.dump(exercise_form.draft_from_form(MultiDict(fields)).data), "exercise")
+    return parse_source(exercise_yaml.dump(exercise_form.draft_from_form(MultiDict(fields)).data), "exercise")
 
 
 def save(source: str, user_id: int, origin: str, *, editing: str | None = None, new: bool = False,

@@ -18,7 +18,7 @@ from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.spec import NUMERIC_KIND
 from grader.catalog.variants import Variant
 from grader.extensions import limiter, user_key
-from grader.services import authoring, exercise_form, insights
+from grader.services import authoring, exercise_form, exercise_yaml, insights
 from grader.services.exercises import all_exercises, current_version, existing, existing_version, part_labels
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
@@ -193,7 +193,7 @@ def _structured(editing: str | None) -> BaseResponse | tuple[str, int]:
     values, draft = _posted_values(), exercise_form.draft_from_form(request.form)
     if editing:
         values["id"] = draft.data["id"] = editing  # the id of an existing exercise never changes here
-    checked, variant, outcome = _finish(editing, exercise_form.dump(draft.data), draft.problems, from_form=True)
+    checked, variant, outcome = _finish(editing, exercise_yaml.dump(draft.data), draft.problems, from_form=True)
     if outcome and checked.spec:
         return _saved(checked.spec.id, outcome)
     placed = _place_errors(checked.errors, draft)
@@ -258,7 +258,7 @@ def preview() -> tuple[str, int]:
         checked, variant = authoring.preview((source_form.source.data or "").replace("\r\n", "\n"))
     else:
         draft = exercise_form.draft_from_form(request.form)
-        checked, variant = authoring.preview(exercise_form.dump(draft.data), draft.problems)
+        checked, variant = authoring.preview(exercise_yaml.dump(draft.data), draft.problems)
     html = render_template("teach/_preview.html", checked=checked, variant=variant)
     return html, 200 if checked.ok else 422
 
