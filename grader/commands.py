@@ -116,10 +116,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_selfcheck(args: argparse.Namespace) -> int:
-    """Check every exercise over many seeds; exit 1 on any failure."""
+    """Check every exercise (numeric and code) over many seeds; exit 1 on any failure."""
+    from grader.codecheck.selfcheck import check_code_spec
+    from grader.codecheck.spec import load_code_specs
+
     catalog = _load(args.root)
     specs = [s for s in catalog if not args.exercise or s.id == args.exercise]
     report = check_catalog(specs, args.seeds)
+    for code_spec in load_code_specs(args.root)[0]:
+        if not args.exercise or code_spec.id == args.exercise:
+            report.merge(check_code_spec(code_spec, range(args.seeds)))
     for line in report.failures[:200]:
         print(line)
     print(report.summary())

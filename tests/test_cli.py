@@ -88,3 +88,15 @@ def test_selfcheck_command_prints_a_summary_and_exits_zero() -> None:
     result = run("selfcheck", "--seeds", "5")
     assert result.returncode == 0
     assert result.stdout.strip().endswith("0 failures")
+    assert "selfcheck: 21 exercises, " in result.stdout  # 13 numeric and 8 code exercises
+
+
+def test_selfcheck_fails_a_code_exercise_whose_mistakes_would_pass(tmp_path: Path) -> None:
+    code = (ROOT / "exercises" / "code" / "code-gelu.yaml").read_text(encoding="utf-8")
+    loose = code.replace("tolerance: {rtol: 1e-5, atol: 1e-8}", "tolerance: {rtol: 1.0, atol: 1000000.0}")
+    assert loose != code
+    (tmp_path / "code-gelu.yaml").write_text(loose, encoding="utf-8")
+    result = run("--root", str(tmp_path), "selfcheck", "--seeds", "2")
+    assert result.returncode == 1
+    assert "code-gelu seed 1: mistake erf-gelu -> passed, named None" in result.stdout.splitlines()
+    assert result.stdout.strip().endswith("selfcheck: 1 exercises, 2 variants, 10 checks, 8 failures")

@@ -9,7 +9,7 @@ from typing import Iterable
 from grader.answers import syntax
 from grader.answers.kinds import KINDS, NumericKind, grade_part, render_answer
 from grader.answers.tolerance import decimal_places
-from grader.catalog.spec import ExerciseSpec
+from grader.catalog.spec import ExerciseSpec, Place
 from grader.catalog.variants import PartVariant, VariantError, make_variant
 from grader.markup import STRAY_DOLLAR, has_stray_dollar
 
@@ -54,13 +54,17 @@ def _check_part(where: str, part: PartVariant, report: SelfCheckReport) -> None:
             report.failures.append(f"{where}: mistake {mutant.name} {text!r} -> {result.status}, named {result.misconception}")
 
 
-def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
-    """Self-check one exercise over the given seeds."""
-    report = SelfCheckReport(exercises=1)
+def stray_dollars(exercise_id: str, texts: Iterable[tuple[Place, str]]) -> list[str]:
+    """A failure for each text with a `$` that opens no formula."""
     # Checked when an exercise is saved or synced, not each time a stored version is read: a version
     # stored before this rule existed stays readable.
-    report.failures += [f"{spec.id} {'.'.join(map(str, where))}: {STRAY_DOLLAR}" for where, text in spec.texts()
-                        if has_stray_dollar(text)]  # fmt: skip
+    return [f"{exercise_id} {'.'.join(map(str, where))}: {STRAY_DOLLAR}" for where, text in texts
+            if has_stray_dollar(text)]  # fmt: skip
+
+
+def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
+    """Self-check one exercise over the given seeds."""
+    report = SelfCheckReport(exercises=1, failures=stray_dollars(spec.id, spec.texts()))
     for seed in seeds:
         try:
             variant = make_variant(spec, seed)

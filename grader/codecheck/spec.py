@@ -11,7 +11,7 @@ from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from grader.catalog.loader import (WHOLE_FILE, SpecError, collect, is_code_source, read_source, read_sources,
                                    spec_error, spec_from_text)
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Slug, Title
+from grader.catalog.spec import MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Place, Slug, Title
 from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.tasks import TASKS, visible_edge_count
@@ -96,6 +96,13 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
             raise Refusal("task %(task)s has no mutant %(mutant)s; it has %(known)s", task=task.name,
                           mutant=repr(unknown[0]), known=", ".join(task.mutants))  # fmt: skip
         return value
+
+    def texts(self) -> list[tuple[Place, str]]:
+        """The prompt and each translated one, with its place in the file."""
+        found: list[tuple[Place, str]] = [(("prompt",), self.prompt)]
+        found.extend((("translations", locale, "prompt"), t.prompt) for locale, t in self.translations.items()
+                     if t.prompt is not None)  # fmt: skip
+        return found
 
 
 def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:

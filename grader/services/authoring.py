@@ -10,26 +10,40 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from werkzeug.datastructures import MultiDict
 
-from grader.catalog.loader import (EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, WHOLE_FILE, SpecError, is_code_source,
-                                   parse_yaml)
-from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
+from grader.catalog.loader import EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, WHOLE_FILE, SpecError
+from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant, make_variant
+from grader.codecheck.prepare import prepare
+from grader.codecheck.tasks import Case
+from grader.codecheck.spec import CodeExerciseSpec
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
 from grader.texts import Refusal, Text, say
 from grader.services import exercise_form, exercise_yaml
-from grader.services.exercises import SpecInvalid, current_version, parse_source, save_source, self_check, spec_of
+from grader.services.exercises import (AnySpec, SpecInvalid, code_spec_of, current_version, kind_change,
+                                       parse_any_source, parse_source, save_source, self_check, spec_of)
 
 
 class UploadError(Refusal):
     """An uploaded exercise file that cannot be read; the message is for the instructor."""
 
 
+@dataclass(frozen=True)
+class CodeCases:
+    """One seed's cases of a code exercise, as a preview lists them."""
+
+    seed: int
+    cases: list[Case]
+
+
+Sample = Variant | CodeCases  # what a preview shows of an exercise: its numbers, or its cases
+
+
 @dataclass
 class Checked:
     """A source after validation and self-check."""
 
-    spec: ExerciseSpec | None
+    spec: AnySpec | None
     errors: list[SpecError] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -40,12 +54,9 @@ class Checked:
 
 
 def check(source: str, problems: list[SpecError] | None = None) -> Checked:
-    """Validate a source and run the catalogue self-check on it."""
-    code = _code_exercise_error(source)
-    if code is not None:  # read as a numeric exercise it would only list the fields a code one lacks
-        return Checked(None, [*(problems or []), code])
+    """Validate a source (numeric or code) and run the self-check on it."""
     try:
-        spec = parse_source(source, "exercise")
+        spec = parse_any_source(source, "exercise")
     except SpecInvalid as error:
         return Checked(None, [*(problems or []), *error.errors])
     if problems:
@@ -53,25 +64,14 @@ def check(source: str, problems: list[SpecError] | None = None) -> Checked:
     return Checked(spec, [], self_check(spec))
 
 
-def _code_exercise_error(source: str) -> SpecError | None:
-    """The refusal of a `kind: code` source (the web edits numeric exercises only), else None."""
-    if not is_code_source(source):
-        return None
-    named = parse_yaml(source).get("id")  # is_code_source read it: a mapping
-    text = (say("%(id)s is a code exercise; edit it as a file", id=repr(named)) if isinstance(named, str)
-            else say("This is a code exercise; edit it as a file"))  # fmt: skip
-    return SpecError("exercise", "kind", str(text), text)
-
-
-def _id_error(spec: ExerciseSpec, editing: str | None, new: bool) -> SpecError | None:
+def _id_error(spec: AnySpec, editing: str | None, new: bool) -> SpecError | None:
     existing = db.session.get(Exercise, spec.id)
     if new and existing is not None:
         return _taken(spec.id)
     if editing is not None and spec.id != editing:
         return _at_id(say("must stay %(id)s (use New exercise to make a copy)", id=repr(editing)))
-    if existing is not None and existing.kind != NUMERIC_KIND:
-        return _at_id(say("%(id)s is a code exercise; edit it as a file", id=repr(spec.id)))
-    return None
+    changed_kind = kind_change(spec, existing)
+    return None if changed_kind is None else SpecError("exercise", "kind", str(changed_kind), changed_kind)
 
 
 def _taken(exercise_id: str) -> SpecError:
@@ -89,9 +89,11 @@ def _changed_meanwhile(base: int, current: int) -> SpecError:
     return SpecError("exercise", WHOLE_FILE, str(text), text)
 
 
-def _same(stored: ExerciseVersion, spec: ExerciseSpec, from_form: bool) -> bool:
+def _same(stored: ExerciseVersion, spec: AnySpec, from_form: bool) -> bool:
     """Whether `spec` is the stored version, or (from the form) what the form makes of it, unedited."""
     try:
+        if isinstance(spec, CodeExerciseSpec):  # of the same kind as the stored one: _id_error saw to it
+            return code_spec_of(stored) == spec
         return spec_of(stored) == spec or (from_form and _as_the_form_saves(stored.source) == spec)
     except SpecInvalid:  # a stored version the catalogue no longer accepts: any valid edit is a change
         return False
@@ -140,13 +142,17 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
         return checked, None
 
 
-def preview(source: str, problems: list[SpecError] | None = None) -> tuple[Checked, Variant | None]:
-    """The check of a source and a random variant of it (None when none can be made)."""
+def preview(source: str, problems: list[SpecError] | None = None) -> tuple[Checked, Sample | None]:
+    """The check of a source and a random variant of it: a numeric exercise's numbers, or a code
+    exercise's cases (None when none can be made)."""
     checked = check(source, problems)
     if checked.spec is None:
         return checked, None
+    seed = secrets.randbelow(2**31 - 1) + 1
     try:
-        return checked, make_variant(checked.spec, secrets.randbelow(2**31 - 1) + 1)
+        if isinstance(checked.spec, CodeExerciseSpec):
+            return checked, CodeCases(seed, prepare(checked.spec, seed).cases)
+        return checked, make_variant(checked.spec, seed)
     except Exception as error:  # noqa: BLE001 - shown to the author, never a 500
         checked.failures.insert(0, f"no variant: {error}")
         return checked, None

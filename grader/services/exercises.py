@@ -14,16 +14,18 @@ from sqlalchemy.orm import contains_eager
 from grader.catalog.lessons import exercise_order
 from grader.catalog.loader import SpecError, read_sources, shared_ids, spec_from_text
 from grader.catalog.selfcheck import check_spec
-from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
+from grader.catalog.spec import CODE_KIND, NUMERIC_KIND, ExerciseSpec
+from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS, check_code_spec
 from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion, utcnow
 from grader.services import audit
+from grader.texts import Text, say
 
 
-Spec = TypeVar("Spec", ExerciseSpec, CodeExerciseSpec)
 AnySpec = ExerciseSpec | CodeExerciseSpec
+Spec = TypeVar("Spec", bound=AnySpec)
 
 SELF_CHECK_SEEDS = 20  # what the editor, the import page and a sync check before a numeric exercise is stored
 
@@ -101,8 +103,22 @@ def variant_of(version: Sourced, seed: int) -> Variant:
 
 
 def parse_source(source: str, name: str = "exercise") -> ExerciseSpec:
-    """Validate exercise YAML; raises SpecInvalid with per-field errors."""
+    """Validate a numeric exercise's YAML; raises SpecInvalid with per-field errors."""
     return _valid(spec_from_text(source, name))
+
+
+def parse_any_source(source: str, name: str = "exercise") -> AnySpec:
+    """Validate exercise YAML as the kind it declares (code or numeric); raises SpecInvalid."""
+    return _valid(any_spec_from_text(source, name))
+
+
+def kind_change(spec: AnySpec, exercise: Exercise | None) -> Text | None:
+    """Why `spec` cannot be a new version of `exercise`, whose attempts are of its kind; else None."""
+    if exercise is None or exercise.kind == spec.kind:
+        return None
+    if exercise.kind == CODE_KIND:
+        return say("%(id)s is a code exercise, so a new version must be one too (or give it a new id)", id=repr(spec.id))
+    return say("%(id)s takes typed answers, so a new version must too (or give it a new id)", id=repr(spec.id))
 
 
 class UnknownExercise(LookupError):
@@ -190,9 +206,9 @@ def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | No
     return "updated"
 
 
-def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[ExerciseSpec, str]:
-    """Validate and store an exercise source as a new version; commits."""
-    spec = parse_source(source)
+def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[AnySpec, str]:
+    """Validate and store an exercise source (numeric or code) as a new version; commits."""
+    spec = parse_any_source(source)
     outcome = _store(spec, source, user_id, origin)
     if outcome != "unchanged":
         exercise = db.session.get(Exercise, spec.id)
@@ -202,9 +218,12 @@ def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[
     return spec, outcome
 
 
-def self_check(spec: ExerciseSpec) -> list[str]:
-    """The self-check's failures for a numeric exercise over seeds 0..SELF_CHECK_SEEDS-1 (empty: it may be stored)."""
+def self_check(spec: AnySpec) -> list[str]:
+    """The self-check's failures (empty: it may be stored), on SELF_CHECK_SEEDS variants of a numeric
+    exercise or the cases of CODE_SELF_CHECK_SEEDS seeds of a code one."""
     try:
+        if isinstance(spec, CodeExerciseSpec):
+            return check_code_spec(spec, range(CODE_SELF_CHECK_SEEDS)).failures
         return check_spec(spec, range(SELF_CHECK_SEEDS)).failures
     except Exception as error:  # noqa: BLE001 - an exercise must never turn into a 500, nor stop a sync
         return [f"the reference computation failed: {error}"]
@@ -213,15 +232,15 @@ def self_check(spec: ExerciseSpec) -> list[str]:
 @lru_cache(maxsize=256)
 def _self_check_by_hash(digest: str, source: str) -> tuple[str, ...]:
     # The check is a function of the source alone (fixed seeds): a file is checked once per process.
-    return tuple(self_check(_spec_by_hash(digest, source)))
+    return tuple(self_check(parse_any_source(source, "stored")))
 
 
 def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError | None:
-    """The error for a numeric file that would be a new version but fails the self-check, else None."""
+    """The error for a file that would be a new version but fails the self-check, else None."""
     digest = source_hash(source)
     stored = current_version(spec.id)
-    if not isinstance(spec, ExerciseSpec) or (stored is not None and stored.source_hash == digest):
-        return None  # code exercises have no self-check; an unchanged file was checked when it was stored
+    if stored is not None and stored.source_hash == digest:
+        return None  # an unchanged file was checked when it was stored
     failures = _self_check_by_hash(digest, source)
     if not failures:
         return None
@@ -254,6 +273,10 @@ def sync_directory(root: Path) -> SyncReport:
         existing = db.session.get(Exercise, spec.id)
         if existing is not None and existing.origin == "web":
             report.kept.append(spec.id)
+            continue
+        changed_kind = kind_change(spec, existing)
+        if changed_kind is not None:
+            report.errors.append(SpecError(name, "kind", str(changed_kind), changed_kind))
             continue
         failed = _refused_by_self_check(name, source, spec)
         if failed is not None:

@@ -13,13 +13,13 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from grader.answers.kinds import KINDS
 from grader.catalog.lessons import lesson_title
-from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError
+from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError, is_code_source
 from grader.catalog.scenarios import SCENARIOS
-from grader.catalog.spec import NUMERIC_KIND
-from grader.catalog.variants import Variant
 from grader.extensions import limiter, user_key
 from grader.services import authoring, exercise_form, exercise_yaml, insights
-from grader.services.exercises import all_exercises, current_version, existing, existing_version, part_labels
+from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
+from grader.services.exercises import (SELF_CHECK_SEEDS, all_exercises, current_version, existing, existing_version,
+                                       part_labels)
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
@@ -40,6 +40,12 @@ def _instructors_only() -> BaseResponse | None:
     if not current_user.is_instructor:
         abort(403)
     return None
+
+
+@bp.context_processor
+def _self_check_sizes() -> dict[str, int]:
+    """How many variants (numeric) and seeds' cases (code) the self-check tries, for the editor's texts."""
+    return {"numeric_seeds": SELF_CHECK_SEEDS, "code_seeds": CODE_SELF_CHECK_SEEDS}
 
 
 @bp.get("/")
@@ -94,7 +100,7 @@ def _tab(editing: str | None, mode: str) -> str:
 
 def _render(editing: str | None, mode: str, values: dict[str, Any], *,
             source_form: ExerciseSourceForm | None = None, checked: authoring.Checked | None = None,
-            variant: Variant | None = None, placed: dict[str, list[str]] | None = None,
+            variant: authoring.Sample | None = None, placed: dict[str, list[str]] | None = None,
             status: int = 200) -> tuple[str, int]:  # fmt: skip
     # The YAML editor lists problems in its preview pane; the form marks them at their fields.
     previewing = checked is not None and (mode == "yaml" or request.form.get("action") == "preview")
@@ -172,7 +178,7 @@ def _base_version(editing: str | None) -> int | None:
 
 
 def _finish(editing: str | None, source: str, problems: list[SpecError],
-            from_form: bool) -> tuple[authoring.Checked, Variant | None, str | None]:  # fmt: skip
+            from_form: bool) -> tuple[authoring.Checked, authoring.Sample | None, str | None]:  # fmt: skip
     """Preview or save the posted exercise, as the pressed button says."""
     if request.form.get("action") == "preview":
         checked, variant = authoring.preview(source, problems)
@@ -224,7 +230,9 @@ def _editor(editing: str | None) -> BaseResponse | tuple[str, int]:
         return _render(editing, "yaml", {}, source_form=source_form)
     values = _start_values(editing)
     if values is None:
-        flash(gettext("This exercise uses options the form cannot show; edit its YAML instead."))
+        flash(gettext("A code exercise is written in YAML: the form has fields for typed answers only.")
+              if is_code_source(_start_source(editing))
+              else gettext("This exercise uses options the form cannot show; edit its YAML instead."))  # fmt: skip
         return redirect(_tab(editing, "yaml"))
     return _render(editing, "form", values)
 
@@ -238,11 +246,7 @@ def new() -> BaseResponse | tuple[str, int]:
 @bp.route("/exercises/<exercise_id>/edit", methods=["GET", "POST"])
 def edit(exercise_id: str) -> BaseResponse | tuple[str, int]:
     """Edit an exercise; saving stores a new version, and earlier attempts keep theirs."""
-    found = existing(exercise_id)
-    if found.kind != NUMERIC_KIND:
-        flash(gettext("Only numeric exercises can be edited here; edit this one as a file."))
-        return redirect(url_for("teach.exercise", exercise_id=found.id))
-    return _editor(found.id)
+    return _editor(existing(exercise_id).id)
 
 
 @bp.post("/exercises/preview")

@@ -43,7 +43,7 @@ ROUNDED = TANH.replace("np.sqrt(2 / np.pi)", "0.798")
 
 
 def limit_attempts(app: Flask, limit: int) -> None:
-    """Give code-gelu a new version with `max_attempts: limit` (code exercises come from files)."""
+    """Store code-gelu under another id with `max_attempts: limit`."""
     with_lines(app, f"max_attempts: {limit}\n", "code/code-gelu", EXERCISE)
 
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import tempfile
 from datetime import datetime
-from pathlib import Path
 from typing import TypeVar
 
 import sqlalchemy as sa
@@ -15,7 +13,7 @@ from grader.codecheck.results import CodeResult
 from grader.extensions import db
 from grader.models import Attempt, Exercise, Progress, Submission, User
 from grader.services import submissions
-from grader.services.exercises import save_source, sync_directory
+from grader.services.exercises import save_source
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth
 from tests.web.conftest import csrf_from
@@ -40,15 +38,11 @@ def with_due(app: Flask, due: str, late_credit: float | None = None, exercise: s
 
 
 def with_lines(app: Flask, lines: str, exercise: str, new_id: str) -> str:
-    """Store a shipped exercise under new_id with YAML lines added, as the web (or, for code, a file sync) would."""
+    """Store a shipped exercise (numeric or code) under new_id with YAML lines added, as the web would."""
     source = (EXERCISES / f"{exercise}.yaml").read_text(encoding="utf-8")
     source = source.replace(f"id: {exercise.split('/')[1]}", f"id: {new_id}") + lines
-    with app.app_context(), tempfile.TemporaryDirectory() as folder:
-        if exercise.startswith("code/"):  # code exercises come from files only
-            (Path(folder) / f"{new_id}.yaml").write_text(source, encoding="utf-8")
-            assert sync_directory(Path(folder)).errors == []
-        else:
-            save_source(source, None, "web")
+    with app.app_context():
+        save_source(source, None, "web")
     return new_id
 
 

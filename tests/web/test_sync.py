@@ -68,6 +68,26 @@ def test_a_new_file_that_fails_the_self_check_is_not_stored(app: Flask, tmp_path
     assert exercise_row(app, "loose-gelu") is None
 
 
+def test_a_changed_code_file_whose_mistakes_would_pass_is_not_stored(app: Flask, tmp_path: Path) -> None:
+    code = (EXERCISES / "code" / "code-gelu.yaml").read_text(encoding="utf-8")
+    loose = code.replace("tolerance: {rtol: 1e-5, atol: 1e-8}", "tolerance: {rtol: 1.0, atol: 1000000.0}")
+    assert loose != code
+    result = sync(app, {"code-gelu.yaml": loose}, tmp_path / "exercises")
+    assert result.exit_code == 1, result.output
+    assert ("code-gelu.yaml: (self-check): fails the self-check, so it is not stored: code-gelu seed 0: "
+            "mistake erf-gelu -> passed, named None") in result.output  # fmt: skip
+    assert exercise_row(app, "code-gelu") == (1, 1)
+
+
+def test_a_file_cannot_change_the_kind_of_a_stored_exercise(app: Flask, tmp_path: Path) -> None:
+    code = (EXERCISES / "code" / "code-gelu.yaml").read_text(encoding="utf-8").replace("id: code-gelu", "id: block-gelu")
+    result = sync(app, {"block-gelu.yaml": code}, tmp_path / "exercises")
+    assert result.exit_code == 1, result.output
+    assert ("block-gelu.yaml: kind: 'block-gelu' takes typed answers, so a new version must too (or give it a "
+            "new id)") in result.output  # fmt: skip
+    assert exercise_row(app, "block-gelu") == (1, 1)
+
+
 def test_a_missing_exercises_folder_is_an_error_not_an_empty_sync(app: Flask, tmp_path: Path) -> None:
     app.config["EXERCISES_DIR"] = tmp_path / "exercsies"  # mistyped
     result = app.test_cli_runner().invoke(args=["exercises", "sync"])
