@@ -61,7 +61,7 @@ def check(source: str, problems: list[SpecError] | None = None) -> Checked:
         return Checked(None, [*(problems or []), *error.errors])
     if problems:
         return Checked(spec, list(problems))
-    return Checked(spec, [], self_check(spec))
+    return Checked(spec, [], self_check(source))
 
 
 def _id_error(spec: AnySpec, editing: str | None, new: bool) -> SpecError | None:

@@ -218,9 +218,7 @@ def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[
     return spec, outcome
 
 
-def self_check(spec: AnySpec) -> list[str]:
-    """The self-check's failures (empty: it may be stored), on SELF_CHECK_SEEDS variants of a numeric
-    exercise or the cases of CODE_SELF_CHECK_SEEDS seeds of a code one."""
+def _self_check(spec: AnySpec) -> list[str]:
     try:
         if isinstance(spec, CodeExerciseSpec):
             return check_code_spec(spec, range(CODE_SELF_CHECK_SEEDS)).failures
@@ -231,8 +229,15 @@ def self_check(spec: AnySpec) -> list[str]:
 
 @lru_cache(maxsize=256)
 def _self_check_by_hash(digest: str, source: str) -> tuple[str, ...]:
-    # The check is a function of the source alone (fixed seeds): a file is checked once per process.
-    return tuple(self_check(parse_any_source(source, "stored")))
+    # The check is a function of the source alone (fixed seeds): a source is checked once per process,
+    # so a save after a preview, or a sync after an import, does not run it again.
+    return tuple(_self_check(parse_any_source(source, "stored")))
+
+
+def self_check(source: str) -> list[str]:
+    """The self-check's failures on a valid source (empty: it may be stored): on SELF_CHECK_SEEDS
+    variants of a numeric exercise, or the cases of CODE_SELF_CHECK_SEEDS seeds of a code one."""
+    return list(_self_check_by_hash(source_hash(source), source))
 
 
 def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError | None:
@@ -241,7 +246,7 @@ def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError |
     stored = current_version(spec.id)
     if stored is not None and stored.source_hash == digest:
         return None  # an unchanged file was checked when it was stored
-    failures = _self_check_by_hash(digest, source)
+    failures = self_check(source)
     if not failures:
         return None
     more = f" (and {len(failures) - 1} more; see python -m grader selfcheck --exercise {spec.id})"
