@@ -6,7 +6,6 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 from werkzeug.datastructures import MultiDict
 
@@ -20,6 +19,7 @@ from grader.extensions import db
 from grader.models import Exercise, ExerciseVersion
 from grader.texts import Refusal, Text, say
 from grader.services import exercise_form, exercise_yaml
+from grader.services.dialect import lock_rows
 from grader.services.exercises import (AnySpec, SpecInvalid, code_spec_of, current_version, kind_change,
                                        parse_any_source, parse_source, save_source, self_check, spec_of)
 
@@ -123,10 +123,8 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
     if wrong_id is not None:
         checked.errors.append(wrong_id)
         return checked, None
-    # A write that changes nothing: SQLite takes its write lock before the read below, PostgreSQL locks
-    # the row, so two saves from one version queue here and the second sees the first's version.
-    db.session.execute(sa.update(Exercise).where(Exercise.id == checked.spec.id)
-                       .values(current_version=Exercise.current_version))  # fmt: skip
+    # Two saves from one version queue here, and the second sees the first's version.
+    lock_rows(Exercise.current_version, Exercise.id == checked.spec.id)
     stored = current_version(checked.spec.id)
     if base is not None and stored is not None and stored.version != base:
         checked.errors.append(_changed_meanwhile(base, stored.version))

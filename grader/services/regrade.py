@@ -29,6 +29,7 @@ from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.extensions import db
 from grader.models import Attempt, ExerciseVersion, Progress
 from grader.services import audit
+from grader.services.dialect import lock_rows
 from grader.services.attempts import CodeExercise
 from grader.services.exercises import current_version, existing, spec_of, variant_of
 from grader.services.extensions import own_due
@@ -74,9 +75,7 @@ def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpe
                      event_id: int, left: int) -> None:  # fmt: skip
     """One learner's attempts and standing, and the run's audit event brought up to date, in one transaction."""
     exercise_id = current.exercise_id
-    # A write that changes nothing: SQLite takes its write lock before any read here, PostgreSQL locks the row.
-    db.session.execute(sa.update(Progress).where(Progress.user_id == user_id, Progress.exercise_id == exercise_id)
-                       .values(best_score=Progress.best_score))  # fmt: skip
+    lock_rows(Progress.best_score, Progress.user_id == user_id, Progress.exercise_id == exercise_id)
     mine = list(db.session.scalars(sa.select(Attempt).where(Attempt.user_id == user_id,
                                                             Attempt.exercise_id == exercise_id).order_by(Attempt.id)))
     taken = {a.answers_hash for a in mine if a.version == current.version}
