@@ -164,9 +164,7 @@ class NumericKind:
         """Compare a parsed answer with the target's accepted bands."""
         accepts, values = self._accepts(target, tolerance), parsed.values
         inside = accepts.bands.contains(values)
-        coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.exact, accepts.coarsest, tolerance)
-        if self.integral:
-            coarse &= ~inside  # a whole number in its band is accepted however it was typed
+        coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.coarsest, tolerance)
         if coarse.any() and not _typed_a_mistake_exactly(values, accepts):
             text = self._too_coarse(_positions(coarse), accepts, tolerance)
             return PartResult.said("invalid", 0.0, text, value=parsed.json)

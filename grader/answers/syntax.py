@@ -174,8 +174,8 @@ def _integer_suffix(value: int, words: bool) -> str:
     sign, digits = ("-" if value < 0 else ""), str(abs(value))
     for power, unit, word in _SCALES:
         if abs(value) >= 10**power:
-            frac = digits[-power:].rstrip("0")  # exact digits only, so it parses back exactly
-            body = digits[:-power] + (f".{frac}" if frac else "")
+            # Every digit down to the unit: a whole number typed with a suffix must reach it.
+            body = f"{digits[:-power]}.{digits[-power:]}"
             return sign + body + (f" {word}" if words else unit)
     return str(value)
 

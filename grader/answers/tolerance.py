@@ -17,8 +17,9 @@ mistake's own figures (significant figures belong to the number written).
 The same half-width sets the precision a learner must type: an answer whose last typed digit is
 coarser than 2w (e.g. "0.64" when 3 decimals are needed) is invalid and asks for more digits.
 Under `sigfigs` the typed number's own figures also count: "0.940" has 3, whatever the answer's
-size. Integers ("exact") must be typed to the unit. The exact answer itself is never too coarse:
-"0.75" for 3/4 has every digit there is.
+size. Integers ("exact") must be typed to the unit. This is decided without looking at whether the
+number is right, the right one included ("0.75" for 3/4 when 3 decimals are asked): a too-coarse
+answer costs no attempt, so anything else would let coarse guesses test answers for free.
 """
 
 from __future__ import annotations
@@ -136,17 +137,19 @@ def bands(
     return Bands(low, high, _SLACK * np.maximum(1.0, np.maximum(np.abs(low), np.abs(high))))
 
 
-def fewer_digits_than_asked(resolution: np.ndarray, typed: np.ndarray, expected: np.ndarray,
-                            coarsest: np.ndarray, tolerance: Tolerance) -> np.ndarray:  # fmt: skip
+def fewer_digits_than_asked(resolution: np.ndarray, typed: np.ndarray, coarsest: np.ndarray,
+                            tolerance: Tolerance) -> np.ndarray:  # fmt: skip
     """Per entry: typed coarser than `coarsest` (the part's need at the expected value), unless
-    the typed number's own significant figures suffice ("0.940" has 3 when the answer is 0.0596)
-    or it is the exact answer itself ("75 %" for 3/4 only leaves off trailing zeros)."""
+    the typed number's own significant figures suffice ("0.940" has 3 when the answer is 0.0596).
+
+    Whether the typed number is right plays no part: a too-coarse answer costs no attempt, so if
+    the right one were let through ("0.25" for 1/4 when 3 decimals are asked), coarse guesses would
+    test answers for free, even under an attempt limit.
+    """
     coarse = typed_too_coarse(resolution, coarsest)
-    if not coarse.any():  # the usual case, kept cheap: most answers have the digits asked for
-        return coarse
-    if tolerance.kind == "sigfigs":
+    if coarse.any() and tolerance.kind == "sigfigs":
         coarse &= typed_too_coarse(resolution, 2.0 * tolerance.half_width(typed))
-    return coarse & ~is_exact_answer(typed, expected)
+    return coarse
 
 
 def is_exact_answer(values: np.ndarray, expected: np.ndarray) -> np.ndarray:

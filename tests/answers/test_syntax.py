@@ -60,9 +60,10 @@ def test_integer_renderings() -> None:
     assert render_integer(41943040, "commas") == "41,943,040"
     assert render_integer(41943040, "spaces") == "41 943 040"
     assert render_integer(-41943040, "thin-spaces") == "\u221241\u2009943\u2009040"
-    assert render_integer(41943040, "suffix") == "41.94304M"
-    assert render_integer(41943040, "words") == "41.94304 million"
-    assert render_integer(1000, "suffix") == "1k"
+    # Down to the unit, as a whole number typed with a suffix must be.
+    assert render_integer(41943040, "suffix") == "41.943040M"
+    assert render_integer(41943040, "words") == "41.943040 million"
+    assert render_integer(1000, "suffix") == "1.000k"
     assert render_integer(999, "suffix") == "999"
 
 

@@ -41,7 +41,7 @@ def too_coarse(typed: float, resolution: float, expected: float, tolerance: Tole
     """Whether `typed`, written to `resolution`, has fewer digits than grading asks for."""
     answer = np.array(expected)
     coarsest = tolerance.coarsest_resolution(answer, integral)
-    return bool(fewer_digits_than_asked(np.array(resolution), np.array(typed), answer, coarsest, tolerance))
+    return bool(fewer_digits_than_asked(np.array(resolution), np.array(typed), coarsest, tolerance))
 
 
 def test_typed_precision_must_match_the_tolerance() -> None:
@@ -99,8 +99,24 @@ def test_matrix_wrong_entries_are_row_column_pairs() -> None:
     assert "entry (2, 2)" in result.message
 
 
-def test_integer_typed_exactly_with_a_suffix_is_correct() -> None:
-    assert grade_part("integer", "41.94304M", target(41943040), Tolerance("exact")).status == "correct"
+def test_an_integer_with_a_suffix_is_correct_when_typed_to_the_unit() -> None:
+    assert grade_part("integer", "41.943040M", target(41943040), Tolerance("exact")).status == "correct"
+
+
+@pytest.mark.parametrize("kind, typed, answer, tolerance", [
+    ("integer", "41.94304M", 41943040, Tolerance("exact")),  # the right count, to the ten
+    ("integer", "65536e3", 65536000, Tolerance("exact")),
+    ("integer", "124M", 124_000_000, Tolerance("rel", 1e-4)),  # in the band, but 1M is too coarse for it
+    ("scalar", "0.25", 0.25, ABS),  # 1/4 when 3 decimals are asked
+])  # fmt: skip
+def test_too_few_digits_is_refused_even_when_the_number_is_right(kind: str, typed: str, answer: float,
+                                                                  tolerance: Tolerance) -> None:  # fmt: skip
+    right = grade_part(kind, typed, target(answer), tolerance)
+    wrong = grade_part(kind, typed.replace("4", "3", 1), target(answer), tolerance)
+    # A coarse guess costs no attempt, so the right one must get the same answer as a wrong one:
+    # otherwise guesses would test answers for free, even under an attempt limit.
+    assert right.status == wrong.status == "invalid"
+    assert right.message == wrong.message and right.message.startswith("Too few digits")
 
 
 def test_shape_of_wrong_rank_is_incorrect_not_invalid() -> None:
@@ -134,7 +150,8 @@ def test_a_rounded_count_in_the_billions_asks_for_the_whole_number() -> None:
     result = grade_part("integer", "54.862807B", target(54_862_807_040), EXACT)
     assert result.status == "invalid"
     assert "exact whole number" in result.message
-    assert grade_part("integer", "54.86280704B", target(54_862_807_040), EXACT).status == "correct"
+    assert grade_part("integer", "54.86280704B", target(54_862_807_040), EXACT).status == "invalid"  # to the ten
+    assert grade_part("integer", "54.862807040B", target(54_862_807_040), EXACT).status == "correct"
 
 
 def test_a_wrong_exact_answer_gets_a_sentence_not_a_width() -> None:
@@ -171,15 +188,16 @@ def test_an_answer_rounded_up_into_the_next_power_of_ten_has_its_three_figures()
     assert grade_part("fraction", "0.100", target(0.09996), SIGFIGS).status == "correct"
 
 
-@pytest.mark.parametrize("typed", ["0.75", "75 %", "3/4", "0.750"])
-def test_the_exact_answer_with_trailing_zeros_left_off_is_not_too_few_digits(typed: str) -> None:
-    assert grade_part("fraction", typed, Target((Fraction(3, 4),)), SIGFIGS).status == "correct"
+@pytest.mark.parametrize("typed, status", [("0.75", "invalid"), ("75 %", "invalid"), ("0.74", "invalid"),
+                                           ("3/4", "correct"), ("0.750", "correct"), ("75.0 %", "correct")])  # fmt: skip
+def test_the_exact_answer_typed_short_asks_for_digits_as_a_wrong_one_does(typed: str, status: str) -> None:
+    assert grade_part("fraction", typed, Target((Fraction(3, 4),)), SIGFIGS).status == status
 
 
-def test_a_short_answer_that_is_not_exact_still_asks_for_more_digits() -> None:
-    assert grade_part("fraction", "0.74", Target((Fraction(3, 4),)), SIGFIGS).status == "invalid"
-    assert grade_part("scalar", "0.64", target(0.64), ABS).status == "correct"
+def test_a_short_answer_asks_for_more_digits_whether_or_not_it_is_right() -> None:
+    assert grade_part("scalar", "0.64", target(0.64), ABS).status == "invalid"
     assert grade_part("scalar", "0.64", target(0.6405), ABS).status == "invalid"
+    assert grade_part("scalar", "0.640", target(0.64), ABS).status == "correct"
 
 
 def test_a_mistakes_own_exact_value_typed_short_is_named_not_sent_back_for_digits() -> None:
