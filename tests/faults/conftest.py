@@ -13,9 +13,7 @@ import json
 import random
 import threading
 import time
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from grader.extensions import db
 from grader.models import Attempt, Progress
 from grader.services import accounts
 from tests.queue.support import SECRET, Gunicorn, env_for
-from tests.web.conftest import PASSWORD, SERVER_DATABASE, build_app
+from tests.web.conftest import PASSWORD, build_app, empty_database
 
 EXERCISE = "block-residual"
 ATTEMPTS = f"/api/v1/exercises/{EXERCISE}/attempts"
@@ -52,30 +50,9 @@ class Outcome:
     error: str | None = None
 
 
-@contextmanager
-def fresh_database(tmp_path: Path) -> Iterator[str]:
-    """Like tests.web.conftest.empty_database, but its admin connection survives a server restart."""
-    if not SERVER_DATABASE:
-        yield f"sqlite:///{tmp_path / 'fresh.db'}"
-        return
-    name = f"grader_{uuid.uuid4().hex[:12]}"
-
-    def admin(sql: str) -> None:
-        engine = sa.create_engine(SERVER_DATABASE, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-        with engine.connect() as connection:
-            connection.execute(sa.text(sql))
-        engine.dispose()
-
-    admin(f'CREATE DATABASE "{name}"')
-    try:
-        yield sa.make_url(SERVER_DATABASE).set(database=name).render_as_string(hide_password=False)
-    finally:
-        admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 @pytest.fixture
 def database(tmp_path: Path) -> Iterator[str]:
-    with fresh_database(tmp_path) as url:
+    with empty_database(tmp_path) as url:
         yield url
 
 

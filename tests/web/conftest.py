@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,16 +39,37 @@ def empty_database(tmp_path: Path) -> Iterator[str]:
         yield f"sqlite:///{tmp_path / 'fresh.db'}"
         return
     name = f"grader_{uuid.uuid4().hex[:12]}"
-    # No pool: a kept connection would not survive a server restart and would block DROP DATABASE.
-    admin = sa.create_engine(SERVER_DATABASE, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    _admin(f'CREATE DATABASE "{name}"')
     try:
         yield sa.make_url(SERVER_DATABASE).set(database=name).render_as_string(hide_password=False)
     finally:
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        _drop_database(name)
+
+
+def _admin(sql: str) -> None:
+    """Run one statement on the PostgreSQL test server, on a connection of its own."""
+    # A new engine each time, and no pool: a kept connection would not survive a server restart (the
+    # fault tests make one) and would block DROP DATABASE.
+    assert SERVER_DATABASE
+    engine = sa.create_engine(SERVER_DATABASE, isolation_level="AUTOCOMMIT", poolclass=sa.pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            connection.execute(sa.text(sql))
+    finally:
+        engine.dispose()
+
+
+def _drop_database(name: str, tries: int = 100) -> None:
+    """Drop a test database, ending its connections; wait out an autovacuum worker on it."""
+    for attempt in range(tries):
+        try:
+            return _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        except sa.exc.ProgrammingError as error:
+            # FORCE cannot end an autovacuum worker (a superuser's process; the test role is not one),
+            # and one may have just started on the new database. It ends by itself within moments.
+            if "pg_signal_backend" not in str(error.orig) or attempt == tries - 1:
+                raise
+            time.sleep(0.1)
 
 
 def build_app(tmp_path: Path, **overrides: object) -> Flask:
