@@ -120,16 +120,19 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     from grader.codecheck.selfcheck import check_code_spec
     from grader.codecheck.spec import load_code_specs
 
-    catalog = _load(args.root)
+    catalog, unread = Catalog.from_directory(args.root)
+    code_specs, unread_code = load_code_specs(args.root)
+    for error in [*unread, *unread_code]:  # a file that cannot be read is not checked: that fails too
+        print(error, file=sys.stderr)
     specs = [s for s in catalog if not args.exercise or s.id == args.exercise]
     report = check_catalog(specs, args.seeds)
-    for code_spec in load_code_specs(args.root)[0]:
+    for code_spec in code_specs:
         if not args.exercise or code_spec.id == args.exercise:
             report.merge(check_code_spec(code_spec, range(args.seeds)))
     for line in report.failures[:200]:
         print(line)
     print(report.summary())
-    return 1 if report.failures else 0
+    return 1 if report.failures or unread or unread_code else 0
 
 
 def cmd_grade_code(args: argparse.Namespace) -> int:

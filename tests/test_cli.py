@@ -98,5 +98,14 @@ def test_selfcheck_fails_a_code_exercise_whose_mistakes_would_pass(tmp_path: Pat
     (tmp_path / "code-gelu.yaml").write_text(loose, encoding="utf-8")
     result = run("--root", str(tmp_path), "selfcheck", "--seeds", "2")
     assert result.returncode == 1
-    assert "code-gelu seed 1: mistake erf-gelu -> passed, named None" in result.stdout.splitlines()
+    assert "code-gelu seed 1: mistake erf-gelu at 10 times the tolerance -> passed, named None" in result.stdout.splitlines()
     assert result.stdout.strip().endswith("selfcheck: 1 exercises, 2 variants, 10 checks, 8 failures")
+
+
+def test_selfcheck_fails_when_a_file_cannot_be_read(tmp_path: Path) -> None:
+    code = (ROOT / "exercises" / "code" / "code-gelu.yaml").read_text(encoding="utf-8")
+    (tmp_path / "code-gelu.yaml").write_text(code.replace("cases: {random: 8}", "cases: {random: 8000}"),
+                                             encoding="utf-8")  # fmt: skip
+    result = run("--root", str(tmp_path), "selfcheck", "--seeds", "2")
+    assert result.returncode == 1
+    assert f"{tmp_path / 'code-gelu.yaml'}: cases.random: Input should be less than or equal to 100" in result.stderr

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, NoReturn
+from typing import Any, Callable, Mapping, NoReturn, TypeVar
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from yaml.composer import ComposerError
 from yaml.constructor import ConstructorError
 from yaml.events import AliasEvent, Event
@@ -22,6 +22,7 @@ EXERCISE_SUFFIXES = (".yaml", ".yml")
 MAX_EXERCISE_BYTES = 256 * 1024
 # The field of a problem with the whole exercise rather than one of its fields.
 WHOLE_FILE = "(file)"
+Model = TypeVar("Model", bound=BaseModel)
 # Limits on what one document may stand for, so hostile YAML is an error and never a crash or a hang:
 # exercises nest about 5 levels deep, and a 256 KB file holds far fewer than MAX_VALUES values unless
 # aliases repeat the same values over and over ("billion laughs").
@@ -178,14 +179,19 @@ def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[Sp
     data, unread = read_source(text, source)
     if unread:
         return None, unread
+    return validated(ExerciseSpec, data, source)
+
+
+def validated(model: type[Model], data: Any, source: str) -> tuple[Model | None, list[SpecError]]:
+    """Validate parsed YAML as `model`; returns it or the errors (never raises)."""
     if not isinstance(data, dict):
         return None, [SpecError(source, WHOLE_FILE, "an exercise file must be a mapping")]
     try:
-        return ExerciseSpec.model_validate(data), []
+        return model.model_validate(data), []
     except ValidationError as error:
         return None, [spec_error(source, e) for e in error.errors()]
-    except (RecursionError, OverflowError) as error:  # pydantic passes these through: never a crash
-        return None, [SpecError(source, WHOLE_FILE, f"a value cannot be checked: {error}")]
+    except (RecursionError, OverflowError, MemoryError) as error:  # pydantic passes these through
+        return None, [SpecError(source, WHOLE_FILE, f"a value cannot be checked: {error!r}")]
 
 
 def exercise_files(root: Path) -> list[Path]:

@@ -30,10 +30,15 @@ def case_rng(spec: CodeExerciseSpec, seed: int) -> np.random.Generator:
     return np.random.default_rng([seed, spec.cases.seed_offset])
 
 
+def cases_for(spec: CodeExerciseSpec, seed: int) -> list[Case]:
+    """The cases of `seed`: the task's edge cases (the first visible_cases of them visible), then random ones."""
+    return limit_visible(get_task(spec.task).cases(case_rng(spec, seed), spec.cases.random), spec.visible_cases)
+
+
 def prepare(spec: CodeExerciseSpec, seed: int) -> Prepared:
     """Generate the cases for `seed` and compute the reference and mutant outputs on them."""
     task = get_task(spec.task)
-    cases = limit_visible(task.cases(case_rng(spec, seed), spec.cases.random), spec.visible_cases)
+    cases = cases_for(spec, seed)
     expected = [_call(task.reference, case, task.changes) for case in cases]
     outputs = {name: [_call(task.mutants[name].compute, case, task.changes) for case in cases]
                for name in spec.mutants}  # fmt: skip

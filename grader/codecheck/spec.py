@@ -6,10 +6,10 @@ import ast
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
-from grader.catalog.loader import (WHOLE_FILE, SpecError, collect, is_code_source, read_source, read_sources,
-                                   spec_error, spec_from_text)
+from grader.catalog.loader import (SpecError, collect, is_code_source, read_source, read_sources, spec_from_text,
+                                   validated)
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.spec import MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Place, Slug, Title
 from grader.catalog.translations import CodeTranslation, Locale, Localised
@@ -111,6 +111,8 @@ def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
         tree = ast.parse(stub)  # parsed only, never run
     except SyntaxError as error:
         raise Refusal("stub is not valid Python: line %(line)s: %(error)s", line=error.lineno, error=error.msg) from None
+    except (MemoryError, RecursionError, ValueError):  # nested too deeply for the parser, or a NUL
+        raise Refusal("stub cannot be read as Python (nested too deeply, or a NUL character)") from None
     wanted = f"{function}({', '.join(params)})"
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == function:
@@ -125,12 +127,7 @@ def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
 
 def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
     """Validate parsed YAML as a code exercise; returns the spec or the errors."""
-    if not isinstance(data, dict):
-        return None, [SpecError(source, WHOLE_FILE, "an exercise file must be a mapping")]
-    try:
-        return CodeExerciseSpec.model_validate(data), []
-    except ValidationError as error:
-        return None, [spec_error(source, e) for e in error.errors()]
+    return validated(CodeExerciseSpec, data, source)
 
 
 def code_spec_from_text(text: str, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:

@@ -12,7 +12,7 @@ from werkzeug.datastructures import MultiDict
 from grader.catalog.loader import EXERCISE_SUFFIXES, MAX_EXERCISE_BYTES, WHOLE_FILE, SpecError
 from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant, make_variant
-from grader.codecheck.prepare import prepare
+from grader.codecheck.prepare import cases_for
 from grader.codecheck.tasks import Case
 from grader.codecheck.spec import CodeExerciseSpec
 from grader.extensions import db
@@ -65,7 +65,7 @@ def check(source: str, problems: list[SpecError] | None = None) -> Checked:
 
 
 def _id_error(spec: AnySpec, editing: str | None, new: bool) -> SpecError | None:
-    existing = db.session.get(Exercise, spec.id)
+    existing = db.session.get(Exercise, spec.id, populate_existing=True)  # as stored now, not as first read
     if new and existing is not None:
         return _taken(spec.id)
     if editing is not None and spec.id != editing:
@@ -119,12 +119,13 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
     checked = check(source, problems)
     if not checked.ok or checked.spec is None:
         return checked, None
+    # Two saves of one exercise queue here, and the second sees what the first stored: its version,
+    # or (two new exercises with one id) that the id is taken and of which kind it is.
+    lock_rows(Exercise.current_version, Exercise.id == checked.spec.id)
     wrong_id = _id_error(checked.spec, editing, new)
     if wrong_id is not None:
         checked.errors.append(wrong_id)
         return checked, None
-    # Two saves from one version queue here, and the second sees the first's version.
-    lock_rows(Exercise.current_version, Exercise.id == checked.spec.id)
     stored = current_version(checked.spec.id)
     if base is not None and stored is not None and stored.version != base:
         checked.errors.append(_changed_meanwhile(base, stored.version))
@@ -149,7 +150,7 @@ def preview(source: str, problems: list[SpecError] | None = None) -> tuple[Check
     seed = secrets.randbelow(2**31 - 1) + 1
     try:
         if isinstance(checked.spec, CodeExerciseSpec):
-            return checked, CodeCases(seed, prepare(checked.spec, seed).cases)
+            return checked, CodeCases(seed, cases_for(checked.spec, seed))  # the cases only: nothing runs
         return checked, make_variant(checked.spec, seed)
     except Exception as error:  # noqa: BLE001 - shown to the author, never a 500
         checked.failures.insert(0, f"no variant: {error}")

@@ -113,12 +113,26 @@ def parse_any_source(source: str, name: str = "exercise") -> AnySpec:
 
 
 def kind_change(spec: AnySpec, exercise: Exercise | None) -> Text | None:
-    """Why `spec` cannot be a new version of `exercise`, whose attempts are of its kind; else None."""
-    if exercise is None or exercise.kind == spec.kind:
+    """Why `spec` cannot be a new version of `exercise`, whose attempts are of its kind (and, for
+    code, of its task's function); else None."""
+    if exercise is None:
         return None
-    if exercise.kind == CODE_KIND:
-        return say("%(id)s is a code exercise, so a new version must be one too (or give it a new id)", id=repr(spec.id))
-    return say("%(id)s takes typed answers, so a new version must too (or give it a new id)", id=repr(spec.id))
+    if exercise.kind != spec.kind:
+        if exercise.kind == CODE_KIND:
+            return say("%(id)s is a code exercise, so a new version must be one too (or give it a new id)",
+                       id=repr(spec.id))  # fmt: skip
+        return say("%(id)s takes typed answers, so a new version must too (or give it a new id)", id=repr(spec.id))
+    stored = current_version(spec.id)
+    if not isinstance(spec, CodeExerciseSpec) or stored is None:
+        return None
+    try:
+        task = code_spec_of(stored).task
+    except SpecInvalid:  # a version the catalogue no longer accepts: nothing to compare with
+        return None
+    if task == spec.task:
+        return None
+    return say("%(id)s asks for task %(task)s, so a new version must too (or give it a new id)", id=repr(spec.id),
+               task=task)  # fmt: skip
 
 
 class UnknownExercise(LookupError):

@@ -33,13 +33,14 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     wanted = query_int("submission")
     shown = next((s for s in history if s.id == wanted), history[0] if history else None)
     mine = progress_of(current_user.id, exercise_id)
-    mistake = (shown.result or {}).get("misconception") if shown else None
+    # A mistake of the task the code was graded on: one the registry no longer has is left unnamed.
+    known = get_task(spec.task).mutants.get((shown.result or {}).get("misconception") or "") if shown else None
     html = render_template(
         "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown, now=utcnow(),
         pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),
         error=error,
         source=source if source is not None else (shown.source if shown else spec.stub),
-        mistake_title=get_task(spec.task).mutants[mistake].title if mistake else None, said=_said(shown),
+        mistake_title=known.title if known else None, said=_said(shown),
         used=mine.attempts_used if mine else 0, mine=mine,
         left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts),
     )  # fmt: skip

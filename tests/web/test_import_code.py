@@ -3,11 +3,18 @@ on their cases before they are stored, and never turned into the other kind."""
 
 from __future__ import annotations
 
+import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
+from grader.extensions import db
+from grader.models import Exercise, ExerciseVersion
+from grader.services import authoring
+from grader.services.exercises import save_source
+
 from tests.layer_norm_sources import GOOD
-from tests.web.conftest import csrf_from
+from tests.web.conftest import csrf_from, make_user
 from tests.web.test_learn import EXERCISES
 from tests.web.test_teach import exercise_row, source_of, upload
 
@@ -56,7 +63,7 @@ def test_a_code_exercise_whose_mistakes_would_pass_fails_the_self_check(app: Fla
     response = upload(instructor, loose.encode(), "code-gelu.yaml")
     html = response.get_data(as_text=True)
     assert response.status_code == 422
-    assert "code-gelu seed 0: mistake erf-gelu -&gt; passed, named None" in html
+    assert "code-gelu seed 0: mistake erf-gelu at 10 times the tolerance -&gt; passed, named None" in html
     assert exercise_row(app, "code-gelu") == (1, 1)  # the stored version is untouched
 
 
@@ -112,3 +119,55 @@ def test_a_code_exercise_with_a_broken_stub_is_refused_at_its_field(instructor: 
     assert response.status_code == 422
     assert "stub must define gelu(z); it defines gelu(z, y)" in response.get_data(as_text=True)
 
+
+
+def test_a_new_version_keeps_the_task_so_earlier_verdicts_still_show(
+        app: Flask, instructor: FlaskClient) -> None:  # fmt: skip
+    other_task = LAYER_NORM.replace("id: code-layer-norm", "id: code-gelu")
+    response = upload(instructor, other_task.encode(), "code-gelu.yaml")
+    assert response.status_code == 422
+    assert ("&#39;code-gelu&#39; asks for task gelu, so a new version must too (or give it a new id)"
+            in response.get_data(as_text=True))  # fmt: skip
+    assert exercise_row(app, "code-gelu") == (1, 1)
+
+
+@pytest.mark.parametrize("change, failure", [
+    ("tolerance: {rtol: 0.0, atol: 0.0}", "the reference&#39;s outputs, moved by float rounding (1e-09 of their "
+                                          "size) -&gt; failed"),
+    # Fails on the seeds checked, but only just: some learners' seeds would let the mistake pass.
+    ("tolerance: {rtol: 0.0002, atol: 1e-8}", "mistake rounded-constants at 10 times the tolerance -&gt; passed"),
+])  # fmt: skip
+def test_a_tolerance_too_tight_or_too_loose_for_code_fails_the_self_check(app: Flask, instructor: FlaskClient,
+                                                                          change: str, failure: str) -> None:  # fmt: skip
+    changed = CODE_GELU.replace("tolerance: {rtol: 1e-5, atol: 1e-8}", change)
+    html = upload(instructor, changed.encode(), "code-gelu.yaml").get_data(as_text=True)
+    assert failure in html
+    assert exercise_row(app, "code-gelu") == (1, 1)
+
+
+def test_a_stub_nested_too_deeply_to_parse_is_refused_at_its_field(app: Flask, instructor: FlaskClient) -> None:
+    deep = CODE_GELU.replace("  def gelu(z):\n", "  def gelu(z):\n      return " + "-" * 50_000 + "z\n", 1)
+    assert deep != CODE_GELU
+    response = upload(instructor, deep.encode(), "code-gelu.yaml")
+    assert response.status_code == 422
+    assert "stub cannot be read as Python (nested too deeply, or a NUL character)" in response.get_data(as_text=True)
+
+
+def test_a_new_exercise_whose_id_is_taken_meanwhile_is_refused_not_made_a_version(
+        app: Flask, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    numeric = (EXERCISES / "gpt2-block" / "block-gelu.yaml").read_text(encoding="utf-8")
+    user = make_user(app, "teach@example.com", "instructor")
+    locking = authoring.lock_rows
+
+    def another_save_first(*args: object) -> None:  # another request saves the same new id just before
+        save_source(numeric.replace("id: block-gelu", "id: fresh-id"), user, "web")
+        locking(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(authoring, "lock_rows", another_save_first)
+    with app.test_request_context():
+        checked, outcome = authoring.save(CODE_GELU.replace("id: code-gelu", "id: fresh-id"), user, "web", new=True)
+        assert outcome is None and [e.field for e in checked.errors] == ["id"]
+        assert "&#39;fresh-id&#39; is already taken" in str(checked.errors[0].message).replace("'", "&#39;")
+        kinds = db.session.scalars(sa.select(ExerciseVersion.source).where(ExerciseVersion.exercise_id == "fresh-id"))
+        assert [("kind: code" in source) for source in kinds] == [False]
+        assert db.session.get(Exercise, "fresh-id").kind == "numeric"

@@ -75,7 +75,7 @@ def test_a_changed_code_file_whose_mistakes_would_pass_is_not_stored(app: Flask,
     result = sync(app, {"code-gelu.yaml": loose}, tmp_path / "exercises")
     assert result.exit_code == 1, result.output
     assert ("code-gelu.yaml: (self-check): fails the self-check, so it is not stored: code-gelu seed 0: "
-            "mistake erf-gelu -> passed, named None") in result.output  # fmt: skip
+            "mistake erf-gelu at 10 times the tolerance -> passed, named None") in result.output  # fmt: skip
     assert exercise_row(app, "code-gelu") == (1, 1)
 
 
