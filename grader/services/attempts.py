@@ -44,6 +44,11 @@ class UnknownParts(ValueError):
         self.unknown, self.known = unknown, known
 
 
+class VersionChanged(LookupError):
+    """The answers were given to a version of the exercise that is no longer current (an edit while the
+    page was open): its numbers may have changed, so they are not graded against the new ones."""
+
+
 class NotOpen(LookupError):
     """The exercise opens later; learners can neither see nor answer it before `opens` (naive UTC)."""
 
@@ -228,12 +233,16 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
     return Submitted("graded", result, StoredAttempt(attempt_id, score, late), attempts_left(spec.max_attempts, number))
 
 
-def submit(user_id: int, exercise_id: str, answers: Mapping[str, str], early: bool = False) -> Submitted:
+def submit(user_id: int, exercise_id: str, answers: Mapping[str, str], early: bool = False,
+           seen: int | None = None) -> Submitted:  # fmt: skip
     """Grade answers against the learner's variant; store counted attempts durably before returning.
 
-    Raises NotOpen before the exercise's opening date unless `early`.
+    Raises NotOpen before the exercise's opening date unless `early`, and VersionChanged when `seen`
+    (the version the learner's page showed) is not the current one.
     """
     current, seed = _current(user_id, exercise_id, early)  # refused before a seed is made: nothing left behind
+    if seen is not None and seen != current.version:
+        raise VersionChanged(exercise_id)
     variant = _variant(user_id, current, seed)
     answers = known_answers(variant, answers)
     result = check_answers(variant, answers)

@@ -21,9 +21,10 @@ from grader.web.i18n import LANGUAGES
 ROW_ID_MAX = 2**31 - 1
 
 
-def query_int(name: str, high: int = ROW_ID_MAX) -> int | None:
-    """A whole-number query parameter from 1 to `high`; None when absent, malformed or out of range."""
-    value = request.args.get(name, type=int)
+def query_int(name: str, high: int = ROW_ID_MAX, posted: bool = False) -> int | None:
+    """A whole-number query parameter (a form field when `posted`) from 1 to `high`; None when absent,
+    malformed or out of range."""
+    value = (request.form if posted else request.args).get(name, type=int)
     return value if value is not None and 1 <= value <= high else None
 
 

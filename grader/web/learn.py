@@ -46,7 +46,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         mine=mine, history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
-        resend=RESEND,
+        resend=RESEND, version=stored.version,
     )  # fmt: skip
     return html, status
 
@@ -97,8 +97,9 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
         abort(400)
     typed = typed_answers()
     try:
-        submission = attempts.submit(current_user.id, exercise_id, typed, early=current_user.is_instructor)
-    except attempts.UnknownParts:  # a new version while the page was open: keep what still has a field
+        submission = attempts.submit(current_user.id, exercise_id, typed, early=current_user.is_instructor,
+                                     seen=query_int("version", posted=True))  # fmt: skip
+    except (attempts.VersionChanged, attempts.UnknownParts):  # a new version while the page was open
         return _page(exercise_id, None, typed, "changed", 409)
     if submission.outcome == "invalid":
         return _page(exercise_id, submission.result, typed, "invalid", 422)

@@ -123,6 +123,26 @@ def test_attempt_limit_and_penalty(app: Flask, learner: FlaskClient) -> None:
     assert count(app, Attempt) == 2
 
 
+def test_answers_to_numbers_an_edit_has_changed_are_not_graded_against_the_new_ones(
+        app: Flask, learner: FlaskClient) -> None:  # fmt: skip
+    limited_exercise(app)
+    page = learner.get("/exercises/residual-quiz").get_data(as_text=True)
+    assert '<input type="hidden" name="version" value="1">' in page
+    right = fmt(expected(app, "residual-quiz")["h"])  # right for the numbers on the page
+    source = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
+    edited = source.replace("id: block-residual", "id: residual-quiz").replace("low: -2.0, high: 2.0", "low: -1.0, high: 1.0")
+    assert edited != source.replace("id: block-residual", "id: residual-quiz")
+    with app.app_context():
+        save_source(edited + "max_attempts: 2\npenalty: 0.25\n", None, "web")  # new numbers while the page is open
+    data = {"csrf_token": csrf_from(page), "version": "1", "part-h": right}
+    response = learner.post("/exercises/residual-quiz", data=data)
+    html = response.get_data(as_text=True)
+    assert response.status_code == 409 and "This exercise changed while you were answering it." in html
+    assert "Nothing was counted." in html and '<input type="hidden" name="version" value="2">' in html
+    assert count(app, Attempt) == 0
+    assert learner.post("/exercises/residual-quiz", data={**data, "version": "2"}).status_code == 303
+
+
 def test_solution_appears_when_attempts_are_used_up(app: Flask, learner: FlaskClient) -> None:
     limited_exercise(app)
     post_answers(learner, "residual-quiz", {"h": "1.000 2.000 3.000 4.000"})
