@@ -18,7 +18,7 @@ from grader.answers.results import Mutant, PartResult, Target
 from grader.answers.structures import entry
 from grader.answers.tolerance import (Bands, Tolerance, bands, digits_request, fewer_digits_than_asked,
                                      is_exact_answer)
-from grader.texts import N_, Text, say
+from grader.texts import N_, Text, joined, say
 
 MAX_ANSWER_CHARS = 20_000
 CORRECT = say("Correct.")
@@ -72,10 +72,13 @@ def _positions(mask: np.ndarray) -> list[Any]:
     return [tuple(int(i) for i in idx) if mask.ndim > 1 else int(idx[0]) for idx in np.argwhere(mask)]
 
 
-def _incorrect(text: Text, mutant: Mutant | None, wrong: list[Any], score: float, value: Any) -> PartResult:
+def _incorrect(text: Text, mutant: Mutant | None, wrong: list[Any], score: float, value: Any,
+               entries: bool = False) -> PartResult:  # fmt: skip
+    """An incorrect verdict; a named mistake replaces the text, keeping which `entries` are wrong."""
     if mutant is not None:
         # The title is one of the catalogue's fixed phrases, so it is looked up as a text of its own.
-        text = say("Not quite: this is the answer you get with %(mistake)s.", mistake=Text(mutant.title))
+        named = say("Not quite: this is the answer you get with %(mistake)s.", mistake=Text(mutant.title))
+        text = joined([named, say("Wrong: %(where)s.", where=_position_words(wrong))], " ") if entries and wrong else named
     return PartResult.said(
         "incorrect", score, text, misconception=mutant.name if mutant else None,
         hint=mutant.hint if mutant else None, wrong_entries=tuple(wrong), value=value,
@@ -174,7 +177,7 @@ class NumericKind:
         mutant = _matching_mutant(values, accepts)
         wrong = _positions(~ok)
         score = float(ok.mean()) if partial else 0.0
-        return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json)
+        return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json, entries=True)
 
     def _too_coarse(self, where: list[Any], accepts: _Accepts, tolerance: Tolerance) -> Text:
         request = digits_request(accepts.exact, tolerance, self.integral)

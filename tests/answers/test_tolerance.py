@@ -212,3 +212,12 @@ def test_a_count_checked_to_significant_figures_asks_for_figures_not_the_whole_n
     assert result.status == "invalid"
     assert result.message == "Too few digits: give at least 3 significant figures."
     assert grade_part("integer", "41.9M", target(41_943_040), SIGFIGS).status == "correct"
+
+
+def test_a_named_mistake_in_a_vector_still_says_which_entries_are_wrong() -> None:
+    t = Target((np.array([1.0, 2.0, 3.0, 4.0]),), (Mutant("forgot-x", "x forgotten", "hint", (np.array([0.5, 2.0, 2.5, 4.0]),)),))
+    result = grade_part("vector", "0.5 2 2.5 4", t, Tolerance("abs", 0.05), partial=True)
+    assert (result.status, result.misconception, result.wrong_entries) == ("incorrect", "forgot-x", (0, 2))
+    assert result.message == "Not quite: this is the answer you get with x forgotten. Wrong: entries 1 and 3."
+    scalar = grade_part("scalar", "0.5", target(0.6405, ("half", 0.5)), ABS)
+    assert scalar.message == "Not quite: this is the answer you get with half."  # one entry: nothing to point at
