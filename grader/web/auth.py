@@ -119,8 +119,9 @@ def _profile_page(status: int = 200, **forms: object) -> tuple[str, int]:
     page = {"form": TokenForm(), "new_token": None, "password": PasswordForm(prefix="pw"),
             "close": CloseAccountForm(prefix="close"), **forms}  # fmt: skip
     signed_in = sign_ins.listing(current_user, current_app.config["SIGN_IN_IDLE_DAYS"])
+    # here: the page is also shown by the POSTs to /profile/password and /profile/close.
     return render_template("auth/profile.html", tokens=accounts.active_tokens(current_user), sign_ins=signed_in,
-                           **page), status  # fmt: skip
+                           here=url_for("auth.profile"), status_error=status >= 400, **page), status  # fmt: skip
 
 
 @bp.route("/profile", methods=["GET", "POST"])

@@ -145,6 +145,8 @@ def test_a_learner_changes_their_password(app: Flask, learner: FlaskClient) -> N
     wrong = learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": "nope",
                                                     "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
     assert wrong.status_code == 422 and "current password is not right" in wrong.get_data(as_text=True)
+    # Its language switch comes back to the profile, which a GET can show (not to the POST-only address).
+    assert '<input type="hidden" name="next" value="/profile">' in wrong.get_data(as_text=True)
     done = learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": PASSWORD,
                                                    "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
     assert done.status_code == 302
