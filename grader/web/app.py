@@ -30,7 +30,10 @@ SECURITY_HEADERS = {
 }
 
 
-SQLITE_PRAGMAS = ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=10000", "synchronous=NORMAL")
+# synchronous=FULL: a commit reaches the disk before it returns, so an attempt answered as stored
+# survives a power cut too (NORMAL, WAL's usual setting, may lose the last commits; about 0.3 ms less
+# per commit here).
+SQLITE_PRAGMAS = ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=10000", "synchronous=FULL")
 
 
 @event.listens_for(Engine, "connect")

@@ -61,6 +61,7 @@ def test_db_upgrade_on_an_empty_database_matches_the_models(tmp_path: Path) -> N
             if connection.dialect.name == "sqlite":
                 assert connection.execute(sa.text("PRAGMA journal_mode")).scalar() == "wal"
                 assert connection.execute(sa.text("PRAGMA foreign_keys")).scalar() == 1
+                assert connection.execute(sa.text("PRAGMA synchronous")).scalar() == 2  # FULL: on disk at commit
         with app.app_context():
             db.engine.dispose()
 
