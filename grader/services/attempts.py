@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
@@ -174,9 +175,15 @@ def learner_variant(user_id: int, exercise_id: str, early: bool = False) -> tupl
     return current, _variant(user_id, current, seed)
 
 
+def _spacing_aside(text: str) -> str:
+    """The text with each line's spaces and tabs at its ends dropped and runs of them made one (the
+    parsers read them alike); lines (a matrix's rows) are kept."""
+    return "\n".join(re.sub(r"[ \t]+", " ", line).strip(" \t") for line in text.strip().splitlines())
+
+
 def answers_digest(answers: Mapping[str, str]) -> str:
-    """A hash of the answers as typed (whitespace at the ends ignored), for spotting repeats."""
-    canonical = json.dumps({k: v.strip() for k, v in sorted(answers.items())}, ensure_ascii=False)
+    """A hash of the answers as typed (spacing aside), for spotting repeats."""
+    canonical = json.dumps({k: _spacing_aside(v) for k, v in sorted(answers.items())}, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

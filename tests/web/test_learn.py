@@ -104,6 +104,14 @@ def test_the_same_answers_twice_count_once(app: Flask, learner: FlaskClient) -> 
     assert "already submitted exactly these answers" in learner.get(second.headers["Location"]).get_data(as_text=True)
 
 
+def test_answers_that_differ_only_in_spacing_count_once(app: Flask, learner: FlaskClient) -> None:
+    post_answers(learner, "block-residual", {"h": "[1.000; 2.000; 3.000; 4.000]"})
+    again = post_answers(learner, "block-residual", {"h": " [1.000;  2.000;\t3.000; 4.000]  "})
+    assert "outcome=repeat" in again.headers["Location"] and count(app, Attempt) == 1
+    other = post_answers(learner, "block-residual", {"h": "[1,000; 2,000; 3,000; 4,000]"})  # another way to write them
+    assert "outcome=graded" in other.headers["Location"] and count(app, Attempt) == 2
+
+
 def limited_exercise(app: Flask) -> None:
     source = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
     source = source.replace("id: block-residual", "id: residual-quiz") + "max_attempts: 2\npenalty: 0.25\n"
