@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from flask import request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -38,3 +40,15 @@ limiter = Limiter(key_func=get_remote_address)
 def user_key() -> str:
     """The rate limiter's key for a signed-in user's requests: the account, or the address before login."""
     return f"user:{current_user.id}" if current_user.is_authenticated else request.remote_addr or "-"
+
+
+def _showing_drawn_numbers() -> bool:
+    return "numbers" in request.args  # numbers drawn already, shown again: a reload, a language switch
+
+
+def practice_draws(key_func: Callable[[], str]) -> Callable[[Any], Any]:
+    """The limit on new practice numbers: one budget per learner, for the page and the API together;
+    showing numbers drawn before (?numbers=) does not use it. `key_func` must give `user:<id>`."""
+    # New numbers come with their worked solution: a bound, so nobody can draw until a classmate's come up.
+    return limiter.shared_limit("30 per minute; 300 per day", scope="practice-draws", key_func=key_func,
+                                exempt_when=_showing_drawn_numbers)  # fmt: skip

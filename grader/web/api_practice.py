@@ -11,7 +11,7 @@ from dataclasses import asdict
 from flask import abort, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
 
-from grader.extensions import limiter
+from grader.extensions import limiter, practice_draws
 from grader.services import attempts, practice
 from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, language, part_verdicts,
                             variant_fields)  # fmt: skip
@@ -49,7 +49,7 @@ def _opened(current: attempts.CurrentVersion, token: str) -> practice.Practice:
                                               **REFUSED}, query=PracticeQuery,
             description="Without ?numbers=, new numbers each time. Nothing is stored.")  # fmt: skip
 @bearer
-@limiter.limit("30 per minute; 300 per day", key_func=caller_key)
+@practice_draws(lambda: f"user:{caller().user_id}")  # the page's key: one budget for both
 def practice_numbers(exercise_id: str) -> ResponseReturnValue:
     """A practice variant: new numbers, or the ones ?numbers= names."""
     lang = language()

@@ -16,7 +16,7 @@ from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
-from grader.extensions import limiter, user_key
+from grader.extensions import limiter, practice_draws, user_key
 from grader.services import attempts, practice
 from grader.web.errors import NO_SUCH_EXERCISE
 from grader.web.forms import AnswerForm
@@ -58,8 +58,7 @@ def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, 
 
 @bp.get("/exercises/<exercise_id>/practice")
 @login_required
-# New numbers come with their worked solution: a bound, so nobody can draw until a classmate's come up.
-@limiter.limit("30 per minute; 300 per day", key_func=user_key)
+@practice_draws(user_key)
 def practice_page(exercise_id: str) -> Response | tuple[str, int]:
     """A practice variant: new numbers on first visit (by redirect, so a reload keeps them)."""
     token = request.args.get("numbers")
