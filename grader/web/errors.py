@@ -67,9 +67,12 @@ CSRF_MESSAGE = _l("The form has expired or was not sent from this site. Reload t
 
 
 def _csrf(error: CSRFError) -> ResponseReturnValue:
-    from grader.web.learn import resend
+    from grader.web.learn import keep_answers, resend
 
-    if request.endpoint == "learn.answer" and current_user.is_authenticated and request.view_args:
+    if request.endpoint == "learn.answer" and request.view_args:
+        if not current_user.is_authenticated:  # the cookie was lost: log in again, the answers wait
+            keep_answers(request.view_args["exercise_id"])
+            return current_app.login_manager.unauthorized()  # type: ignore[attr-defined,no-any-return]
         try:  # answers typed into a page whose session was lost are shown again, not dropped
             return resend(request.view_args["exercise_id"])
         except (HTTPException, UnknownExercise, NotOpen):  # no such exercise, or not open yet: the plain refusal

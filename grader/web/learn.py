@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+import time
+
+from flask import Blueprint, abort, redirect, render_template, request, session, url_for
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
@@ -18,6 +20,10 @@ from grader.web.forms import AnswerForm, query_int
 
 bp = Blueprint("learn", __name__)
 FIELD_PREFIX = "part-"
+KEPT = "kept_answers"
+MAX_KEPT_CHARS = 2000  # the session is a cookie: a few KB at most
+# Long enough to log in again; short, since whoever logs in next on this browser gets them back.
+KEPT_SECONDS = 30 * 60
 
 
 @bp.get("/")
@@ -56,6 +62,32 @@ def typed_answers() -> dict[str, str]:
     return {k[len(FIELD_PREFIX):]: v for k, v in request.form.items() if k.startswith(FIELD_PREFIX)}
 
 
+def keep_answers(exercise_id: str) -> None:
+    """Keep the answers of a POST whose sign-in had ended, to show them again once the learner logs in."""
+    typed = typed_answers()
+    if sum(len(k) + len(v) for k, v in typed.items()) <= MAX_KEPT_CHARS:
+        session[KEPT] = {"exercise": exercise_id, "answers": typed, "at": int(time.time())}
+
+
+def _kept_answers(exercise_id: str) -> dict[str, str] | None:
+    """The answers keep_answers kept for this exercise in the last KEPT_SECONDS (shown once)."""
+    kept = session.get(KEPT)
+    if not isinstance(kept, dict) or kept.get("exercise") != exercise_id:
+        return None
+    session.pop(KEPT)
+    if not isinstance(kept.get("at"), int) or time.time() - kept["at"] > KEPT_SECONDS:
+        return None
+    answers = kept.get("answers")
+    return answers if isinstance(answers, dict) and all(isinstance(v, str) for v in answers.values()) else None
+
+
+@bp.before_request
+def _keep_answers_across_login() -> None:
+    """Answers sent after the learner's sign-in ended wait in the session while they log in again."""
+    if request.endpoint == "learn.answer" and not current_user.is_authenticated and request.view_args:
+        keep_answers(request.view_args["exercise_id"])
+
+
 def _open_code_exercise(exercise_id: str) -> bool:
     """Whether the exercise takes code, after refusing a learner (403) an exercise not open yet."""
     found = exercises.existing(exercise_id)
@@ -69,6 +101,9 @@ def exercise(exercise_id: str) -> tuple[str, int]:
     """The learner's variant, the form, and feedback on the attempt named in ?attempt=."""
     if _open_code_exercise(exercise_id):
         return code.page(exercise_id)
+    kept = _kept_answers(exercise_id)
+    if kept is not None:
+        return _page(exercise_id, None, kept, "expired")
     shown = query_int("attempt")
     chosen = next((a for a in attempts.history(current_user.id, exercise_id) if a.id == shown), None)
     if chosen is None:

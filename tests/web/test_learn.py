@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -10,10 +11,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Attempt, Progress, User
+from grader.models import Attempt, Progress, SignIn, User
 from grader.services import attempts
 from grader.services.exercises import save_source
-from tests.web.conftest import csrf_from
+from tests.web.conftest import PASSWORD, csrf_from, login, make_user
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 
@@ -229,6 +230,35 @@ def test_answers_sent_with_an_expired_form_come_back_to_be_sent_again(app: Flask
     code = learner.post("/exercises/code-gelu", data={"csrf_token": "stale", "source": "def gelu(z):\n    return z\n"},
                         content_type="multipart/form-data")  # fmt: skip
     assert code.status_code == 400 and "def gelu(z):\n    return z" in code.get_data(as_text=True)
+
+
+def test_answers_sent_after_the_sign_in_ended_wait_for_the_learner_to_log_in_again(
+        app: Flask, learner: FlaskClient) -> None:  # fmt: skip
+    token = csrf_from(learner.get("/exercises/block-residual").get_data(as_text=True))
+    with app.app_context():  # signed out from the profile page of another browser, say
+        db.session.execute(sa.delete(SignIn))
+        db.session.commit()
+    sent = learner.post("/exercises/block-residual", data={"csrf_token": token, "part-h": "[1,5; 2; 3; 4]"})
+    assert sent.status_code == 302 and "/login?next=" in sent.headers["Location"]
+    page = learner.get("/login").get_data(as_text=True)
+    back = learner.post("/login?next=/exercises/block-residual",
+                        data={"email": "ada@example.com", "password": PASSWORD, "csrf_token": csrf_from(page)})
+    html = learner.get(back.headers["Location"]).get_data(as_text=True)
+    assert "This page's form had expired, so nothing was checked or counted." in html and "[1,5; 2; 3; 4]" in html
+    assert count(app, Attempt) == 0
+    assert "[1,5; 2; 3; 4]" not in learner.get("/exercises/block-residual").get_data(as_text=True)  # shown once
+
+
+def test_answers_sent_after_the_cookie_was_lost_wait_too_for_half_an_hour(app: Flask, client: FlaskClient) -> None:
+    make_user(app, "ada@example.com")
+    sent = client.post("/exercises/block-residual", data={"csrf_token": "lost", "part-h": "[1,5; 2; 3; 4]"})
+    assert sent.status_code == 302 and "/login?next=" in sent.headers["Location"]
+    login(client, "ada@example.com")
+    assert "[1,5; 2; 3; 4]" in client.get("/exercises/block-residual").get_data(as_text=True)
+    with client.session_transaction() as kept:  # typed an hour ago, by whoever used this browser then
+        kept["kept_answers"] = {"exercise": "block-residual", "answers": {"h": "[9; 9; 9; 9]"},
+                                "at": int(time.time()) - 3600}  # fmt: skip
+    assert "[9; 9; 9; 9]" not in client.get("/exercises/block-residual").get_data(as_text=True)
 
 
 def test_an_expired_form_on_an_exercise_that_does_not_exist_is_the_plain_refusal(learner: FlaskClient) -> None:
