@@ -124,14 +124,24 @@ def _profile_page(status: int = 200, **forms: object) -> tuple[str, int]:
                            here=url_for("auth.profile"), status_error=status >= 400, **page), status  # fmt: skip
 
 
+TOKEN_FORM_USED = "token_form_used"
+
+
 @bp.route("/profile", methods=["GET", "POST"])
 @login_required
 def profile() -> tuple[str, int]:
     """The user's account and API tokens; POST makes a token and shows it once."""
-    form, new_token = TokenForm(), None
-    if form.validate_on_submit():
-        new_token = accounts.create_token(current_user, form.name.data or "api")
-    return _profile_page(form=form, new_token=new_token)
+    form = TokenForm()
+    if not form.validate_on_submit():
+        return _profile_page(422 if request.method == "POST" else 200, form=form)
+    if form.once.data and session.get(TOKEN_FORM_USED) == form.once.data:  # the same form again: a reload
+        again = TokenForm(formdata=None, name=form.name.data)  # with a new `once`, to make another
+        again.name.errors = [gettext("This form already made its token (listed below; its value is shown only "
+                                     "once). Send the form again to make another.")]  # fmt: skip
+        return _profile_page(409, form=again)
+    session[TOKEN_FORM_USED] = form.once.data
+    new_token = accounts.create_token(current_user, form.name.data or "api")
+    return _profile_page(form=TokenForm(formdata=None), new_token=new_token)
 
 
 @bp.post("/profile/password")

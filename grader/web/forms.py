@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from flask import request
@@ -79,9 +80,10 @@ class RegisterForm(PageForm):
 
 
 class TokenForm(PageForm):
-    """Name for a new API token."""
+    """Name for a new API token, and a value new with each page, so a form sent twice makes one token."""
 
     name = StringField(_l("Token name"), validators=[DataRequired(), Length(max=80)])
+    once = HiddenField(default=lambda: secrets.token_urlsafe(16), validators=[Length(max=64)])
 
 
 class IdForm(PageForm):

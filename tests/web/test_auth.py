@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -108,6 +110,25 @@ def test_profile_makes_shows_once_and_revokes_tokens(app: Flask, learner: FlaskC
     learner.post(f"/profile/tokens/{row_id}/revoke", data={"csrf_token": token})
     with app.app_context():
         assert db.session.get(ApiToken, row_id).revoked_at is not None
+
+
+def test_sending_the_token_form_again_makes_no_second_token(app: Flask, learner: FlaskClient) -> None:
+    page = learner.get("/profile").get_data(as_text=True)
+    once = re.search(r'name="once" type="hidden" value="([^"]+)"', page)
+    assert once is not None
+    data = {"name": "laptop", "csrf_token": csrf_from(page), "once": once.group(1)}
+    made = learner.post("/profile", data=data)
+    assert made.status_code == 200 and "shown only once:" in made.get_data(as_text=True)
+    again = learner.post("/profile", data=data)  # what reloading that page sends
+    html = again.get_data(as_text=True)
+    assert again.status_code == 409 and "This form already made its token" in html and "shown only once:" not in html
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(ApiToken)) == 1
+    fresh = re.search(r'name="once" type="hidden" value="([^"]+)"', html)
+    assert fresh is not None and fresh.group(1) != once.group(1)  # the page's form makes another
+    assert learner.post("/profile", data={**data, "once": fresh.group(1)}).status_code == 200
+    blank = learner.post("/profile", data={**data, "name": "", "once": "x"})
+    assert blank.status_code == 422 and "This field is required." in blank.get_data(as_text=True)
 
 
 def test_a_learner_cannot_revoke_someone_elses_token(app: Flask, learner: FlaskClient) -> None:
