@@ -19,7 +19,7 @@ from grader.catalog.lessons import lesson_title
 from grader.extensions import limiter, practice_draws, user_key
 from grader.services import attempts, practice
 from grader.web.errors import NO_SUCH_EXERCISE
-from grader.web.forms import AnswerForm
+from grader.web.forms import AnswerForm, query_int
 from grader.web.learn import FIELD_PREFIX, bp, typed_answers
 
 
@@ -46,11 +46,12 @@ def _opened(exercise_id: str, token: str) -> practice.Practice:
 
 
 def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, typed: dict[str, str],
-          status: int = 200) -> tuple[str, int]:  # fmt: skip
+          status: int = 200, changed: bool = False) -> tuple[str, int]:  # fmt: skip
     spec = opened.current.policy()
     html = render_template(
         "learn/practice.html", spec=spec, variant=opened.variant, lesson=lesson_title(spec.lesson), token=token,
-        result=result, typed=typed, form=AnswerForm(), prefix=FIELD_PREFIX,
+        result=result, typed=typed, form=AnswerForm(), prefix=FIELD_PREFIX, changed=changed,
+        version=opened.current.version,
         here=url_for("learn.practice_page", exercise_id=spec.id, numbers=token),
     )  # fmt: skip
     return html, status
@@ -79,5 +80,11 @@ def practice_check(exercise_id: str) -> tuple[str, int]:
     token = request.form.get("numbers", "")
     typed = typed_answers()
     opened = _opened(exercise_id, token)
-    result = practice.check(opened, typed)
+    seen = query_int("version", posted=True)
+    try:
+        if seen is not None and seen != opened.current.version:  # edited since: these are not those numbers
+            raise attempts.VersionChanged(exercise_id)
+        result = practice.check(opened, typed)
+    except (attempts.VersionChanged, attempts.UnknownParts):
+        return _page(opened, token, None, typed, 409, changed=True)
     return _page(opened, token, result, typed, 200 if result.counted else 422)

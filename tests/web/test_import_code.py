@@ -110,6 +110,7 @@ def test_the_preview_of_a_code_exercise_lists_its_cases(instructor: FlaskClient)
     assert "def gelu(z):" in html and "<span class=\"pill\">erf-gelu</span>" in html
     assert html.count("only whether it passed") == 8  # cases: {random: 8}
     assert "its inputs, output and any error" in html
+    assert "<p><strong>Escreva a GELU</strong></p>" in html  # each translation, title included
 
 
 def test_a_code_exercise_with_a_broken_stub_is_refused_at_its_field(instructor: FlaskClient) -> None:
@@ -141,7 +142,7 @@ def test_a_tolerance_too_tight_or_too_loose_for_code_fails_the_self_check(app: F
                                                                           change: str, failure: str) -> None:  # fmt: skip
     changed = CODE_GELU.replace("tolerance: {rtol: 1e-5, atol: 1e-8}", change)
     html = upload(instructor, changed.encode(), "code-gelu.yaml").get_data(as_text=True)
-    assert failure in html
+    assert failure in html and "too tight for a correct function's float rounding" in html
     assert exercise_row(app, "code-gelu") == (1, 1)
 
 

@@ -13,9 +13,10 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import Attempt, Progress, User
 from grader.services import practice
+from grader.services.exercises import save_source
 from tests.web.api_support import auth, token_for
 from tests.web.conftest import build_app, csrf_from, login, make_user
-from tests.web.test_learn import count, expected, fmt, limited_exercise, post_answers
+from tests.web.test_learn import EXERCISES, count, expected, fmt, limited_exercise, post_answers
 
 PRACTICE = "/exercises/block-layernorm/practice"
 
@@ -163,3 +164,21 @@ def test_new_numbers_are_rate_limited(tmp_path: Path) -> None:
     # One budget for the page and the API together.
     api = client.get("/api/v1/exercises/block-layernorm/practice", headers=auth(token_for(app)))
     assert api.status_code == 429 and api.get_json()["error"] == "rate_limited"
+
+
+def test_practice_answers_to_numbers_an_edit_changed_are_not_checked_against_the_new_ones(
+        app: Flask, learner: FlaskClient) -> None:  # fmt: skip
+    solve(app, learner)
+    token = numbers_token(learner)
+    page = learner.get(f"{PRACTICE}?numbers={token}").get_data(as_text=True)
+    assert '<input type="hidden" name="version" value="1">' in page
+    source = (EXERCISES / "gpt2-block" / "block-layernorm.yaml").read_text(encoding="utf-8")
+    with app.app_context():  # an instructor edits the exercise while the practice page is open
+        save_source(source.replace("low: -2.0, high: 2.0", "low: -1.0, high: 1.0", 1), None, "web")
+    data = {"csrf_token": csrf_from(page), "numbers": token, "version": "1", "part-mu": "0,125"}
+    sent = learner.post(PRACTICE, data=data)
+    html = sent.get_data(as_text=True)
+    assert sent.status_code == 409 and "This exercise changed while you were answering it." in html
+    assert 'value="0,125"' in html and '<input type="hidden" name="version" value="2">' in html
+    gone = learner.post(PRACTICE, data={**data, "version": "2", "part-nope": "1"})  # a part it no longer has
+    assert gone.status_code == 409 and 'value="0,125"' in gone.get_data(as_text=True)
