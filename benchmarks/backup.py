@@ -62,7 +62,7 @@ def fill(path: Path, attempts: int) -> None:
                       "RATELIMIT_ENABLED": False, "INSTANCE_PATH": str(path.parent)})  # fmt: skip
     with app.app_context():
         db.create_all()
-        from grader.services.exercises import sync_directory
+        from grader.services.sync import sync_directory
 
         sync_directory(app.config["EXERCISES_DIR"])
         db.engine.dispose()

@@ -28,7 +28,7 @@ from flask.testing import FlaskClient  # noqa: E402
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
 from grader.services import accounts, attempts  # noqa: E402
-from grader.services.exercises import sync_directory  # noqa: E402
+from grader.services.sync import sync_directory  # noqa: E402
 
 PASSWORD = "benchmark password"
 EXERCISE = "block-layernorm"

@@ -18,7 +18,7 @@ from grader.environment import local_url
 from grader.extensions import db
 from grader.models import ROLES, User
 from grader.services import accounts, password_reset, privacy
-from grader.services.exercises import sync_directory
+from grader.services.sync import sync_directory
 
 users = AppGroup("users", help="Manage accounts.")
 exercises = AppGroup("exercises", help="Manage the exercise catalogue.")

@@ -1,18 +1,17 @@
-"""Exercises in the database: synced from files or authored on the web, versioned, cached by content."""
+"""Exercises in the database: synced from files (services.sync) or authored on the web, versioned, cached
+by content."""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Protocol, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.orm import contains_eager
 
 from grader.catalog.lessons import exercise_order
-from grader.catalog.loader import SpecError, read_sources, shared_ids, spec_from_text
+from grader.catalog.loader import SpecError, spec_from_text
 from grader.catalog.selfcheck import check_spec
 from grader.catalog.spec import CODE_KIND, NUMERIC_KIND, ExerciseSpec
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS, check_code_spec
@@ -36,17 +35,6 @@ class SpecInvalid(ValueError):
     def __init__(self, errors: list[SpecError]) -> None:
         super().__init__("; ".join(map(str, errors)))
         self.errors = errors
-
-
-@dataclass
-class SyncReport:
-    """What a sync from exercises/ did."""
-
-    created: list[str] = field(default_factory=list)
-    updated: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    kept: list[str] = field(default_factory=list)  # edited on the web since: the file does not win
-    errors: list[SpecError] = field(default_factory=list)
 
 
 def source_hash(source: str) -> str:
@@ -197,7 +185,7 @@ def _list(exercise: Exercise, spec: ExerciseSpec | CodeExerciseSpec) -> None:
     exercise.position, exercise.due_at, exercise.opens_at = spec.position, spec.due_utc, spec.opens_utc
 
 
-def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
+def store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
     """Add a version when the source changed; returns created, updated or unchanged. No commit."""
     digest = source_hash(source)
     exercise = db.session.get(Exercise, spec.id)
@@ -223,7 +211,7 @@ def _store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | No
 def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[AnySpec, str]:
     """Validate and store an exercise source (numeric or code) as a new version; commits."""
     spec = parse_any_source(source)
-    outcome = _store(spec, source, user_id, origin)
+    outcome = store(spec, source, user_id, origin)
     if outcome != "unchanged":
         exercise = db.session.get(Exercise, spec.id)
         audit.note(user_id, "exercise.saved", None, spec.id, version=exercise.current_version if exercise else None,
@@ -252,55 +240,3 @@ def self_check(source: str) -> list[str]:
         return list(_self_check_by_hash(source_hash(source), source))
     except Exception as error:  # noqa: BLE001 - never a 500, nor a stopped sync; not cached (it may pass later)
         return [f"the reference computation failed: {error}"]
-
-
-def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError | None:
-    """The error for a file that would be a new version but fails the self-check, else None."""
-    digest = source_hash(source)
-    stored = current_version(spec.id)
-    if stored is not None and stored.source_hash == digest:
-        return None  # an unchanged file was checked when it was stored
-    failures = self_check(source)
-    if not failures:
-        return None
-    more = f" (and {len(failures) - 1} more; see python -m grader selfcheck --exercise {spec.id})"
-    return SpecError(name, "(self-check)", f"fails the self-check, so it is not stored: {failures[0]}"
-                                           f"{more if len(failures) > 1 else ''}")  # fmt: skip
-
-
-def sync_directory(root: Path) -> SyncReport:
-    """Load every exercise file under root into the database; commits.
-
-    A file that is invalid, fails the self-check or shares its id with another file is reported as an
-    error and not stored: what the database holds for that id (if anything) stays as it was. Neither of
-    two files with one id is loaded, since which one was meant cannot be told (a copy sorts first).
-    """
-    sources, read_errors = read_sources(root)
-    report = SyncReport(errors=read_errors)
-    read: list[tuple[str, str, AnySpec]] = []
-    for name, source in sources:
-        spec, errors = any_spec_from_text(source, name)
-        report.errors.extend(errors)
-        if spec is not None:
-            read.append((name, source, spec))
-    shared = shared_ids([(name, spec.id) for name, _, spec in read])
-    report.errors.extend(shared)
-    refused = {error.file for error in shared}
-    for name, source, spec in read:
-        if name in refused:
-            continue
-        existing = db.session.get(Exercise, spec.id)
-        if existing is not None and existing.origin == "web":
-            report.kept.append(spec.id)
-            continue
-        changed_kind = kind_change(spec, existing)
-        if changed_kind is not None:
-            report.errors.append(SpecError(name, "kind", str(changed_kind), changed_kind))
-            continue
-        failed = _refused_by_self_check(name, source, spec)
-        if failed is not None:
-            report.errors.append(failed)
-            continue
-        getattr(report, _store(spec, source, None, "file")).append(spec.id)
-    db.session.commit()
-    return report

@@ -18,7 +18,7 @@ from flask.testing import FlaskClient
 from grader import create_app
 from grader.extensions import db
 from grader.services import accounts
-from grader.services.exercises import sync_directory
+from grader.services.sync import sync_directory
 
 PASSWORD = "correct horse battery"
 
