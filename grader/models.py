@@ -108,6 +108,7 @@ class Exercise(db.Model):  # type: ignore[name-defined,misc]
     titles: Mapped[dict[str, str] | None] = mapped_column(sa.JSON, default=None)  # per language, when translated
     due_at: Mapped[datetime | None] = mapped_column(default=None)  # the current version's due date (UTC), if any
     opens_at: Mapped[datetime | None] = mapped_column(default=None)  # learners see it from then on (UTC), if set
+    max_attempts: Mapped[int | None] = mapped_column(default=None)  # the current version's attempt limit, if any
     position: Mapped[int] = mapped_column(default=100)
     kind: Mapped[str] = mapped_column(sa.String(16), default="numeric")
     current_version: Mapped[int] = mapped_column(default=1)

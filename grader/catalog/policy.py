@@ -67,6 +67,11 @@ def due_from_text(text: str) -> datetime:
     return due
 
 
+def attempts_left(max_attempts: int | None, used: int) -> int | None:
+    """Attempts remaining under the exercise's limit (None when unlimited)."""
+    return None if max_attempts is None else max(0, max_attempts - used)
+
+
 class AttemptPolicy(Strict):
     """When an attempt counts and for how much: the opening date, the attempt limit, the cost of a retry,
     the due date."""

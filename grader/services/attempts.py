@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
-from grader.catalog.policy import is_open
+from grader.catalog.policy import attempts_left, is_open
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
@@ -185,11 +185,6 @@ def answers_digest(answers: Mapping[str, str]) -> str:
     """A hash of the answers as typed (spacing aside), for spotting repeats."""
     canonical = json.dumps({k: _spacing_aside(v) for k, v in sorted(answers.items())}, ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def attempts_left(max_attempts: int | None, used: int) -> int | None:
-    """Attempts remaining under the exercise's limit (None when unlimited)."""
-    return None if max_attempts is None else max(0, max_attempts - used)
 
 
 def finished(mine: Progress | None, spec: ExerciseSpec, now: datetime) -> bool:

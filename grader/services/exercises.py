@@ -180,9 +180,10 @@ def _titles(spec: ExerciseSpec | CodeExerciseSpec) -> dict[str, str]:
 
 
 def _list(exercise: Exercise, spec: ExerciseSpec | CodeExerciseSpec) -> None:
-    """Copy what listing pages show without reading the source: lesson, titles, kind, order, dates."""
+    """Copy what listing pages show without reading the source: lesson, titles, kind, order, dates, attempt limit."""
     exercise.lesson, exercise.title, exercise.titles, exercise.kind = spec.lesson, spec.title, _titles(spec), spec.kind
     exercise.position, exercise.due_at, exercise.opens_at = spec.position, spec.due_utc, spec.opens_utc
+    exercise.max_attempts = spec.max_attempts
 
 
 def store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 import sqlalchemy as sa
 
 from grader.catalog.lessons import exercise_order, lesson_title
-from grader.catalog.policy import AttemptPolicy, applying_due, is_open
+from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
 from grader.extensions import db
 from grader.services.dialect import for_session, per_dialect
 from grader.models import Exercise, Extension, Progress, utcnow
@@ -28,6 +28,12 @@ class ExerciseSummary:
     due: datetime | None = None  # UTC
     overridden: bool = False  # best_score was set by an instructor
     opens: datetime | None = None  # UTC; only instructors see an exercise before it opens
+    left: int | None = None  # attempts left under the exercise's limit; None without one
+
+    @property
+    def closed(self) -> bool:
+        """Whether the learner can no longer earn credit on their variant: solved or out of attempts."""
+        return self.solved or self.left == 0
 
     def title_in(self, locale: str) -> str:
         """The title in `locale` when the exercise is translated into it."""
@@ -65,13 +71,14 @@ def dashboard(user_id: int, now: datetime, everything: bool = False) -> list[Les
             exercise.id, exercise.title, progress.score if shown else None, progress.attempts_used if progress else 0,
             bool(progress and progress.solved_at), exercise.titles or {}, applying_due(exercise.due_at, own_due),
             bool(progress and progress.overridden), exercise.opens_at,
+            attempts_left(exercise.max_attempts, progress.attempts_used if progress else 0),
         ))  # fmt: skip
     return list(lessons.values())  # in lesson order: the rows were
 
 
 def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> list[ExerciseSummary]:
-    """The unsolved exercises whose due date is still ahead, soonest first."""
-    ahead = [e for lesson in lessons for e in lesson.exercises if e.due is not None and e.due >= now and not e.solved]
+    """The exercises still open to the learner whose due date is ahead, soonest first."""
+    ahead = [e for lesson in lessons for e in lesson.exercises if e.due is not None and e.due >= now and not e.closed]
     return sorted(ahead, key=lambda e: (e.due, e.id))[:limit]
 
 

@@ -27,7 +27,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from grader.catalog.spec import CODE_KIND
 from grader.code_grading import Runner, grade_code, read_source
-from grader.catalog.policy import AttemptPolicy
+from grader.catalog.policy import AttemptPolicy, attempts_left
 from grader.codecheck.results import CodeResult
 from grader import tasks
 from grader.extensions import db
@@ -35,7 +35,7 @@ from grader.models import Exercise, Submission, utcnow
 from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import progress
 from grader.texts import say
-from grader.services.attempts import attempts_left, ensure_open, progress_of
+from grader.services.attempts import ensure_open, progress_of
 from grader.services.extensions import own_due
 from grader.services.exercises import code_spec_of, current_version, existing, source_hash, spec_of, version
 

@@ -11,6 +11,7 @@ from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.lessons import lesson_title
+from grader.catalog.policy import attempts_left
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import limiter, user_key
 from grader.models import utcnow
@@ -45,7 +46,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     spec = stored.policy()
     mine = attempts.progress_of(current_user.id, exercise_id)
     used = mine.attempts_used if mine else 0
-    left = attempts.attempts_left(spec.max_attempts, used)
+    left = attempts_left(spec.max_attempts, used)
     now = utcnow()
     finished = attempts.finished(mine, spec, now)
     html = render_template(

@@ -81,6 +81,29 @@ def test_sync_then_sync_again_changes_nothing(tmp_path: Path) -> None:
         assert "0 created, 0 updated, 21 unchanged" in flask_cli("exercises", "sync", env=env).stdout
 
 
+def test_upgrading_fills_the_attempt_limit_of_exercises_stored_before_it_was_kept(tmp_path: Path) -> None:
+    with empty_database(tmp_path) as url:
+        env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
+        assert flask_cli("db", "upgrade", "dc7d250770cc", env=env).returncode == 0
+        engine = sa.create_engine(url)
+        with engine.begin() as connection:
+            for exercise_id, version, source in (("limited", 1, "max_attempts: 9\n"), ("limited", 2, "max_attempts: 3\n"),
+                                                 ("open", 2, "title: t\n")):  # fmt: skip
+                connection.execute(sa.text(
+                    "INSERT INTO exercises (id, lesson, title, position, kind, current_version, origin, created_at,"
+                    " updated_at) VALUES (:id, 'l', 't', 1, 'numeric', 2, 'file', '2026-01-01', '2026-01-01')"
+                    " ON CONFLICT (id) DO NOTHING"), {"id": exercise_id})  # fmt: skip
+                connection.execute(sa.text(
+                    "INSERT INTO exercise_versions (exercise_id, version, source, source_hash, created_at)"
+                    " VALUES (:id, :version, :source, 'h', '2026-01-01')"),
+                    {"id": exercise_id, "version": version, "source": source})  # fmt: skip
+        assert flask_cli("db", "upgrade", env=env).returncode == 0
+        with engine.connect() as connection:
+            limits = dict(connection.execute(sa.text("SELECT id, max_attempts FROM exercises")).all())
+        engine.dispose()
+        assert limits == {"limited": 3, "open": None}  # the current version's limit, not an older one's
+
+
 def test_users_cli_creates_an_instructor_and_prints_a_token(tmp_path: Path) -> None:
     with empty_database(tmp_path) as url:
         users_cli(url)

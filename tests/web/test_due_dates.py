@@ -201,8 +201,13 @@ def test_the_dashboard_lists_upcoming_due_dates_soonest_first(app: Flask, learne
     with_due(app, PAST, exercise="gpt2-block/block-gelu", new_id="overdue")
     with_due(app, "2999-02-01T00:00:00Z", exercise="gpt2-block/block-gelu", new_id="solved-already")
     post_answers(learner, "solved-already", {k: fmt(v) for k, v in expected(app, "solved-already").items()})
+    with_lines(app, "due: 2999-01-15T00:00:00Z\nmax_attempts: 1\n", "gpt2-block/block-gelu", "used-up")
+    post_answers(learner, "used-up", {k: fmt(-7.5) for k in expected(app, "used-up")})  # wrong: its one attempt
     html = learner.get("/").get_data(as_text=True)
     card = html[html.index("Upcoming due dates"): html.index("</section>", html.index("Upcoming due dates"))]
-    assert [m for m in ("later", "sooner", "overdue", "solved-already") if f'/exercises/{m}"' in card] == ["later", "sooner"]
+    assert [m for m in ("later", "sooner", "overdue", "solved-already", "used-up")
+            if f'/exercises/{m}"' in card] == ["later", "sooner"]  # fmt: skip
+    used_up = html[html.index('/exercises/used-up"', html.index("</section>")):]
+    assert used_up[:used_up.index("</li>")].count("no attempts left") == 1 and "due " not in used_up[:used_up.index("</li>")]
     assert card.index('/exercises/sooner"') < card.index('/exercises/later"')
     assert utc("2999-01-01T00:00:00", "01 Jan 2999, 00:00") in card
