@@ -147,6 +147,8 @@ def test_a_fault_in_grading_is_recorded_once_and_does_not_count(
     monkeypatch.setattr(submissions, "default_pool", Broken)
     page = learner.get(send(learner, GOOD).headers["Location"]).get_data(as_text=True)
     assert "the grader failed on this submission" in page and "unexpected fault" not in page
+    history = page[page.index("Your submissions"):]
+    assert 'aria-label="not graded">–</a></th>\n        <td>not graded</td>' in history  # not "failed": uncounted
     [row] = rows(app)
     assert (row.status, row.score, row.number) == ("failed", None, None)
     assert "grading submission" in caplog.text and "an unexpected fault while grading" in caplog.text
