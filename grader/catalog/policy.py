@@ -39,8 +39,11 @@ class DateProblem(Refusal):
 
 
 def applying_due(exercise_due: datetime | None, own_due: datetime | None) -> datetime | None:
-    """The due date that applies to a learner: their own when an instructor set one and the exercise has one."""
-    return own_due if own_due is not None and exercise_due is not None else exercise_due
+    """The due date that applies to a learner: the later of the exercise's and their own, while the exercise has one.
+
+    An extension only ever gives more time: moving the exercise's date past it moves everyone's.
+    """
+    return max(exercise_due, own_due) if own_due is not None and exercise_due is not None else exercise_due
 
 
 def is_open(opens: datetime | None, now: datetime) -> bool:

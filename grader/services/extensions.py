@@ -1,6 +1,6 @@
 """Extensions: an instructor gives one learner their own due date on one exercise.
 
-An extension replaces the exercise's due date for that learner only, and only while the exercise
+An extension gives that learner the later of its date and the exercise's, and only while the exercise
 has one. Attempts already stored keep the score and the late mark they were given.
 """
 
@@ -27,6 +27,12 @@ def with_due_dates(exercise_id: str) -> list[str]:
     lesson = sa.select(Exercise.lesson).where(Exercise.id == exercise_id).scalar_subquery()
     found = db.session.scalars(sa.select(Exercise).where(Exercise.lesson == lesson, Exercise.due_at.is_not(None)))
     return [e.id for e in sorted(found, key=lambda e: exercise_order(e.lesson, e.position, e.id))]
+
+
+def not_later(exercise_ids: list[str], due_utc: datetime) -> list[str]:
+    """Those of the exercises whose own due date is already at or after `due_utc`: an extension to it gives nothing."""
+    found = db.session.scalars(sa.select(Exercise.id).where(Exercise.id.in_(exercise_ids), Exercise.due_at >= due_utc))
+    return sorted(found, key=exercise_ids.index)
 
 
 def grant(user_id: int, exercise_ids: list[str], due_utc: datetime, granted_by: int) -> None:

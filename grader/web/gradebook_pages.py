@@ -110,7 +110,18 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
         flash(ngettext("%(email)s now has until %(when)s UTC on %(num)d exercise.",
                        "%(email)s now has until %(when)s UTC on %(num)d exercises.", len(chosen), email=work.email,
                        when=when(due)))  # fmt: skip
+    _warn_if_not_later(extensions.not_later(chosen, due), len(chosen))
     return back
+
+
+def _warn_if_not_later(unchanged: list[str], chosen: int) -> None:
+    """Say where the exercise's own due date is already as late: the learner keeps that one there."""
+    if unchanged and chosen == 1:
+        flash(gettext("The exercise's own due date is not earlier, so it still applies: an extension only gives more "
+                      "time."))  # fmt: skip
+    elif unchanged:
+        flash(gettext("On %(exercises)s the exercise's own due date is not earlier, so it still applies: an extension "
+                      "only gives more time.", exercises=", ".join(unchanged)))  # fmt: skip
 
 
 @bp.post("/gradebook/<int:user_id>/<exercise_id>/score")

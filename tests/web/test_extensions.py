@@ -88,6 +88,30 @@ def test_removing_the_extension_brings_the_exercises_date_back(app: Flask, learn
     assert "has passed" in learner.get(f"/exercises/{exercise}").get_data(as_text=True)
 
 
+def test_an_extension_never_takes_time_away(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
+    exercise = with_due(app, "2999-12-01T00:00:00Z")  # later than the extension, LATER (1 Jun 2999)
+    ada = user_id(app, "ada@example.com")
+    answer = set_due(instructor, ada, exercise)
+    page = unescape(instructor.get(answer.headers["Location"]).get_data(as_text=True))
+    assert "The exercise's own due date is not earlier, so it still applies: an extension only gives more time." in page
+    assert "This learner's extension, to 01 Jun 2999, 10:00 UTC, is not later, so it gives nothing." in page
+    december = utc("2999-12-01T00:00:00", "01 Dec 2999, 00:00")
+    assert f"Due {december}." in learner.get(f"/exercises/{exercise}").get_data(as_text=True)
+    with_due(app, "2999-01-01T00:00:00Z")  # the exercise's date moves before the extension: that now gives more time
+    assert f"Due {SHOWN}." in learner.get(f"/exercises/{exercise}").get_data(as_text=True)
+    page = unescape(instructor.get(f"/teach/gradebook/{ada}/{exercise}").get_data(as_text=True))
+    assert "This learner has their own due date, 01 Jun 2999, 10:00 UTC; the exercise's is 01 Jan 2999" in page
+
+
+def test_extending_a_lesson_names_the_exercises_already_due_later(app: Flask, learner: FlaskClient,
+                                                                  instructor: FlaskClient) -> None:  # fmt: skip
+    first = with_due(app, PAST)
+    with_due(app, "2999-12-01T00:00:00Z", exercise="gpt2-block/block-gelu", new_id="gelu-later")
+    answer = set_due(instructor, user_id(app, "ada@example.com"), first, whole_lesson=True)
+    page = unescape(instructor.get(answer.headers["Location"]).get_data(as_text=True))
+    assert "On gelu-later the exercise's own due date is not earlier, so it still applies" in page
+
+
 def test_a_malformed_date_is_refused_at_its_field(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
     exercise = with_due(app, PAST, 0.5)
     answer = set_due(instructor, user_id(app, "ada@example.com"), exercise, due="2999-06-01 12:00")
@@ -145,6 +169,7 @@ def test_one_form_extends_every_dated_exercise_of_the_lesson(app: Flask, learner
     assert answer.status_code == 303
     page = instructor.get(answer.headers["Location"]).get_data(as_text=True)
     assert "ada@example.com now has until 01 Jun 2999, 10:00 UTC on 2 exercises." in page
+    assert "not earlier" not in page  # both exercises were due before the new date
 
     def extended() -> dict[str, str]:
         with app.app_context():
