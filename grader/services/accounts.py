@@ -7,6 +7,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 import sqlalchemy as sa
 from argon2 import PasswordHasher
@@ -84,21 +85,29 @@ def password_matches(user: User, password: str) -> bool:
         return False
 
 
-def change_password(user: User, current: str, new: str) -> None:
-    """Set a new password after checking the current one; raises AccountError with the reason."""
+def change_password(user: User, current: str, new: str) -> int:
+    """Set a new password after checking the current one; returns the API tokens revoked. Raises AccountError."""
     if not password_matches(user, current):
         raise AccountError("Your current password is not right.")
-    set_password(user, new)
+    return set_password(user, new)
 
 
-def set_password(user: User, new: str) -> None:
-    """Replace the user's password (length checked, argon2id-hashed) and end every sign-in of theirs,
-    copied cookies included, in one transaction; commits. A browser that should go on signs in anew."""
+def set_password(user: User, new: str) -> int:
+    """Replace the user's password (length checked, argon2id-hashed), end every sign-in of theirs, copied
+    cookies included, and revoke their API tokens, in one transaction; commits. Returns the tokens revoked.
+
+    A new password is how someone locks out whoever knew the old one, who could have made a token
+    with it. A browser that should go on signs in anew.
+    """
     if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
         raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
     user.password_hash = _hasher.hash(new)
     sign_ins.end_all(user)
+    revoked = cast(sa.CursorResult[Any], db.session.execute(
+        sa.update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None)).values(revoked_at=utcnow())
+    )).rowcount  # fmt: skip
     db.session.commit()
+    return int(revoked)
 
 
 def set_locale(user: User, locale: str) -> None:

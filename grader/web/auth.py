@@ -7,7 +7,7 @@ from email.message import EmailMessage
 from urllib.parse import urlsplit
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, session, url_for
-from flask_babel import force_locale, get_locale, gettext
+from flask_babel import force_locale, get_locale, gettext, ngettext
 from flask_login import current_user, login_required, login_user, logout_user
 from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
@@ -152,14 +152,22 @@ def change_password() -> ResponseReturnValue:
     form = PasswordForm(prefix="pw")
     if form.validate_on_submit():
         try:
-            accounts.change_password(current_user, form.current.data or "", form.new.data or "")
+            revoked = accounts.change_password(current_user, form.current.data or "", form.new.data or "")
         except accounts.AccountError as error:
             form.current.errors = [translated(error.text)]
         else:  # every sign-in ended with the old password, copies of this one included; this browser goes on
             sign_in(current_user._get_current_object())
             flash(gettext("Your password was changed."))
+            _say_tokens_revoked(revoked)
             return redirect(url_for("auth.profile"))
     return _profile_page(422, password=form)
+
+
+def _say_tokens_revoked(revoked: int) -> None:
+    if revoked:
+        flash(ngettext("Your API token was revoked with the old password: make a new one on your profile page.",
+                       "Your %(num)d API tokens were revoked with the old password: make new ones on your profile "
+                       "page.", revoked))  # fmt: skip
 
 
 @bp.get("/profile/data")
@@ -261,11 +269,12 @@ def reset(token: str) -> ResponseReturnValue:
     form = NewPasswordForm()
     if form.validate_on_submit():
         try:
-            accounts.set_password(user, form.new.data or "")
+            revoked = accounts.set_password(user, form.new.data or "")
         except accounts.AccountError as error:
             form.new.errors = [translated(error.text)]
         else:
             flash(gettext("Your password was changed: log in with the new one."))
+            _say_tokens_revoked(revoked)
             return redirect(url_for("auth.login"))
     return render_template("auth/reset.html", form=form), 200 if request.method == "GET" else 422
 

@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import ApiToken, User
 from grader.services import accounts
+from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
 
 
@@ -186,6 +187,16 @@ def test_changing_the_password_ends_every_other_session(app: Flask, learner: Fla
     assert learner.get("/profile").status_code == 200  # the session that changed it goes on
     ended = other.get("/profile")
     assert ended.status_code == 302 and "/login?next=" in ended.headers["Location"]
+
+
+def test_changing_the_password_revokes_every_api_token(app: Flask, learner: FlaskClient) -> None:
+    tokens = [token_for(app, "ada@example.com") for _ in range(2)]
+    token = csrf_from(learner.get("/profile").get_data(as_text=True))
+    done = learner.post("/profile/password", data={"pw-csrf_token": token, "pw-current": PASSWORD,
+                                                   "pw-new": "a brand new password", "pw-confirm": "a brand new password"})  # fmt: skip
+    page = learner.get(done.headers["Location"]).get_data(as_text=True)
+    assert "Your 2 API tokens were revoked with the old password: make new ones on your profile page." in page
+    assert [app.test_client().get(f"{API}/progress", headers=auth(t)).status_code for t in tokens] == [401, 401]
 
 
 def test_a_session_id_that_names_no_live_sign_in_is_not_trusted(app: Flask, learner: FlaskClient) -> None:

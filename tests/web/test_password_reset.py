@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+from html import unescape
 from pathlib import Path
 
 from flask import Flask
@@ -12,6 +13,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import User
 from grader.services import password_reset
+from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import PASSWORD, csrf_from, empty_database, make_user
 from tests.web.test_app import flask_cli
 
@@ -61,6 +63,18 @@ def test_a_reset_ends_the_sessions_made_with_the_old_password(app: Flask, instru
     assert stolen.get("/profile").status_code == 200
     choose(app.test_client(), make_link(instructor, "ada@example.com"), NEW)
     assert stolen.get("/profile").status_code == 302
+
+
+def test_a_reset_revokes_the_api_tokens_made_with_the_old_password(app: Flask, instructor: FlaskClient) -> None:
+    make_user(app, "ada@example.com")
+    token = token_for(app, "ada@example.com")
+    api = app.test_client()
+    assert api.get(f"{API}/progress", headers=auth(token)).status_code == 200
+    learner = app.test_client()
+    done = choose(learner, make_link(instructor, "ada@example.com"), NEW)
+    assert "Your API token was revoked with the old password" in unescape(learner.get(done.headers["Location"]).get_data(
+        as_text=True))  # fmt: skip
+    assert api.get(f"{API}/progress", headers=auth(token)).status_code == 401
 
 
 def test_a_short_password_is_refused_and_the_link_still_works(app: Flask, instructor: FlaskClient) -> None:
