@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -247,20 +247,24 @@ def frame(blob: bytes) -> bytes:
     return FRAME_LEN.pack(len(blob)) + blob
 
 
-def split_frames(data: bytes | bytearray | memoryview,
-                 partial_ok: bool = False) -> list[memoryview]:
-    """Split a stream of frames; a truncated last frame is dropped or, by default, an error."""
+def iter_frames(data: bytes | bytearray | memoryview, partial_ok: bool = False) -> Iterator[memoryview]:
+    """The frames of a stream one at a time, so a reader that stops early never touches the rest.
+
+    A truncated last frame is dropped or, by default, an error.
+    """
     view = memoryview(data).cast("B")
-    frames: list[memoryview] = []
     position = 0
     while position < len(view):
         start = position + FRAME_LEN.size
         size = FRAME_LEN.unpack(view[position:start])[0] if start <= len(view) else None
         if size is None or start + size > len(view):
             if partial_ok:
-                break
+                return
             raise CodecError("truncated frame")
-        position = start
-        frames.append(view[position : position + size])
-        position += size
-    return frames
+        position = start + size
+        yield view[start:position]
+
+
+def split_frames(data: bytes | bytearray | memoryview, partial_ok: bool = False) -> list[memoryview]:
+    """Every frame of a stream (see iter_frames)."""
+    return list(iter_frames(data, partial_ok))

@@ -10,6 +10,7 @@ import logging
 import math
 import signal
 import traceback
+from collections.abc import Iterator
 from typing import Any, cast, get_args
 
 from . import codec
@@ -62,14 +63,14 @@ def _encodable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _frames(outcome: JobOutcome, limits: Limits) -> list[dict[str, Any]]:
-    frames = []
-    for blob in codec.split_frames(outcome.results, partial_ok=True):
+def _frames(outcome: JobOutcome, limits: Limits) -> Iterator[dict[str, Any]]:
+    """The job's frames, decoded only as they are read: the interpreter stops at the first it cannot
+    use, so learner code that floods the result pipe costs the host at most case_count + 2 frames."""
+    for blob in codec.iter_frames(outcome.results, partial_ok=True):
         frame = codec.decode(blob, max_bytes=limits.result_bytes)
         if not isinstance(frame, dict) or not isinstance(frame.get("kind"), str):
             raise BadFrame("a frame is not a tagged object")
-        frames.append(frame)
-    return frames
+        yield frame
 
 
 MAX_CASE_MS = 60_000.0
@@ -193,26 +194,26 @@ def _log_malformed(exc: Exception) -> None:
               type(exc).__name__, place, _loggable(str(exc)))
 
 
-def _interpret(frames: list[dict[str, Any]], case_count: int
+def _interpret(frames: Iterator[dict[str, Any]], case_count: int
                ) -> tuple[RunStatus | None, list[CaseRun], str]:
     """(status, cases, message); status None means the job stopped before "done".
 
     The runner's first frame says whether the code compiled. Nothing of the learner's has run before
     it, so only there is a syntax_error the runner's own; every frame after it may be forged.
     """
-    if not frames:
+    first = next(frames, None)
+    if first is None:
         return None, [], ""
-    first = frames[0]
     if first["kind"] == "syntax_error":
         return "syntax_error", [], _setup_message(first)
     if first["kind"] == "internal_error":
         return _runner_failed(first, [], case_count)
     if first["kind"] != "compiled":
         raise BadFrame(f"the job began with {first['kind']!r}, not the runner's compile report")
-    return _after_compiling(frames[1:], case_count)
+    return _after_compiling(frames, case_count)
 
 
-def _after_compiling(frames: list[dict[str, Any]], case_count: int
+def _after_compiling(frames: Iterator[dict[str, Any]], case_count: int
                      ) -> tuple[RunStatus | None, list[CaseRun], str]:
     cases: list[CaseRun] = []
     for position, frame in enumerate(frames):

@@ -325,3 +325,43 @@ def test_a_job_that_does_not_start_with_the_compile_report_is_malformed(first: b
     with _logged() as records:
         result = _assemble(first + _good_cases(0 if not first else 1, CASES) + DONE, compiled=False)
     _assert_malformed(result, records)
+
+
+# --- a flooded result pipe costs the host only the frames it reads ---------------------------
+
+
+def _counting_decodes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the frames the host decodes from here on."""
+    calls: list[int] = []
+    decode = codec.decode
+
+    def counted(blob: Any, **kwargs: Any) -> Any:
+        calls.append(len(blob))
+        return decode(blob, **kwargs)
+
+    monkeypatch.setattr(codec, "decode", counted)
+    return calls
+
+
+def test_frames_after_the_done_frame_are_never_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded = _counting_decodes(monkeypatch)
+    flood = _raw_frame(_case_header(0)) * 200_000  # what code still running at exit could add
+    result = _assemble(_good_cases(0, CASES) + DONE + flood)
+    assert result.status == "completed"
+    assert len(decoded) == 1 + CASES + 1  # compiled, the cases, done
+
+
+def test_a_pipe_full_of_empty_frames_is_read_up_to_the_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    split: list[int] = []
+    iter_frames = codec.iter_frames
+
+    def counted(*args: Any, **kwargs: Any) -> Iterator[memoryview]:
+        for blob in iter_frames(*args, **kwargs):
+            split.append(len(blob))
+            yield blob
+
+    monkeypatch.setattr(codec, "iter_frames", counted)
+    with _logged() as records:
+        result = _assemble(bytes(16 << 20))  # 4 million zero-length frames, as an audit's submission wrote
+    _assert_malformed(result, records)
+    assert split == [len(COMPILED) - 4, 0]  # the runner's report, then the first empty frame only
