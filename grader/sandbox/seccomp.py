@@ -3,8 +3,9 @@
 The filter allows by default (numpy and CPython use a wide, version-dependent set of
 syscalls) and refuses with EPERM the calls that widen the attack surface or break the
 isolation: namespaces and mounts, tracing other processes, kernel keyrings, BPF, io_uring,
-module loading, SysV/POSIX IPC (whose objects would outlive a job inside the slot's IPC
-namespace and leak into the next learner's job), sockets, and terminal injection. Calls that
+module loading, file watches (inotify) on what slots share, SysV/POSIX IPC (whose objects would
+outlive a job inside the slot's IPC namespace and leak into the next learner's job), sockets,
+and terminal injection. Calls that
 tune a process's limits or scheduling are allowed on the caller only: aimed at the zygote (the
 same uid, PID 1), they would carry over into every later job of the slot.
 """
@@ -32,6 +33,8 @@ DENIED_SYSCALLS = (
     "name_to_handle_at", "open_by_handle_at", "fanotify_init", "lookup_dcookie",
     "uselib", "vhangup", "modify_ldt", "settimeofday", "clock_settime", "clock_adjtime",
     "adjtimex",
+    # Every slot binds the same runtime: a watch on it would show what another learner's job opens.
+    "inotify_init", "inotify_init1", "inotify_add_watch",
     # Anonymous memory files would sidestep the tmpfs size cap.
     "memfd_create",
     # Network: numpy needs none, and the net namespace is empty anyway.

@@ -329,6 +329,7 @@ SYSCALLS = {
     "ptrace-attach": "libc.ptrace(16, 1, 0, 0)",
     "keyctl": "libc.syscall(250, 0, -4, 1)",
     "io_uring_setup": "libc.syscall(425, 4, 0)",
+    "inotify_init1": "libc.inotify_init1(0)",  # a watch on the shared runtime would show other slots' imports
 }
 
 
