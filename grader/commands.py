@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -17,7 +18,17 @@ from grader.codecheck.spec import any_spec_from_text
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
+    print(_for_terminal(json.dumps(data, ensure_ascii=False, indent=2)))
+
+
+# C0 controls but tab and newline, DEL and C1: escape sequences a learner's text could use to
+# retitle, clear or rewrite the terminal of whoever grades it.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _for_terminal(text: str) -> str:
+    """`text` with every control character but tab and newline written as its escape, \\u001b, as in JSON."""
+    return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _load(root: Path) -> Catalog:
@@ -158,10 +169,10 @@ def cmd_grade_code(args: argparse.Namespace) -> int:
         _print_json(result.to_json())
     else:
         for case in result.cases:
-            print(f"{case.status:>7}  {case.name}  {case.message}")
+            print(_for_terminal(f"{case.status:>7}  {case.name}  {case.message}"))
             if case.printed:
-                print(textwrap.indent(case.printed.rstrip("\n"), "         | "))
-        print(f"{result.status}: {result.message} (score {result.score})")
+                print(_for_terminal(textwrap.indent(case.printed.rstrip("\n"), "         | ")))
+        print(_for_terminal(f"{result.status}: {result.message} (score {result.score})"))
     return 0
 
 

@@ -109,3 +109,18 @@ def test_selfcheck_fails_when_a_file_cannot_be_read(tmp_path: Path) -> None:
     result = run("--root", str(tmp_path), "selfcheck", "--seeds", "2")
     assert result.returncode == 1
     assert f"{tmp_path / 'code-gelu.yaml'}: cases.random: Input should be less than or equal to 100" in result.stderr
+
+
+def test_grade_code_escapes_what_the_submission_prints_so_it_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    from tests.layer_norm_sources import GOOD
+
+    title_and_clear = "\x1b]0;owned\x07\x1b[2J\x9b1m"
+    submission = tmp_path / "mine.py"
+    submission.write_text(GOOD.replace("    mu =", f"    print({title_and_clear!r} + 'passed')\n    mu =", 1),
+                          encoding="utf-8")  # fmt: skip
+    for extra in ((), ("--json",)):
+        result = run("grade-code", "code-layer-norm", str(submission), *extra)
+        assert result.returncode == 0, result.stderr
+        assert not any(c in result.stdout for c in "\x1b\x07\x9b")
+        assert "\\u001b]0;owned\\u0007\\u001b[2J\\u009b1mpassed" in result.stdout
+    assert json.loads(result.stdout)["cases"][0]["printed"] == title_and_clear + "passed\n"
