@@ -16,6 +16,7 @@ from werkzeug.routing import IntegerConverter, Map
 from grader import models
 from grader.config import DEFAULT_INSTANCE, engine_options, settings
 from grader.extensions import csrf, db, limiter, login_manager, migrate
+from grader.web.foreign import CookieKeepingSessions, refuse_foreign_writes
 from grader.services import sign_ins
 from grader.web.forms import ROW_ID_MAX
 from grader.web.i18n import init_i18n
@@ -111,6 +112,8 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"))
+    app.session_interface = CookieKeepingSessions()
+    app.before_request(refuse_foreign_writes)  # first: before the limiter or CSRF write to the session
     # Registered before the limiter's own hook, so it runs after it (Flask runs them in reverse).
     app.after_request(_retry_after_only_when_refused)
     limiter.init_app(app)  # before CSRF, so a request CSRF rejects still counts against the limit

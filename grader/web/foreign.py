@@ -1,0 +1,42 @@
+"""Forms another site makes a browser send here: refused, and never answered with a cookie.
+
+A cross-site POST arrives without the session cookie (SameSite=Lax), so the app would see a
+visitor with no session and answer with a new cookie, replacing the learner's: another site
+could sign them out, or leave answers in the session for the learner to find after logging in
+again. The CSRF token already stops the action itself. Browsers say where a request came from in
+Sec-Fetch-Site (Fetch Metadata); one that does not send it is left to the CSRF token alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, abort, request
+from flask.sessions import SecureCookieSessionInterface
+from flask_babel import lazy_gettext as _l
+
+FOREIGN_SITES = frozenset({"cross-site", "same-site"})  # same-site: another host under the same domain
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+API_PREFIX = "/api/"  # bearer tokens, no cookies: nothing to replace
+
+
+def is_foreign_write() -> bool:
+    """Whether the request changes something and the browser says another site sent it."""
+    return request.method not in SAFE_METHODS and request.headers.get("Sec-Fetch-Site") in FOREIGN_SITES
+
+
+def refuse_foreign_writes() -> None:
+    """A form sent from another site is a 403 before anything reads or writes the session."""
+    if is_foreign_write() and not request.path.startswith(API_PREFIX):
+        abort(403, _l("This form came from another site, so nothing was done. Open the page on this site and "
+                      "send it from there."))  # fmt: skip
+
+
+class CookieKeepingSessions(SecureCookieSessionInterface):
+    """The signed-cookie session, never saved in answer to another site's form."""
+
+    def save_session(self, app: Flask, session: Any, response: Any) -> None:
+        """Save as usual, except for a foreign write: its new cookie would replace the learner's."""
+        if is_foreign_write():
+            return
+        super().save_session(app, session, response)
