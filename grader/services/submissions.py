@@ -61,8 +61,10 @@ class Submitted:
     new: bool
 
 
-def _code_exercise(exercise_id: str) -> Exercise:
+def _code_exercise(exercise_id: str, early: bool = False) -> Exercise:
+    """The code exercise; its opening date is checked first, so one not open yet says nothing about its kind."""
     exercise = existing(exercise_id)
+    ensure_open(exercise.opens_at, early)
     if exercise.kind != CODE_KIND:
         raise NotCodeExercise(exercise_id)
     return exercise
@@ -79,7 +81,7 @@ def create(user_id: int, exercise_id: str, raw: bytes | str, early: bool = False
     learner's graded and pending submissions already reach the limit. Both checks are read under
     the learner's progress lock, so concurrent uploads cannot both slip under the limit.
     """
-    ensure_open(_code_exercise(exercise_id).opens_at, early)
+    _code_exercise(exercise_id, early)
     source = read_source(raw)
     stored = current_version(exercise_id)
     assert stored is not None

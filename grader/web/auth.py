@@ -24,7 +24,12 @@ bp = Blueprint("auth", __name__)
 
 
 def _login_email() -> str:
-    return accounts.normalise_email(request.form.get("email", ""))[:254] or "-"
+    """The email a login or reset request names, read where its form reads it: Flask-WTF takes JSON bodies too."""
+    sent: object = request.form.get("email", "")
+    if request.is_json:
+        body = request.get_json(silent=True)
+        sent = body.get("email") if isinstance(body, dict) else ""
+    return accounts.normalise_email(sent if isinstance(sent, str) else "")[:254] or "-"
 
 
 def _failed(response: Response) -> bool:

@@ -154,6 +154,22 @@ def test_failed_logins_are_rate_limited_even_without_csrf(tmp_path: Path) -> Non
     assert "Too many requests" in client.post("/login", data={}).get_data(as_text=True)
 
 
+def test_the_per_email_limit_counts_logins_sent_as_json_too(tmp_path: Path) -> None:
+    app = build_app(tmp_path, RATELIMIT_ENABLED=True)
+    make_user(app, "ada@example.com")
+
+    def guess(address: str, **body: object) -> int:
+        # Each from its own address, so only the per-email limit (30 an hour) can refuse it.
+        client = app.test_client()
+        client.environ_base["REMOTE_ADDR"] = address
+        token = csrf_from(client.get("/login").get_data(as_text=True))
+        return client.post("/login", **{k: {**v, "csrf_token": token} for k, v in body.items()}).status_code
+
+    wrong = {"email": "Ada@Example.com", "password": "not it"}
+    assert [guess(f"10.0.0.{i}", data=wrong) for i in range(30)] == [401] * 30
+    assert guess("10.0.1.1", json=wrong) == 429  # Flask-WTF reads JSON bodies: they name the same account
+
+
 def test_successful_logins_do_not_use_up_the_limit(tmp_path: Path) -> None:
     app = build_app(tmp_path, RATELIMIT_ENABLED=True)
     client = app.test_client()

@@ -58,6 +58,8 @@ def test_before_it_opens_the_api_hides_it_and_refuses_it(app: Flask, client: Fla
                        headers=auth(token))  # fmt: skip
     assert sent.status_code == 403 and stored(app, Attempt, exercise) == 0
     assert stored(app, Variant, exercise) == 0
+    code = client.post(f"{API}/exercises/{exercise}/submissions", json={"source": GOOD}, headers=auth(token))
+    assert code.get_json() == detail.get_json()  # not "this exercise takes typed answers": nothing about its kind
 
 
 def test_a_code_exercise_takes_no_code_before_it_opens(app: Flask, learner: FlaskClient, client: FlaskClient) -> None:
