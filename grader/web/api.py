@@ -120,7 +120,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
         return jsonify(asdict(_code_detail(found, lang)))
     stored, variant = attempts.learner_variant(caller().user_id, exercise_id, early=caller().is_instructor)
     spec = stored.policy()
-    detail = ExerciseDetail(*variant_fields(spec, variant, lang), *_due(spec))
+    detail = ExerciseDetail(*variant_fields(spec, variant, lang), *_due(spec), stored.version)
     return jsonify(asdict(detail))
 
 
@@ -130,7 +130,8 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     200: Reply("The same answers as an earlier attempt: not stored again, no attempt used.", AttemptOut),
     403: Reply("The exercise has not opened yet; the message says when.", ErrorBody),
     404: Reply("No exercise with that id.", ErrorBody),
-    409: Reply("No attempts are left on this exercise.", ErrorBody),
+    409: Reply("No attempts are left on this exercise, it takes code, or it changed since the version sent.",
+               ErrorBody),
     400: Reply("The body is not JSON of the documented shape, or names a part the exercise does not have.",
                ErrorBody),
     422: Reply("An answer is malformed: per-part messages; nothing stored.", AttemptOut),
@@ -140,11 +141,18 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
 @limiter.limit("30 per minute", key_func=caller_key)
 def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     """Grade an attempt and store it when it counts."""
-    answers, _body = answers_from_body()
+    answers, body = answers_from_body(("answers", "version"), 'Send {"answers": {"<part id>": "<answer>"}, '
+                                      '"version": <the exercise\'s version, optional>}.')  # fmt: skip
+    seen = body.get("version")
+    if seen is not None and type(seen) is not int:
+        abort(400, "version must be the integer the exercise's GET gave.")
     try:
-        submission = attempts.submit(caller().user_id, exercise_id, answers, early=caller().is_instructor)
+        submission = attempts.submit(caller().user_id, exercise_id, answers, early=caller().is_instructor, seen=seen)
     except attempts.CodeExercise:
         abort(409, "This exercise takes code: POST it to /api/v1/exercises/<id>/submissions.")
+    except attempts.VersionChanged:
+        abort(409, "The exercise has changed since that version, and its numbers may have too: GET it again. "
+                   "Nothing was graded or stored.")  # fmt: skip
     if submission.outcome == "closed":
         abort(409, "No attempts are left on this exercise.")
     return jsonify(asdict(_attempt_out(submission, exercise_id))), STATUS_OF[submission.outcome]
@@ -253,7 +261,7 @@ def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     spec = exercises.code_spec_of(stored).with_due(extensions.own_due(caller().user_id, exercise.id))
     prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
-    return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec))
+    return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec), stored.version)
 
 
 def _due(spec: AttemptPolicy) -> tuple[str | None, float]:

@@ -55,17 +55,24 @@ class ExerciseDetail(VariantDetail):
     """The caller's own variant of an exercise: prompt (Markdown) and shown parameters, never answers.
 
     due: when set, the due date (ISO 8601, UTC); an attempt after it keeps late_credit of its score.
+    version: the exercise's version these numbers belong to; send it back with the attempt.
     """
 
     due: str | None
     late_credit: float
+    version: int
 
 
 @dataclass(frozen=True)
 class AttemptIn:
-    """An attempt: the answer to each part as the learner would type it."""
+    """An attempt: the answer to each part as the learner would type it.
+
+    version: optional, the version from the exercise's GET. When the exercise has changed since, its
+    numbers may have too: the reply is a 409 and nothing is graded or stored.
+    """
 
     answers: dict[str, str]
+    version: int | None = None
 
 
 @dataclass(frozen=True)

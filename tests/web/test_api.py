@@ -103,7 +103,8 @@ def test_own_variant_without_answers(app: Flask, client: FlaskClient, token: str
     response = client.get(f"{API}/exercises/{EXERCISE}", headers=auth(token))
     assert response.status_code == 200
     body = response.get_json()
-    assert set(body) == {"id", "title", "lesson", "prompt", "params", "parts", "due", "late_credit"}  # no seed, no answers
+    assert set(body) == {"id", "title", "lesson", "prompt", "params", "parts", "due", "late_credit",
+                         "version"}  # no seed, no answers  # fmt: skip
     with app.app_context():
         user = accounts.user_by_email(ADA)
         assert user is not None

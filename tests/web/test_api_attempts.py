@@ -149,8 +149,28 @@ def test_gradebook_csv_for_instructor(app: Flask, client: FlaskClient, token: st
 def test_an_unknown_field_is_named_not_ignored(app: Flask, client: FlaskClient, token: str) -> None:
     response = client.post(ATTEMPTS, headers=auth(token), json={"answers": {"mu": "0.1"}, "answer": {"mu": "0.1"}})
     assert_error(response, 400, "bad_request")
-    assert response.get_json()["message"] == "Unknown field 'answer'. Send {\"answers\": {\"<part id>\": \"<answer>\"}}."
+    assert response.get_json()["message"] == ("Unknown field 'answer'. Send {\"answers\": {\"<part id>\": \"<answer>\"}, "
+                                              "\"version\": <the exercise's version, optional>}.")  # fmt: skip
     code = client.post(f"{API}/exercises/code-gelu/submissions", headers=auth(token), json={"code": "x = 1"})
     assert_error(code, 400, "bad_request")
     assert code.get_json()["message"].startswith("Unknown field 'code'. Send {\"source\": ")
     assert attempt_rows(app) == []
+
+
+def test_an_attempt_sent_for_an_older_version_is_409_and_not_graded(app: Flask, client: FlaskClient,
+                                                                    token: str) -> None:  # fmt: skip
+    detail = client.get(f"{API}/exercises/{EXERCISE}", headers=auth(token)).get_json()
+    assert detail["version"] == 1
+    answers = typed(answers_of(app))
+    source = (Path(__file__).parents[2] / "exercises" / "gpt2-block" / f"{EXERCISE}.yaml").read_text(encoding="utf-8")
+    with app.app_context():
+        exercises.save_source(source + "max_attempts: 3\n", None)  # an instructor's edit: version 2
+    stale = client.post(ATTEMPTS, headers=auth(token), json={"answers": answers, "version": 1})
+    assert_error(stale, 409, "conflict")
+    assert "GET it again" in stale.get_json()["message"] and attempt_rows(app) == []
+    assert client.get(f"{API}/exercises/{EXERCISE}", headers=auth(token)).get_json()["version"] == 2
+    fresh = client.post(ATTEMPTS, headers=auth(token), json={"answers": answers, "version": 2})
+    assert (fresh.status_code, fresh.get_json()["attempts_left"]) == (201, 2)
+    for wrong in ("2", True, 2.0):
+        assert_error(client.post(ATTEMPTS, headers=auth(token), json={"answers": answers, "version": wrong}), 400,
+                     "bad_request")  # fmt: skip
