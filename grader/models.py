@@ -21,6 +21,11 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc).replace(tzinfo=None)
 
 
+def utc_text(moment: datetime) -> str:
+    """A stored (naive UTC) time as ISO 8601 that says it is UTC: 2026-12-01T10:00:00Z."""
+    return moment.isoformat(timespec="seconds") + "Z"
+
+
 class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
     """A learner or an instructor."""
 

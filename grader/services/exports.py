@@ -13,7 +13,8 @@ import yaml
 from grader.catalog.loader import parse_yaml
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User
+from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User, utc_text
+from grader.services.insights import LEARNERS_ONLY
 
 BATCH = 500
 
@@ -30,7 +31,7 @@ def csv_text(rows: Iterable[Sequence[object]]) -> Iterator[str]:
 
 
 # A signed number alone in a cell is read as that number, never as a formula: -0.52 stays as typed.
-PLAIN_NUMBER = re.compile(r"[+-]?\d+(?:[.,]\d+)?(?:[eE][+-]?\d+)?")
+PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")
 
 
 def spreadsheet_safe(text: str) -> str:
@@ -72,9 +73,9 @@ def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:
     header: list[object] = ["email", "attempt", "time", "version", "score", "raw score", "late"]
     yield header + [f"{part} {column}" for part in parts for column in ("typed", "verdict", "mistake")]
     query = (sa.select(User.email, Attempt).join(User, User.id == Attempt.user_id)
-             .where(Attempt.exercise_id == exercise.id).order_by(Attempt.id))  # fmt: skip
+             .where(Attempt.exercise_id == exercise.id, Attempt.user_id.in_(LEARNERS_ONLY)).order_by(Attempt.id))  # fmt: skip
     for email, attempt in db.session.execute(query.execution_options(yield_per=BATCH)):
-        row: list[object] = [spreadsheet_safe(email), attempt.number, attempt.created_at.isoformat(timespec="seconds"),
+        row: list[object] = [spreadsheet_safe(email), attempt.number, utc_text(attempt.created_at),
                              attempt.version, f"{attempt.score:.3f}", f"{attempt.raw_score:.3f}",
                              _yes(attempt.late)]  # fmt: skip
         for part in parts:
@@ -87,16 +88,17 @@ def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:
 def _submission_rows(exercise: Exercise) -> Iterator[list[object]]:
     yield ["email", "submission", "attempt", "time", "status", "score", "late", "message", "source sha256"]
     query = (sa.select(User.email, Submission).join(User, User.id == Submission.user_id)
-             .where(Submission.exercise_id == exercise.id).order_by(Submission.id))  # fmt: skip
+             .where(Submission.exercise_id == exercise.id, Submission.user_id.in_(LEARNERS_ONLY))
+             .order_by(Submission.id))  # fmt: skip
     for email, sent in db.session.execute(query.execution_options(yield_per=BATCH)):
         message = (sent.result or {}).get("message", "")
         score = "" if sent.score is None else f"{sent.score:.3f}"
-        yield [spreadsheet_safe(email), sent.id, sent.number or "", sent.created_at.isoformat(timespec="seconds"),
+        yield [spreadsheet_safe(email), sent.id, sent.number or "", utc_text(sent.created_at),
                sent.status, score, _yes(sent.late), spreadsheet_safe(message), sent.source_hash]  # fmt: skip
 
 
 def exercise_attempts_csv(exercise: Exercise) -> Iterator[str]:
-    """Every counted attempt on a numeric exercise (per part of any version: typed, verdict, mistake), or every
-    code submission on a code exercise, oldest first, as CSV lines."""
+    """Every counted attempt by a learner on a numeric exercise (per part of any version: typed, verdict,
+    mistake), or every code submission by a learner on a code exercise, oldest first, as CSV lines."""
     rows = _submission_rows(exercise) if exercise.kind == CODE_KIND else _attempt_rows(exercise)
     return csv_text(rows)

@@ -53,10 +53,11 @@ class Row:
         return sum(c.solved for c in self.cells)
 
     @property
-    def average(self) -> float:
-        """The mean score over the shown exercises that have opened, an exercise not attempted counting 0."""
+    def average(self) -> float | None:
+        """The mean score over the shown exercises that have opened, an exercise not attempted counting 0;
+        None when none of them has opened (a 0 would read as a learner who did nothing)."""
         counted = [c.best_score or 0.0 for c in self.cells if c.opened]
-        return sum(counted) / len(counted) if counted else 0.0
+        return sum(counted) / len(counted) if counted else None
 
 
 def columns(filters: Filters) -> list[Exercise]:
@@ -110,12 +111,17 @@ def _csv_rows(filters: Filters) -> Iterator[list[object]]:
     header: list[object] = ["email", "solved", "average"]
     for exercise in exercises:
         header += [f"{exercise.id} best", f"{exercise.id} attempts"]
-    yield header
+    yield header + ["set by hand"]
     for row in rows(filters, exercises):
-        values: list[object] = [spreadsheet_safe(row.email), row.solved, f"{row.average:.3f}"]
+        values: list[object] = [spreadsheet_safe(row.email), row.solved, _score(row.average)]
         for cell in row.cells:
-            values += ["" if cell.best_score is None else f"{cell.best_score:.3f}", cell.attempts]
-        yield values
+            values += [_score(cell.best_score), cell.attempts]
+        # The page marks a score an instructor set; so does the export, for whoever checks it later.
+        yield values + [" ".join(e.id for e, cell in zip(exercises, row.cells) if cell.overridden)]
+
+
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
 
 
 @dataclass(frozen=True)

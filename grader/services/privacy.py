@@ -15,7 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from grader.extensions import db
-from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utcnow
+from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utc_text, utcnow
 from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
 
@@ -23,7 +23,7 @@ FORMAT = "grader-personal-data/1"
 
 
 def _moment(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat(timespec="seconds") + "Z"
+    return None if value is None else utc_text(value)
 
 
 def _rows(*columns: Any, where: Any, order: Any) -> list[dict[str, Any]]:

@@ -140,7 +140,7 @@ def test_gradebook_csv_for_instructor(app: Flask, client: FlaskClient, token: st
     assert any(line.startswith(f"{ADA},1,") for line in lines[1:])
     filtered = client.get(f"{API}/gradebook.csv?exercise={EXERCISE}&learner=ada", headers=teacher)
     assert filtered.get_data(as_text=True).splitlines() == [
-        f"email,solved,average,{EXERCISE} best,{EXERCISE} attempts", f"{ADA},1,1.000,1.000,1"]
+        f"email,solved,average,{EXERCISE} best,{EXERCISE} attempts,set by hand", f"{ADA},1,1.000,1.000,1,"]
 
 
 # --- OpenAPI ---

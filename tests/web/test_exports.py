@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import Submission, Variant
-from grader.services import attempts
+from grader.services import accounts, attempts
 from grader.services.exercises import current_version, save_source
 from grader.services.exports import spreadsheet_safe
 from tests.web.conftest import make_user
@@ -43,6 +43,19 @@ def test_every_attempt_on_an_exercise_as_typed_with_verdicts(app: Flask, instruc
     assert first[6] == "" and first[7:] == ["0.000", "incorrect", "relu", "0.952", "correct", ""]
     assert second[7:9] == ["-0,150", "incorrect"]  # a signed number is no formula: kept as typed
     assert third[0] == "'=bob@example.com" and third[1] == "1"
+    assert first[2].endswith("Z") and len(first[2]) == len("2026-12-01T10:00:00Z")  # UTC, as the pages say
+
+
+def test_an_instructors_own_tries_are_not_exported_as_the_pages_count_learners_only(app: Flask,
+                                                                                   instructor: FlaskClient) -> None:  # fmt: skip
+    ada = make_user(app, "ada@example.com")
+    with app.app_context():
+        teacher = accounts.user_by_email("teach@example.com")
+        assert teacher is not None
+        for user in (ada, teacher.id):
+            assert attempts.submit(user, "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
+    rows = table(instructor.get("/teach/exercises/block-gelu/attempts.csv"))
+    assert [row[0] for row in rows[1:]] == ["ada@example.com"]
 
 
 def test_a_code_exercise_exports_its_submissions(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
@@ -51,7 +64,7 @@ def test_a_code_exercise_exports_its_submissions(app: Flask, learner: FlaskClien
     assert header == ["email", "submission", "attempt", "time", "status", "score", "late", "message", "source sha256"]
     with app.app_context():
         [sent] = db.session.scalars(db.select(Submission)).all()
-        assert row == ["ada@example.com", str(sent.id), "1", sent.created_at.isoformat(timespec="seconds"),
+        assert row == ["ada@example.com", str(sent.id), "1", sent.created_at.isoformat(timespec="seconds") + "Z",
                        "graded", "1.000", "", sent.result["message"], sent.source_hash]  # fmt: skip
 
 
@@ -61,6 +74,7 @@ def test_an_unknown_exercise_has_no_export(instructor: FlaskClient) -> None:
 
 @pytest.mark.parametrize("cell, written", [
     ("-0.52", "-0.52"), ("+1.5e-3", "+1.5e-3"), ("-0,150", "-0,150"), ("[-0.5; 1.2]", "[-0.5; 1.2]"),
+    ("-.500", "-.500"), ("+,5", "+,5"), ("-5.", "-5."), ("-.", "'-."), ("-e5", "'-e5"),
     ("=1+1", "'=1+1"), ("-1+cmd|' /C calc'!A0", "'-1+cmd|' /C calc'!A0"), ("+1@example.com", "'+1@example.com"),
     ("@SUM(A1)", "'@SUM(A1)"), ("-0.5; 1.2", "'-0.5; 1.2"), ("- 3", "'- 3"),
 ])

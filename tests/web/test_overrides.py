@@ -52,6 +52,7 @@ def test_a_score_set_by_hand_shows_everywhere_a_score_does(app: Flask, learner: 
     header, ada_line = csv.splitlines()[:2]
     column = header.split(",").index(f"{EXERCISE} best")
     assert ada_line.split(",")[column:column + 2] == ["0.725", "1"]
+    assert header.split(",")[-1] == "set by hand" and ada_line.split(",")[-1] == EXERCISE  # as the page's ✎
     shown = instructor.get(f"/teach/gradebook.csv?lesson=gpt2-block").get_data(as_text=True).splitlines()
     assert shown[0].split(",")[:3] == ["email", "solved", "average"]
     assert shown[1].split(",")[:3] == ["ada@example.com", "0", f"{0.725 / 5:.3f}"]  # five exercises in the lesson

@@ -337,7 +337,7 @@ def test_gradebook_shows_learners_and_filters(app: Flask, instructor: FlaskClien
     for nothing in ("lesson=no-such-lesson", "lesson=microgpt&exercise=block-gelu"):  # no exercise matches
         empty = instructor.get(f"/teach/gradebook?{nothing}").get_data(as_text=True)
         assert "No exercise matches these filters." in empty and "ada@example.com" not in empty
-        assert instructor.get(f"/teach/gradebook.csv?{nothing}").get_data(as_text=True) == "email,solved,average\r\n"
+        assert instructor.get(f"/teach/gradebook.csv?{nothing}").get_data(as_text=True) == "email,solved,average,set by hand\r\n"
 
 
 def test_gradebook_is_paginated(app: Flask, instructor: FlaskClient) -> None:
@@ -360,7 +360,7 @@ def test_gradebook_csv_streams_filtered_rows(app: Flask, instructor: FlaskClient
     assert response.headers["Content-Disposition"] == 'attachment; filename="gradebook.csv"'
     table = list(csv.reader(io.StringIO(response.get_data(as_text=True))))
     assert table[0][:5] == ["email", "solved", "average", "block-residual best", "block-residual attempts"]
-    assert len(table[0]) == 3 + 2 * 5
+    assert len(table[0]) == 3 + 2 * 5 + 1 and table[0][-1] == "set by hand"
     emails = {row[0]: row for row in table[1:]}
     assert set(emails) == {"ada@example.com", "'=cmd@example.com"}
     assert emails["ada@example.com"][4] == "1"
