@@ -138,9 +138,10 @@ class LearnerWork:
 
 
 def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
-    """Everything one learner sent for an exercise, with their standing; None if either is unknown."""
+    """Everything one learner sent for an exercise, with their standing; None if either is unknown, or the
+    account is an instructor's (not in the gradebook, so no score or due date of theirs is set here)."""
     user, exercise = db.session.get(User, user_id), db.session.get(Exercise, exercise_id)
-    if user is None or exercise is None:
+    if user is None or exercise is None or user.role != "learner":
         return None
     return LearnerWork(user.email, exercise, db.session.get(Progress, (user_id, exercise_id)),
                        attempts.history(user_id, exercise_id), submissions.history(user_id, exercise_id),

@@ -138,3 +138,15 @@ def test_percentages_as_typed() -> None:
         with pytest.raises(overrides.OverrideError) as refused:
             overrides.score_from_percent(bad)
         assert refused.value.field == "score"
+
+
+def test_an_instructors_account_has_no_page_score_or_due_date_in_the_gradebook(app: Flask,
+                                                                               instructor: FlaskClient) -> None:  # fmt: skip
+    teacher = user_id(app, "teach@example.com")
+    assert instructor.get(f"/teach/gradebook/{teacher}/{EXERCISE}").status_code == 404
+    token = csrf_from(instructor.get("/teach/gradebook").get_data(as_text=True))
+    scored = instructor.post(f"/teach/gradebook/{teacher}/{EXERCISE}/score",
+                             data={"csrf_token": token, "score": "100", "reason": REASON, "action": "set"})  # fmt: skip
+    assert scored.status_code == 404
+    with app.app_context():
+        assert db.session.get(Progress, (teacher, EXERCISE)) is None
