@@ -27,11 +27,11 @@ TOP_PER_PART = 50  # rows shown per part on the stats page; the rest are counted
 
 @dataclass(frozen=True)
 class WrongAnswer:
-    """An incorrect answer to one part, as typed (whitespace normalised), and how often it was given."""
+    """An incorrect answer to one part, as typed (whitespace normalised), and how many learners gave it."""
 
     part: str
     text: str
-    count: int
+    count: int  # learners, not attempts: one learner resending it while fixing another part counts once
     misconception: str | None
 
     @property
@@ -72,29 +72,29 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _tally(exercise_id: str) -> tuple[Counter[tuple[str, str]], dict[tuple[str, str], Counter[str]]]:
-    counts: Counter[tuple[str, str]] = Counter()
+def _tally(exercise_id: str) -> tuple[dict[tuple[str, str], set[int]], dict[tuple[str, str], Counter[str]]]:
+    givers: dict[tuple[str, str], set[int]] = defaultdict(set)
     named: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     latest = db.session.execute(
-        sa.select(Attempt.answers, Attempt.results)
+        sa.select(Attempt.user_id, Attempt.answers, Attempt.results)
         .where(Attempt.exercise_id == exercise_id, Attempt.user_id.in_(LEARNERS_ONLY))
         .order_by(Attempt.id.desc()).limit(MAX_SCANNED)
     )  # fmt: skip
-    for answers, results in latest:
+    for user_id, answers, results in latest:
         for part, verdict in (results or {}).items():
             if not isinstance(verdict, dict) or verdict.get("status") != "incorrect":
                 continue
             key = (part, normalise(str((answers or {}).get(part, ""))))
-            counts[key] += 1
+            givers[key].add(user_id)
             if verdict.get("misconception"):
                 named[key][verdict["misconception"]] += 1
-    return counts, named
+    return givers, named
 
 
 def wrong_answers(exercise_id: str) -> list[WrongAnswer]:
-    """Incorrect answers of the latest attempts, most frequent first."""
-    counts, named = _tally(exercise_id)
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    """Incorrect answers of the latest attempts, those given by the most learners first."""
+    givers, named = _tally(exercise_id)
+    ranked = sorted(((key, len(users)) for key, users in givers.items()), key=lambda item: (-item[1], item[0]))
     return [WrongAnswer(part, text, count, _most_common(named[(part, text)]))
             for (part, text), count in ranked]  # fmt: skip
 
