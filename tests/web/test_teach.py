@@ -343,6 +343,7 @@ def test_gradebook_shows_learners_and_filters(app: Flask, instructor: FlaskClien
 
 
 def test_gradebook_is_paginated(app: Flask, instructor: FlaskClient) -> None:
+    assert "No learners yet." in instructor.get("/teach/gradebook").get_data(as_text=True)
     with app.app_context():
         db.session.add_all(User(email=f"learner{i:03}@example.com", password_hash="-") for i in range(101))
         db.session.commit()
@@ -350,6 +351,9 @@ def test_gradebook_is_paginated(app: Flask, instructor: FlaskClient) -> None:
     assert first.count("@example.com</th>") == 100 and "Next →" in first and "learner100@" not in first
     second = instructor.get("/teach/gradebook?page=2").get_data(as_text=True)
     assert second.count("@example.com</th>") == 1 and "learner100@" in second and "← Previous" in second
+    past = instructor.get("/teach/gradebook?page=3&learner=learner").get_data(as_text=True)
+    assert "The list ends before page 3." in past and 'href="/teach/gradebook?learner=learner">Go to the first page' in past
+    assert "← Previous" not in past and "No learners match" not in past
 
 
 def test_gradebook_csv_streams_filtered_rows(app: Flask, instructor: FlaskClient) -> None:
