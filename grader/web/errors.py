@@ -13,7 +13,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from grader.catalog.variants import VariantError
 from grader.services.attempts import NotOpen, UnknownParts
-from grader.services.exercises import UnknownExercise
+from grader.services.exercises import SpecInvalid, UnknownExercise
 from grader.web.filters import when
 from grader.web.i18n import is_api_request
 
@@ -103,11 +103,19 @@ def _database(error: SQLAlchemyError) -> ResponseReturnValue:
 
 
 BROKEN_EXERCISE = _l("This exercise cannot make its numbers right now. The error has been logged for the instructors.")
+INVALID_EXERCISE = _l("This exercise cannot be shown right now: its current version no longer passes this grader's "
+                      "checks. The error has been logged; an instructor needs to save a corrected version.")
 
 
 def _broken_exercise(error: VariantError) -> ResponseReturnValue:
     current_app.logger.error("an exercise cannot make a variant: %s", error)
     return error_response(500, BROKEN_EXERCISE)
+
+
+def _invalid_exercise(error: SpecInvalid) -> ResponseReturnValue:
+    # A version stored before this grader's checks grew stricter: an instructor must save a fixed one.
+    current_app.logger.error("a stored exercise version no longer validates: %s", error)
+    return error_response(500, INVALID_EXERCISE)
 
 
 def _unknown_parts(error: UnknownParts) -> ResponseReturnValue:
@@ -139,6 +147,7 @@ def register(app: Flask) -> None:
     # a broken constraint is the one exception: a 500, since trying again would not help.
     app.register_error_handler(SQLAlchemyError, _database)
     app.register_error_handler(VariantError, _broken_exercise)
+    app.register_error_handler(SpecInvalid, _invalid_exercise)
     app.register_error_handler(UnknownParts, _unknown_parts)
     app.register_error_handler(UnknownExercise, _unknown_exercise)
     app.register_error_handler(NotOpen, _not_open)

@@ -134,3 +134,23 @@ def test_with_csrf_switched_off_refused_forms_are_pages_not_500s(tmp_path: Path)
     client = app.test_client()
     assert client.post("/login", data={"email": "", "password": ""}).status_code == 401
     assert client.post("/register", data={"email": "x@example.com", "password": "short"}).status_code == 422
+
+
+def test_a_stored_version_that_no_longer_validates_gets_a_clear_page_and_its_work_stays_reviewable(
+        app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:  # fmt: skip
+    from grader.models import ExerciseVersion
+    from tests.web.test_learn import post_answers
+
+    post_answers(learner, "block-gelu", {"neg": "0.000", "pos": "0.952"})
+    with app.app_context():  # as a stricter catalogue after an upgrade would read the stored source
+        stored = db.session.scalar(sa.select(ExerciseVersion).where(ExerciseVersion.exercise_id == "block-gelu"))
+        assert stored is not None
+        stored.source, stored.source_hash = stored.source + "no_such_key: 1\n", "0" * 64
+        db.session.commit()
+        ada = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
+    response = learner.get("/exercises/block-gelu")
+    body = response.get_data(as_text=True)
+    assert response.status_code == 500 and "no longer passes this grader&#39;s checks" in body
+    assert "no_such_key" not in body and "Traceback" not in body
+    work = instructor.get(f"/teach/gradebook/{ada}/block-gelu")
+    assert work.status_code == 200 and "0.000" in work.get_data(as_text=True)  # the attempt, to review or score
