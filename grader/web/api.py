@@ -217,7 +217,7 @@ def _json_body() -> Any:
     if not request.is_json:
         return None
     try:
-        return request.get_json(silent=True)  # a body over MAX_CONTENT_LENGTH still raises 413 here
+        return request.get_json(silent=True)  # a body over MAX_CONTENT_LENGTH was a 413 before this
     except RecursionError:  # silent covers malformed JSON, not "[[[[…" a hundred thousand deep
         return None
 

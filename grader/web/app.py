@@ -11,6 +11,7 @@ from flask_babel import lazy_gettext
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
+from werkzeug.wsgi import LimitedStream
 from werkzeug.routing import IntegerConverter, Map
 
 from grader import models
@@ -91,6 +92,19 @@ def _refuse_nul() -> None:
         abort(400)
 
 
+def _refuse_long_chunked_bodies() -> None:
+    """A body sent without a length (chunked) over MAX_CONTENT_LENGTH is a 413, as one with a length is.
+
+    Werkzeug stops reading such a body at the limit without a word, so the cut JSON or form
+    would be refused as malformed (400) instead. Bodies here are small: reading one whole is fine.
+    """
+    if request.content_length is None and request.method not in ("GET", "HEAD", "OPTIONS"):
+        request.get_data(cache=True)  # kept, so the form and JSON parsers read it from memory
+        stream = request.stream
+        if isinstance(stream, LimitedStream) and stream.is_exhausted:
+            abort(413)
+
+
 class _RowId(IntegerConverter):
     """<int:...> in routes, bounded by what an integer column holds: a larger id is a 404, not a database error."""
 
@@ -114,6 +128,7 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"))
     app.session_interface = CookieKeepingSessions()
     app.before_request(refuse_foreign_writes)  # first: before the limiter or CSRF write to the session
+    app.before_request(_refuse_long_chunked_bodies)  # before anything parses a form or JSON body
     # Registered before the limiter's own hook, so it runs after it (Flask runs them in reverse).
     app.after_request(_retry_after_only_when_refused)
     limiter.init_app(app)  # before CSRF, so a request CSRF rejects still counts against the limit

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import subprocess
 import sys
@@ -12,6 +14,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from flask import Flask, abort
 from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from grader import create_app
 from grader.extensions import db
@@ -144,6 +147,25 @@ def test_oversized_form_is_refused_with_413(app: Flask, learner: FlaskClient) ->
     response = learner.post("/exercises/block-gelu", data={"part-neg": "1" * 5000})
     assert response.status_code == 413
     assert "larger than the service accepts" in response.get_data(as_text=True)
+
+
+def test_an_oversized_body_sent_without_a_length_is_413_too(app: Flask, client: FlaskClient) -> None:
+    from tests.web.api_support import ATTEMPTS, auth, token_for
+
+    app.config["MAX_CONTENT_LENGTH"] = 1000
+    token = token_for(app)
+
+    def chunked(body: bytes) -> TestResponse:
+        # As gunicorn hands over a chunked body: no Content-Length, a stream it ends itself.
+        return client.post(ATTEMPTS, input_stream=io.BytesIO(body), headers={
+            **auth(token), "Content-Type": "application/json", "Transfer-Encoding": "chunked"},
+            environ_overrides={"wsgi.input_terminated": True})  # fmt: skip
+
+    big = json.dumps({"answers": {"u": "1" * 5000}}).encode()
+    refused = chunked(big)
+    assert refused.status_code == 413 and refused.get_json()["error"] == "too_large"
+    small = chunked(json.dumps({"answers": {"u": "[1.000; 2.000; 3.000; 4.000]"}}).encode())
+    assert small.status_code == 422 and small.get_json()["parts"]["u"]["status"] == "unchecked"  # read whole
 
 
 def test_security_headers_are_set(client: FlaskClient) -> None:
