@@ -13,7 +13,7 @@ from grader.catalog.lessons import lesson_order
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Progress, Submission, User
+from grader.models import Attempt, AuditEvent, Exercise, ExerciseVersion, Progress, Submission, User
 
 # Instructors try exercises too (early, to check them); like the gradebook, these figures are learners' only.
 LEARNERS_ONLY = sa.select(User.id).where(User.role == "learner")
@@ -63,8 +63,9 @@ class VersionInfo:
 
     version: int
     created_at: datetime
-    author: str | None
+    author: str | None  # None for a file, or for an account erased since
     attempts: int
+    from_web: bool = False  # saved in the browser, by its author or by one whose account is gone
 
 
 def normalise(text: str) -> str:
@@ -166,8 +167,16 @@ def versions(exercise_id: str) -> list[VersionInfo]:
         .outerjoin(User, User.id == ExerciseVersion.created_by)
         .where(ExerciseVersion.exercise_id == exercise_id).order_by(ExerciseVersion.version.desc())
     )  # fmt: skip
-    return [VersionInfo(number, created, author, per_version.get(number, 0))
+    web = _saved_on_the_web(exercise_id)
+    return [VersionInfo(number, created, author, per_version.get(number, 0), author is not None or number in web)
             for number, created, author in rows]  # fmt: skip
+
+
+def _saved_on_the_web(exercise_id: str) -> set[int]:
+    """The versions the audit trail says were saved on the web: it keeps that after the author's account is erased."""
+    details = db.session.scalars(sa.select(AuditEvent.detail).where(
+        AuditEvent.exercise_id == exercise_id, AuditEvent.action == "exercise.saved"))  # fmt: skip
+    return {d["version"] for d in details if isinstance(d, dict) and d.get("origin") == "web" and "version" in d}
 
 
 def lessons() -> list[str]:

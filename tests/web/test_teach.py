@@ -16,7 +16,7 @@ from werkzeug.datastructures import MultiDict
 from grader.catalog.loader import spec_from_text
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, User, Variant
-from grader.services import attempts
+from grader.services import accounts, attempts, privacy
 from grader.services.exercises import current_version
 from tests.web.conftest import csrf_from, login, make_user
 from tests.web.test_i18n import choose
@@ -211,6 +211,25 @@ def test_edit_creates_a_version_and_attempts_keep_theirs(app: Flask, instructor:
         assert db.session.get(Exercise, "block-residual").title == "The first residual, revisited"
     history = instructor.get("/teach/exercises/block-residual").get_data(as_text=True)
     assert "teach@example.com" in history and "exercise file" in history
+
+
+def test_a_version_by_an_erased_instructor_is_not_credited_to_the_exercise_file(app: Flask,
+                                                                                instructor: FlaskClient) -> None:  # fmt: skip
+    make_user(app, "gone@example.com", "instructor")
+    editor = app.test_client()
+    login(editor, "gone@example.com")
+    fields = editor_fields(editor.get("/teach/exercises/block-residual/edit").get_data(as_text=True))
+    fields["action"], fields["title"] = "save", "The first residual, revisited"
+    assert editor.post("/teach/exercises/block-residual/edit", data=fields).status_code == 303
+    with app.app_context():
+        gone = accounts.user_by_email("gone@example.com")
+        assert gone is not None
+        privacy.erase(gone, None)
+    history = instructor.get("/teach/exercises/block-residual").get_data(as_text=True)
+    rows = history[history.index("Version history"):].split("</tr>")
+    version_2 = next(row for row in rows if "<td class=\"num\">2 " in row)
+    version_1 = next(row for row in rows if "<td class=\"num\">1" in row and "current" not in row)
+    assert "deleted account" in version_2 and "exercise file" in version_1
 
 
 def test_edit_cannot_change_the_id(app: Flask, instructor: FlaskClient) -> None:
