@@ -43,10 +43,16 @@ def _out(row: Submission) -> SubmissionOut:
 
 
 def _source() -> bytes | str:
-    upload = request.files.get("file")
-    if upload is not None:
-        return upload.read(submissions.MAX_UPLOAD_READ)
     usage = 'Send {"source": "<python code>"} as JSON, or a multipart file in the field "file".'
+    if request.mimetype == "multipart/form-data":
+        # As with JSON, a field not taken is named, never ignored: a misspelt "fiel" would lose the code.
+        unknown = sorted({*request.files, *request.form} - {"file"})
+        if unknown:
+            abort(400, f"Unknown field {', '.join(map(repr, unknown[:5]))}. {usage}")
+        upload = request.files.get("file")
+        if upload is None:
+            abort(400, usage)
+        return upload.read(submissions.MAX_UPLOAD_READ)
     source = body_object(("source",), usage).get("source")
     if not isinstance(source, str):
         abort(400, usage)

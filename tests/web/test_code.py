@@ -99,6 +99,12 @@ def test_api_submission_and_lookup(app: Flask, client: FlaskClient, token: str) 
     upload = client.post("/api/v1/exercises/code-layer-norm/submissions", headers=headers,
                          data={"file": (io.BytesIO(NO_EPS.encode()), "x.py")}, content_type="multipart/form-data")  # fmt: skip
     assert upload.get_json()["result"]["misconception"] == "no-eps"
+    for data, said in (({"fiel": (io.BytesIO(GOOD.encode()), "x.py")}, "Unknown field 'fiel'."),
+                       ({"file": (io.BytesIO(GOOD.encode()), "x.py"), "seed": "7"}, "Unknown field 'seed'."),
+                       ({"note": "no file"}, "Unknown field 'note'."), ({}, 'a multipart file in the field "file"')):
+        refused = client.post("/api/v1/exercises/code-layer-norm/submissions", headers=headers, data=data,
+                              content_type="multipart/form-data")  # fmt: skip
+        assert refused.status_code == 400 and said in refused.get_json()["message"], refused.get_json()
 
 
 def test_api_hides_other_learners_submissions(app: Flask, client: FlaskClient, token: str) -> None:
