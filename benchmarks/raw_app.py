@@ -1,7 +1,7 @@
 """Baselines for benchmarks/http_attempts.py: an attempt with raw sqlite3, with or without grading.
 
 RAW_GRADE unset (store-only): per request, find the token's owner, upsert the learner's progress,
-insert the attempt row and commit once (WAL, synchronous=NORMAL and the busy timeout, as the
+insert the attempt row and commit once (WAL, synchronous=FULL and the busy timeout, as the
 service). RAW_GRADE=1 (grade + store): also read the exercise's current version and the learner's
 seed, grade the answers with grader.catalog as the service does, and store the verdicts.
 

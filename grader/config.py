@@ -37,7 +37,7 @@ from limits.storage import SCHEMES
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
-from grader.environment import flag, whole_number
+from grader.environment import flag, sandbox_mode, sandbox_slots, whole_number
 from grader.services.mail import SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -147,4 +147,7 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         "MAIL_SERVER": _mail_server(env),
         "MAIL_FROM": env.get("GRADER_MAIL_FROM") or "grader@localhost",
         "BASE_URL": _base_url(env),
+        # Read again where the sandbox starts (workers too); read here so a bad value stops the app at start.
+        "SANDBOX_MODE": sandbox_mode(env),
+        "SANDBOX_SLOTS": sandbox_slots(env),
     }

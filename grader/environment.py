@@ -44,3 +44,19 @@ def local_url(env: Mapping[str, str]) -> str:
     if not port.isdigit():  # a unix: socket has no URL of its own
         return f"http://{DEFAULT_BIND}"
     return f"http://{'127.0.0.1' if host in ('', '0.0.0.0', '[::]', '::') else host}:{port}"
+
+
+SANDBOX_MODES = ("bwrap", "unsafe-local")
+
+
+def sandbox_mode(env: Mapping[str, str]) -> str:
+    """How learner code runs (GRADER_SANDBOX): bubblewrap, or the labelled development-only local mode."""
+    mode = env.get("GRADER_SANDBOX") or "bwrap"
+    if mode not in SANDBOX_MODES:
+        raise ValueError(f"GRADER_SANDBOX must be 'bwrap' or 'unsafe-local', not {mode!r}")
+    return mode
+
+
+def sandbox_slots(env: Mapping[str, str]) -> int:
+    """Sandboxes per process (GRADER_SANDBOX_SLOTS)."""
+    return whole_number(env, "GRADER_SANDBOX_SLOTS", 2, 1, 64)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader.environment import whole_number
+from grader.environment import sandbox_mode, sandbox_slots, whole_number
 
 from . import codec
 from .bwrap import bwrap_command, find_bwrap, local_command
@@ -224,10 +224,10 @@ class SandboxPool:
 
 
 def _mode() -> str:
-    mode = os.environ.get("GRADER_SANDBOX", "bwrap")
-    if mode not in ("bwrap", "unsafe-local"):
-        raise SandboxUnavailable(f"GRADER_SANDBOX={mode!r}: expected 'bwrap' or 'unsafe-local'")
-    return mode
+    try:
+        return sandbox_mode(os.environ)
+    except ValueError as error:  # the app checks it at start; a worker or script may not have
+        raise SandboxUnavailable(str(error)) from None
 
 
 def _ms(started: float) -> float:
@@ -265,7 +265,7 @@ def default_pool() -> SandboxPool:
     with _default_lock:
         # A pool inherited across fork (gunicorn's pre-fork) has no live slots here.
         if _default is None or _default_pid != os.getpid():
-            _default = SandboxPool(slots=whole_number(os.environ, "GRADER_SANDBOX_SLOTS", 2, 1, 64))
+            _default = SandboxPool(slots=sandbox_slots(os.environ))
             _default_pid = os.getpid()
             atexit.register(_default.close)
         return _default

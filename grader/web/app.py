@@ -33,8 +33,8 @@ SECURITY_HEADERS = {
 
 
 # synchronous=FULL: a commit reaches the disk before it returns, so an attempt answered as stored
-# survives a power cut too (NORMAL, WAL's usual setting, may lose the last commits; about 0.3 ms less
-# per commit here).
+# survives a power cut too. NORMAL, WAL's usual setting, may lose the last commits; one writer's
+# commit took 0.1 ms with it here against 0.8 to 1.1 ms with FULL, and commits queue one at a time.
 SQLITE_PRAGMAS = ("journal_mode=WAL", "foreign_keys=ON", "busy_timeout=10000", "synchronous=FULL")
 
 

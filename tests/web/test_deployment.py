@@ -103,6 +103,9 @@ def test_rate_limits_outlive_a_redis_outage(tmp_path: Path) -> None:
     ("GRADER_SIGN_IN_IDLE_DAYS", "--5", "GRADER_SIGN_IN_IDLE_DAYS must be a whole number from 1 to 3650"),
     ("GRADER_SIGN_IN_IDLE_DAYS", "²", "GRADER_SIGN_IN_IDLE_DAYS must be a whole number from 1 to 3650"),
     ("GRADER_BASE_URL", "ftp://grader.example.org", "GRADER_BASE_URL must look like https://"),
+    # Read again when the sandbox first starts, but checked at start like the rest.
+    ("GRADER_SANDBOX_SLOTS", "0", "GRADER_SANDBOX_SLOTS must be a whole number from 1 to 64, not '0'"),
+    ("GRADER_SANDBOX", "none", "GRADER_SANDBOX must be 'bwrap' or 'unsafe-local', not 'none'"),
 ])  # fmt: skip
 def test_a_malformed_setting_stops_the_app_naming_the_variable(tmp_path: Path, name: str, value: str,
                                                                 message: str) -> None:  # fmt: skip
