@@ -169,7 +169,9 @@ class NumericKind:
         inside = accepts.bands.contains(values)
         coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.coarsest, tolerance)
         if coarse.any() and not _typed_a_mistake_exactly(values, accepts):
-            text = self._too_coarse(_positions(coarse), accepts, tolerance)
+            where, request = _positions(coarse), self.digits_asked(target, tolerance)
+            text = say("Too few digits (%(where)s): %(request)s.", where=_position_words(where), request=request) \
+                if where else say("Too few digits: %(request)s.", request=request)
             return PartResult.said("invalid", 0.0, text, value=parsed.json)
         ok = inside
         if ok.all():
@@ -179,11 +181,9 @@ class NumericKind:
         score = float(ok.mean()) if partial else 0.0
         return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json, entries=True)
 
-    def _too_coarse(self, where: list[Any], accepts: _Accepts, tolerance: Tolerance) -> Text:
-        request = digits_request(accepts.exact, tolerance, self.integral)
-        if where:
-            return say("Too few digits (%(where)s): %(request)s.", where=_position_words(where), request=request)
-        return say("Too few digits: %(request)s.", request=request)
+    def digits_asked(self, target: Target, tolerance: Tolerance) -> Text:
+        """The precision an answer must show, as a too-coarse one is told (free to learn: it costs no attempt)."""
+        return digits_request(self._accepts(target, tolerance).exact, tolerance, self.integral)
 
     def _accepts(self, target: Target, tolerance: Tolerance) -> _Accepts:
         key = ("accepts", tolerance, self.integral)

@@ -14,9 +14,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from grader.answers.kinds import KINDS
+from grader.answers.kinds import KINDS, NumericKind
 from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
+from grader.texts import Text
 from grader.catalog.display import ENGLISH, Notation, fill, notation, show
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.scenarios import SCENARIOS, Scenario
@@ -46,6 +47,11 @@ class PartVariant:
     def label_in(self, locale: str) -> str:
         """The label in `locale` if the exercise gives one there, else as written."""
         return self.labels.get(locale, self.spec.label)
+
+    def digits_asked(self) -> Text | None:
+        """The precision a numeric part asks for ("give at least 3 decimal places"); None for shapes and sets."""
+        kind = KINDS[self.spec.type]
+        return kind.digits_asked(self.target, self.tolerance) if isinstance(kind, NumericKind) else None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import re
 import time
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
@@ -56,6 +57,19 @@ def test_exercise_page_shows_own_numbers_labels_and_syntax(learner: FlaskClient)
     assert 'for="part-mu"' in html and 'name="part-u"' in html
     assert "decimal comma allowed" in html
     assert "Unlimited attempts" in html
+
+
+@pytest.mark.parametrize(("exercise", "part", "precision"), [
+    ("block-layernorm", "mu", "Precision: give at least 3 decimal places."),  # abs 0.0005
+    ("microgpt-params", None, "Precision: give the exact whole number"),  # a count
+    ("modern-shapes", "q", None),  # a shape has no precision
+])  # fmt: skip
+def test_each_field_says_the_precision_it_asks_for_before_a_check(app: Flask, learner: FlaskClient, exercise: str,
+                                                                  part: str | None, precision: str | None) -> None:  # fmt: skip
+    html = learner.get(f"/exercises/{exercise}").get_data(as_text=True)
+    hints = re.findall(r'<span class="hint" id="part-([^"]+)-hint">(.*?)</span>', html, re.S)
+    said = dict(hints)[part] if part else hints[0][1]
+    assert (precision in said) if precision else "Precision" not in said
 
 
 def test_correct_decimal_comma_answer_is_stored_and_redirects(app: Flask, learner: FlaskClient) -> None:
