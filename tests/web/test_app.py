@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -179,6 +180,14 @@ def test_pages_load_nothing_from_other_hosts(learner: FlaskClient) -> None:
     html = learner.get("/exercises/block-layernorm").get_data(as_text=True)
     assert "http://" not in html.replace('xmlns="http://www.w3.org/1998/Math/MathML"', "")
     assert "https://" not in html
+
+
+def test_every_page_names_an_icon_the_site_serves(client: FlaskClient) -> None:
+    for page in (client.get("/login"), client.get("/no-such-page")):  # a page and an error page
+        found = re.search(r'<link rel="icon" href="([^"]+)"', page.get_data(as_text=True))
+        assert found is not None
+        icon = client.get(found.group(1))
+        assert icon.status_code == 200 and icon.mimetype == "image/svg+xml" and b"<svg" in icon.data
 
 
 def test_abort_message_reaches_the_page(app: Flask) -> None:

@@ -25,7 +25,7 @@ def test_gradebook_rows_are_headed_by_their_learner_and_columns_by_the_exercise_
         app: Flask, instructor: FlaskClient) -> None:  # fmt: skip
     make_user(app, "ada@example.com")
     html = instructor.get("/teach/gradebook").get_data(as_text=True)
-    assert '<th scope="row" class="email">ada@example.com</th>' in html
+    assert '<th scope="row" class="email" title="ada@example.com">ada@example.com</th>' in html
     # The column shows the id, turned on its side; a screen reader gets the title instead.
     assert ('<span aria-hidden="true">block-layernorm</span><span class="visually-hidden">LayerNorm of a row</span>'
             in html)  # fmt: skip
