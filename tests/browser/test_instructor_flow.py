@@ -140,6 +140,9 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     staff.wait_for_url(f"{base}/teach/exercises")
     listed = staff.locator("table tbody tr", has=staff.locator("a", has_text=TITLE))
     assert listed.count() == 1
-    assert "Browser lesson" in listed.inner_text() and EXERCISE in listed.inner_text()
+    assert EXERCISE in listed.inner_text()
+    # Exercises sit under their lesson's heading row: the nearest one above this row names the lesson.
+    heading = listed.locator("xpath=preceding-sibling::tr[contains(@class, 'group')][1]")
+    assert (heading.text_content() or "").strip() == "Browser lesson"
     assert listed.locator(".wrong-line .pill").inner_text() == "no-residual-attention"
     staff.screenshot(path=str(artifacts / "teach-exercises.png"), full_page=True)
