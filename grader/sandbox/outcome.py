@@ -65,7 +65,8 @@ def _encodable(text: str) -> str:
 
 def _frames(outcome: JobOutcome, limits: Limits) -> Iterator[dict[str, Any]]:
     """The job's frames, decoded only as they are read: the interpreter stops at the first it cannot
-    use, so learner code that floods the result pipe costs the host at most case_count + 2 frames."""
+    use, so learner code that floods the result pipe costs the host at most case_count + 2 frames,
+    and MAX_PRINTED_CHARS printed frames a case."""
     for blob in codec.iter_frames(outcome.results, partial_ok=True):
         frame = codec.decode(blob, max_bytes=limits.result_bytes)
         if not isinstance(frame, dict) or not isinstance(frame.get("kind"), str):
@@ -142,14 +143,18 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-def _not_run(status: RunStatus, reason: str, index: int, count: int) -> list[CaseRun]:
+def _not_run(status: RunStatus, reason: str, index: int, count: int, printed: str = "") -> list[CaseRun]:
+    """The cases from `index` on, which sent no result; the first, where the job stopped, keeps what it
+    had printed by then."""
     case_status: CaseStatus = "exception"
     if status in ("timeout", "memory_limit"):
         case_status = cast(CaseStatus, status)
     runs = []
     for i in range(index, count):
-        note = reason if i == index else f"not run: the job stopped at case {index} ({reason})"
-        runs.append(CaseRun(case_status, None, note, 0.0))
+        if i == index:
+            runs.append(CaseRun(case_status, None, reason, 0.0, printed))
+        else:
+            runs.append(CaseRun(case_status, None, f"not run: the job stopped at case {index} ({reason})", 0.0))
     return runs
 
 
@@ -168,9 +173,10 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
     def result(status: RunStatus, cases: list[CaseRun], message: str, facts: Facts | None = None) -> RunResult:
         return RunResult(status, cases, note + message, stdout, duration_ms, facts or {})
 
+    partial = _Partial()
     try:
         frames = _frames(outcome, limits)
-        status, cases, message = _interpret(frames, case_count)
+        status, cases, message = _interpret(frames, case_count, partial)
     except Exception as exc:  # noqa: BLE001 - any failure on these bytes is the sandbox's doing
         _log_malformed(exc)
         return result("crashed", _not_run("crashed", MALFORMED, 0, case_count), MALFORMED, {"cause": "malformed"})
@@ -178,8 +184,8 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
         return result(status, cases, message)
     reason_status, reason, facts = _abort_reason(outcome, limits)
     # Which case it stopped in: the first one that sent no result.
-    return result(reason_status, cases + _not_run(reason_status, reason, len(cases), case_count),
-                  reason, {**facts, "case": len(cases)})
+    stopped = _not_run(reason_status, reason, len(cases), case_count, partial.text())
+    return result(reason_status, cases + stopped, reason, {**facts, "case": len(cases)})
 
 
 def _log_malformed(exc: Exception) -> None:
@@ -194,7 +200,33 @@ def _log_malformed(exc: Exception) -> None:
               type(exc).__name__, place, _loggable(str(exc)))
 
 
-def _interpret(frames: Iterator[dict[str, Any]], case_count: int
+class _Partial:
+    """What the running case has printed so far, from its printed frames, held to the runner's limit."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+
+    def add(self, frame: dict[str, Any], running: int) -> None:
+        """Keep one printed frame of the case that is running; anything else is malformed."""
+        text, index = frame.get("text"), frame.get("index")
+        if type(index) is not int or index != running or not isinstance(text, str) or not text:
+            raise BadFrame("a printed frame out of place")
+        self.size += len(text)
+        if self.size > MAX_PRINTED_CHARS:  # the runner streams only what it keeps
+            raise BadFrame("more printed output than a case keeps")
+        self.parts.append(text)
+
+    def clear(self) -> None:
+        """Forget it: the case sent its result, which carries what it printed."""
+        self.parts, self.size = [], 0
+
+    def text(self) -> str:
+        """What the running case printed before the job stopped."""
+        return _encodable("".join(self.parts))
+
+
+def _interpret(frames: Iterator[dict[str, Any]], case_count: int, partial: _Partial
                ) -> tuple[RunStatus | None, list[CaseRun], str]:
     """(status, cases, message); status None means the job stopped before "done".
 
@@ -210,10 +242,10 @@ def _interpret(frames: Iterator[dict[str, Any]], case_count: int
         return _runner_failed(first, [], case_count)
     if first["kind"] != "compiled":
         raise BadFrame(f"the job began with {first['kind']!r}, not the runner's compile report")
-    return _after_compiling(frames, case_count)
+    return _after_compiling(frames, case_count, partial)
 
 
-def _after_compiling(frames: Iterator[dict[str, Any]], case_count: int
+def _after_compiling(frames: Iterator[dict[str, Any]], case_count: int, partial: _Partial
                      ) -> tuple[RunStatus | None, list[CaseRun], str]:
     cases: list[CaseRun] = []
     for position, frame in enumerate(frames):
@@ -222,8 +254,11 @@ def _after_compiling(frames: Iterator[dict[str, Any]], case_count: int
             if position:  # the runner sends these before any case; later, learner code forged one
                 raise BadFrame(f"a {kind} frame after the job started")
             return LOAD_STATUS[kind], [], _setup_message(frame)
-        if kind == "case" and len(cases) < case_count:
+        if kind == "printed" and len(cases) < case_count:
+            partial.add(frame, len(cases))
+        elif kind == "case" and len(cases) < case_count:
             cases.append(_case(frame, len(cases)))
+            partial.clear()
         elif kind == "done" and len(cases) == case_count:
             return "completed", cases, f"ran {case_count} case(s)"
         elif kind == "internal_error":

@@ -248,7 +248,7 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     # Each case decodes its own fresh arrays, so mutating inputs cannot leak across cases.
     started = time.perf_counter()
     status, value, error = "ok", None, None
-    printed = Printed()
+    printed = Printed(on_kept=lambda piece: sender.send({"kind": "printed", "index": index, "text": piece}))
     try:
         kwargs = codec.decode(blob)  # inside the try: memory held by an earlier case can fail it
         with _capture(printed):

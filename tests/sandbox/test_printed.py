@@ -87,3 +87,52 @@ def test_a_function_that_breaks_what_it_prints_to_still_gets_its_verdict(pool: S
     result = pool.run(source, "f", ["x"], [{"x": 1.0}, {"x": 2.0}])
     assert result.status == "completed", result.message
     assert [(case.status, case.value, case.printed) for case in result.cases] == [("ok", 1.0, ""), ("ok", 2.0, "")]
+
+
+def test_what_a_case_printed_before_it_ran_out_of_cpu_time_is_kept(pool: SandboxPool) -> None:
+    source = HEAD + ("def f(x):\n    print('working on', x)\n    while x > 1:\n        pass\n"
+                     "    return x\n")
+    result = pool.run(source, "f", ["x"], [{"x": 1.0}, {"x": 2.0}, {"x": 3.0}])
+    assert result.status == "timeout" and result.facts["cause"] == "cpu" and result.facts["case"] == 1
+    assert [(case.status, case.printed) for case in result.cases] == [
+        ("ok", "working on 1.0\n"), ("timeout", "working on 2.0\n"), ("timeout", "")]
+
+
+def test_what_a_case_printed_before_its_wall_time_ran_out_is_kept(pool: SandboxPool) -> None:
+    source = HEAD + "import time\n\ndef f():\n    for step in range(3):\n        print('step', step)\n    time.sleep(60)\n"
+    result = pool.run(source, "f", [], [{}])
+    assert result.status == "timeout" and result.facts["cause"] == "wall"
+    assert result.cases[0].printed == "step 0\nstep 1\nstep 2\n"
+
+
+def test_a_stopped_case_keeps_only_what_the_runner_keeps_of_a_flood(pool: SandboxPool) -> None:
+    source = HEAD + "def f():\n    while True:\n        print('z' * 999)\n"
+    [case] = pool.run(source, "f", [], [{}]).cases
+    assert case.status == "timeout"
+    assert case.printed == ("z" * 999 + "\n") * (MAX_PRINTED_CHARS // 1000)
+
+
+def _stopped(results: bytes) -> list[tuple[str, str]]:
+    """The cases of a job whose process died of SIGXCPU after sending `results`."""
+    died = {**CLEAN_EXIT, "exit_code": None, "signal": 24, "cpu_seconds": LIMITS.cpu_seconds}
+    run = outcome.assemble(JobOutcome(results=COMPILED + results, done=died), CASES, LIMITS, 5.0)
+    assert run.status == "timeout", run.message
+    return [(case.status, case.printed) for case in run.cases]
+
+
+def _printed_frame(index: int, text: str) -> bytes:
+    return _raw_frame({"__dict__": {"kind": "printed", "index": index, "text": text}})
+
+
+def test_the_host_gives_the_stopped_case_what_it_streamed_and_a_finished_case_its_own_frame() -> None:
+    streamed = _printed_frame(0, "seen twice? ") + _raw_frame(_case_header(0, printed="once\n"))
+    cases = _stopped(streamed + _printed_frame(1, "part one, ") + _printed_frame(1, "part two"))
+    assert cases == [("ok", "once\n"), ("timeout", "part one, part two"), ("timeout", "")]
+
+
+def test_the_host_refuses_more_streamed_output_than_a_case_keeps() -> None:
+    flood = b"".join(_printed_frame(0, "w" * 1000) for _ in range(MAX_PRINTED_CHARS // 1000 + 1))
+    died = {**CLEAN_EXIT, "exit_code": None, "signal": 24, "cpu_seconds": LIMITS.cpu_seconds}
+    run = outcome.assemble(JobOutcome(results=COMPILED + flood, done=died), CASES, LIMITS, 5.0)
+    assert run.status == "crashed" and run.facts == {"cause": "malformed"}
+    assert all(case.printed == "" for case in run.cases)
