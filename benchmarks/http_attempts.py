@@ -10,7 +10,10 @@ Prints throughput, p50, p99, the ratios to bare Flask, 5xx counts, the CPU time 
 the server (master and workers, recycled ones included) and wrk, and whether the attempts stored
 equal the 201 responses.
 
-    .venv/bin/python benchmarks/http_attempts.py [--seconds 30] [--connections 32]
+    .venv/bin/python benchmarks/http_attempts.py [--seconds 30] [--connections 32] [--postgres ADMIN_URL]
+
+With --postgres, the service runs on a new PostgreSQL database made on that server (and dropped at
+the end) instead of SQLite; the raw baselines are raw sqlite3 by definition and stay on SQLite.
 
 Needs wrk (Debian package `wrk`).
 """
@@ -29,6 +32,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+# Run as a script, so benchmarks/ is on sys.path.
+from load_stack import create_database, query
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -130,11 +136,13 @@ def run(app: str, cwd: Path, env: dict[str, str], args: argparse.Namespace, toke
     return measured, created
 
 
-def stored_attempts(db_path: Path, graded: bool) -> int:
+def stored_attempts(database_url: str, graded: bool) -> int:
     """Attempts in the database: the service's (version 1 and up) or the raw baselines' (version 0)."""
-    with sqlite3.connect(db_path) as connection:
-        where = "version > 0" if graded else "version = 0"
-        return connection.execute(f"SELECT count(*) FROM attempts WHERE {where}").fetchone()[0]
+    sql = f"SELECT count(*) FROM attempts WHERE {'version > 0' if graded else 'version = 0'}"
+    if database_url.startswith("sqlite:///"):
+        with sqlite3.connect(database_url.removeprefix("sqlite:///")) as connection:
+            return int(connection.execute(sql).fetchone()[0])
+    return int(query(database_url, sql)[0][0])
 
 
 def main() -> int:
@@ -142,16 +150,23 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--postgres", metavar="ADMIN_URL", help="run the service on a new database on this server")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed: apt-get install wrk")
     work = Path(tempfile.mkdtemp(prefix="grader-bench-"))
-    db_path = work / "bench.db"
-    env = {**os.environ, "GRADER_DATABASE_URL": f"sqlite:///{db_path}", "GRADER_SECRET_KEY": "b" * 64,
+    sqlite_url = f"sqlite:///{work / 'bench.db'}"
+    env = {**os.environ, "GRADER_DATABASE_URL": sqlite_url, "GRADER_SECRET_KEY": "b" * 64,
            "GRADER_RATELIMIT_ENABLED": "false"}  # fmt: skip
     tokens = prepare(env)
-    grader, created = run("wsgi:app", ROOT, env, args, tokens)
-    stored = stored_attempts(db_path, True)
+    service_url, drop = create_database(args.postgres) if args.postgres else (sqlite_url, lambda: None)
+    try:
+        service_env = {**env, "GRADER_DATABASE_URL": service_url}
+        service_tokens = prepare(service_env) if args.postgres else tokens  # the same learners there
+        grader, created = run("wsgi:app", ROOT, service_env, args, service_tokens)
+        stored = stored_attempts(service_url, True)
+    finally:
+        drop()
     baseline_env = {**env, "PYTHONPATH": str(ROOT)}
     raw_runs: dict[str, dict[str, float]] = {}
     raw_sent: dict[str, int] = {}
@@ -162,7 +177,7 @@ def main() -> int:
     workers = subprocess.run([PYTHON, "-c", "import multiprocessing as m; print(2 * m.cpu_count() + 1)"],
                              capture_output=True, text=True).stdout.strip()  # fmt: skip
     print(f"gunicorn: {os.environ.get('GRADER_WORKERS', workers)} sync workers, {args.connections} connections, "
-          f"{args.seconds} s, SQLite")  # fmt: skip
+          f"{args.seconds} s, the service on {'PostgreSQL' if args.postgres else 'SQLite'}, raw baselines on SQLite")
     for name, r in (("grader attempts", grader), *raw_runs.items(), ("bare Flask", bare)):
         print(f"{name:<16} {r['rps']:8.1f} req/s   p50 {r['p50_ms']:7.2f} ms   p99 {r['p99_ms']:7.2f} ms   "
               f"5xx {int(r['server_errors'])}   socket errors {int(r['errors'])}   / bare {r['rps'] / bare['rps']:.2f}   "
@@ -171,7 +186,7 @@ def main() -> int:
     per_request = 2 * (bare["server_us"] + bare["client_us"]) - grader["client_us"]
     print(f"at 0.5 of bare on the same cores an attempt could cost about {per_request:.0f} µs of server CPU; "
           f"it costs {grader['server_us']:.0f} µs (raw grade+store {raw_runs['raw grade+store']['server_us']:.0f} µs)")
-    for name, kept, sent in (("grader", stored, created), ("raw baselines", stored_attempts(db_path, False),
+    for name, kept, sent in (("grader", stored, created), ("raw baselines", stored_attempts(sqlite_url, False),
                                                            sum(raw_sent.values()))):  # fmt: skip
         verdict = "equal" if kept == sent else "DIFFERENT"
         print(f"{name} attempts stored: {kept}; 201 responses sent (warm-up included): {sent}: {verdict}")
