@@ -44,6 +44,7 @@ CAUSES: dict[str, tuple[str, tuple[str, ...]]] = {
 REPORTED = ("syntax_error", "load_error", "bad_signature")
 ONLY_NUMPY = say("Only numpy and Python's standard library can be imported here.")
 UNAVAILABLE = say("Your code could not be run just now; this attempt was not counted. Please try again.")
+STOPPED_HERE = say("The process running your code stopped in this case.")
 
 
 def grade(
@@ -60,7 +61,8 @@ def grade(
     # sandbox, where learner code can fake the clock.
     duration = round(float(getattr(run_result, "duration_ms", 0) or 0), 3)
     if run_result.status != "completed":
-        return _run_failure(run_result, task, duration, cases, spec.stub)
+        ran = _until_stopped(cases, expected_outputs, runs, run_result, spec.tolerance)
+        return _run_failure(run_result, task, duration, cases, spec.stub, ran)
     if len(runs) != len(cases) or len(expected_outputs) != len(cases) or not cases:
         # A run that does not answer every case is the grader's fault: report, do not count.
         note = say("(the run returned %(got)d results for %(cases)d cases)", got=len(runs), cases=len(cases))
@@ -82,8 +84,30 @@ def grade(
     return CodeResult("failed", score, verdicts, joined(said, " "), mistake, duration)
 
 
+def _until_stopped(cases: Sequence[Case], expected_outputs: Sequence[Any], runs: Sequence[Any], run_result: Any,
+                   tolerance: CodeToleranceSpec) -> tuple[CaseVerdict, ...]:  # fmt: skip
+    """For a run that stopped in a case: the verdicts of the cases before it, then that case's, with what
+    it printed if it is visible; nothing when where it stopped is unknown or may have been the loading."""
+    stopped = (getattr(run_result, "facts", None) or {}).get("case")
+    if type(stopped) is not int or not 0 <= stopped < len(cases):
+        return ()
+    if not len(runs) == len(expected_outputs) == len(cases):
+        return ()
+    if stopped == 0 and not runs[0].printed:  # only a case's own output shows the first case had begun
+        return ()
+    before = (_case_verdict(c, e, r, tolerance) for c, e, r in zip(cases[:stopped], expected_outputs, runs))
+    case, run = cases[stopped], runs[stopped]
+    if run.status in ("timeout", "memory_limit"):
+        status, text = _case_outcome(case.visible, None, run, tolerance)
+    else:  # the process crashed: no case status says more than where
+        status, text = "error", STOPPED_HERE
+    if not case.visible:
+        return (*before, CaseVerdict(case.name, status, text))
+    return (*before, CaseVerdict(case.name, status, text, True, run.printed, run.printed_dropped))
+
+
 def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[Case] = (),
-                 stub: str = "") -> CodeResult:
+                 stub: str = "", ran: tuple[CaseVerdict, ...] = ()) -> CodeResult:
     """Map a run that did not complete to an error, timeout, memory_limit or invalid result."""
     if run_result.status not in RUN_FAILURES:
         # "unavailable" and anything unforeseen are the grader's problem, not the learner's.
@@ -100,7 +124,7 @@ def _run_failure(run_result: Any, task: Task, duration: float, cases: Sequence[C
     # The sandbox's own report goes below the sentence, as it came: Python's syntax report (the
     # line and a pointer), the traceback of an error while loading, or the signature found.
     report = _in_words(told) if run_result.status == "bad_signature" else Text(told)
-    return CodeResult(status, 0.0, text=joined([text, report], "\n") if told else text, duration_ms=duration,
+    return CodeResult(status, 0.0, ran, text=joined([text, report], "\n") if told else text, duration_ms=duration,
                       counts=run_result.status != "syntax_error")
 
 
@@ -114,8 +138,12 @@ def _told(run_result: Any) -> str:
 def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
     """Which case a run that stopped early was on: the first one it sent no result for."""
     done = (getattr(run_result, "facts", None) or {}).get("case")
-    # Before any case finished it may still have been loading the module: say nothing then.
-    if type(done) is not int or not 0 < done < len(cases):
+    if type(done) is not int or not 0 <= done < len(cases):
+        return None
+    # Before any case finished it may still have been loading the module: say nothing then, unless
+    # the first case's own output shows it had begun.
+    runs: Sequence[Any] = getattr(run_result, "cases", None) or ()
+    if done == 0 and not (len(runs) == len(cases) and runs[0].printed):
         return None
     running = cases[done]
     if running.visible:

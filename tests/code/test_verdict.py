@@ -11,7 +11,7 @@ import pytest
 from grader.codecheck.compare import HIDDEN_MESSAGES, compare
 from grader.codecheck.prepare import limit_visible, prepare, sandbox_cases
 from grader.codecheck.tasks import get_task
-from grader.codecheck.verdict import RUN_FAILURES, UNAVAILABLE, _exception_message
+from grader.codecheck.verdict import RUN_FAILURES, STOPPED_HERE, UNAVAILABLE, _exception_message
 from tests.code.support import FakeCaseRun, FakeRun, grade_run, grade_values, prepared_for
 
 DIGIT = re.compile(r"\d")
@@ -176,6 +176,51 @@ def test_run_failures_are_worded_from_the_hosts_facts(status: str, facts: dict[s
     spec, prepared = prepared_for("gelu")
     result = grade_run(spec, prepared, FakeRun(status=status, message="the sandbox's English note", facts=facts))
     assert result.message == says
+
+
+def _stopped_in(prepared, index: int, status: str, printed: str = "") -> FakeRun:
+    """A run that finished the cases before `index` right and stopped in it, as the host assembles one."""
+    runs = [FakeCaseRun(value=e) for e in prepared.expected[:index]]
+    runs.append(FakeCaseRun(status=status, error="the job used more than 2 s of CPU time", printed=printed))
+    runs += [FakeCaseRun(status=status, error="not run") for _ in prepared.expected[index + 1:]]
+    run_status = "crashed" if status == "exception" else status
+    return FakeRun(status=run_status, cases=runs, facts={"cause": "cpu", "seconds": 2, "case": index})
+
+
+def test_a_run_that_stopped_judges_the_cases_it_finished_and_shows_what_the_stopped_one_printed() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    stopped = _first(prepared, visible=True) + 1
+    assert prepared.cases[stopped].visible
+    result = grade_run(spec, prepared, _stopped_in(prepared, stopped, "timeout", printed="row 0\nrow 1\n"))
+    assert (result.status, result.score, result.counted) == ("timeout", 0.0, True)
+    assert [case.status for case in result.cases] == ["passed"] * stopped + ["timeout"]
+    last = result.cases[-1]
+    assert (last.name, last.message, last.printed) == (prepared.cases[stopped].name, "Took too long on this case.",
+                                                       "row 0\nrow 1\n")  # fmt: skip
+    assert f"It stopped in case {last.name}, after {stopped} of {len(prepared.cases)} cases." in result.message
+
+
+def test_a_hidden_case_a_run_stopped_in_shows_nothing_it_printed() -> None:
+    spec, prepared = prepared_for("layer-norm")
+    hidden = _first(prepared, visible=False)
+    result = grade_run(spec, prepared, _stopped_in(prepared, hidden, "memory_limit", printed="the hidden x"))
+    last = result.cases[-1]
+    assert (len(result.cases), last.status, last.visible, last.printed) == (hidden + 1, "error", False, "")
+    assert last.message == "Used too much memory on this case."
+    assert "the hidden x" not in repr(result.to_json())
+
+
+def test_a_crash_names_the_case_it_happened_in_and_a_stop_before_any_output_in_the_first_case_none() -> None:
+    spec, prepared = prepared_for("gelu")
+    crashed = grade_run(spec, prepared, _stopped_in(prepared, 2, "exception"))
+    assert [case.status for case in crashed.cases] == ["passed", "passed", "error"]
+    assert crashed.cases[-1].message == STOPPED_HERE.render()
+    # Stopped in the first case without a word printed: it may as well have been loading the module.
+    assert grade_run(spec, prepared, _stopped_in(prepared, 0, "timeout")).cases == ()
+    printed_first = grade_run(spec, prepared, _stopped_in(prepared, 0, "timeout", printed="started\n"))
+    assert [(case.status, case.printed) for case in printed_first.cases] == [("timeout", "started\n")]
+    assert f"It stopped in case {prepared.cases[0].name}, after 0 of" in printed_first.message
+    assert "It stopped" not in grade_run(spec, prepared, _stopped_in(prepared, 0, "timeout")).message
 
 
 def test_missing_function_message_gives_the_signature() -> None:

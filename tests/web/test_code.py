@@ -66,6 +66,18 @@ def test_what_visible_cases_print_is_shown_under_them_and_hidden_cases_output_is
     assert all(html.escape(c["printed"]) in page for c in visible)
 
 
+def test_a_run_that_ran_out_of_time_shows_the_cases_before_and_what_the_stopped_one_printed(
+        app: Flask, learner: FlaskClient) -> None:
+    stuck = GOOD.replace("import numpy as np\n", "import numpy as np\n\ncalls = []\n").replace(
+        "    mu = ", "    calls.append(1)\n    print('call', len(calls))\n    while len(calls) == 2:\n        pass\n    mu = ")
+    page = learner.get(send(learner, stuck).headers["Location"]).get_data(as_text=True)
+    [row] = rows(app)
+    assert (row.status, row.result["status"], row.score) == ("graded", "timeout", 0.0)
+    assert [(c["status"], c["printed"]) for c in row.result["cases"]] == [("passed", "call 1\n"), ("timeout", "call 2\n")]
+    assert "Your code took too long" in page and "Took too long on this case." in page
+    assert page.count('<p class="printed-label">Printed</p>') == 2 and "<pre class=\"detail printed\">call 2\n</pre>" in page
+
+
 def test_upload_is_graded_like_pasted_code(app: Flask, learner: FlaskClient) -> None:
     learner.get(send(learner, upload=GOOD.encode()).headers["Location"])
     assert rows(app)[0].score == 1.0
