@@ -65,8 +65,7 @@ def _encodable(text: str) -> str:
 
 def _frames(outcome: JobOutcome, limits: Limits) -> Iterator[dict[str, Any]]:
     """The job's frames, decoded only as they are read: the interpreter stops at the first it cannot
-    use, so learner code that floods the result pipe costs the host at most case_count + 2 frames,
-    and MAX_PRINTED_CHARS printed frames a case."""
+    use, so learner code that floods the result pipe costs the host at most case_count + 2 frames."""
     for blob in codec.iter_frames(outcome.results, partial_ok=True):
         frame = codec.decode(blob, max_bytes=limits.result_bytes)
         if not isinstance(frame, dict) or not isinstance(frame.get("kind"), str):
@@ -143,7 +142,8 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-def _not_run(status: RunStatus, reason: str, index: int, count: int, printed: str = "") -> list[CaseRun]:
+def _not_run(status: RunStatus, reason: str, index: int, count: int, printed: str = "",
+             dropped: int = 0) -> list[CaseRun]:
     """The cases from `index` on, which sent no result; the first, where the job stopped, keeps what it
     had printed by then."""
     case_status: CaseStatus = "exception"
@@ -152,7 +152,7 @@ def _not_run(status: RunStatus, reason: str, index: int, count: int, printed: st
     runs = []
     for i in range(index, count):
         if i == index:
-            runs.append(CaseRun(case_status, None, reason, 0.0, printed))
+            runs.append(CaseRun(case_status, None, reason, 0.0, printed, dropped))
         else:
             runs.append(CaseRun(case_status, None, f"not run: the job stopped at case {index} ({reason})", 0.0))
     return runs
@@ -173,10 +173,10 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
     def result(status: RunStatus, cases: list[CaseRun], message: str, facts: Facts | None = None) -> RunResult:
         return RunResult(status, cases, note + message, stdout, duration_ms, facts or {})
 
-    partial = _Partial()
+    stopped = _Stopped()
     try:
         frames = _frames(outcome, limits)
-        status, cases, message = _interpret(frames, case_count, partial)
+        status, cases, message = _interpret(frames, case_count, stopped)
     except Exception as exc:  # noqa: BLE001 - any failure on these bytes is the sandbox's doing
         _log_malformed(exc)
         return result("crashed", _not_run("crashed", MALFORMED, 0, case_count), MALFORMED, {"cause": "malformed"})
@@ -184,8 +184,8 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
         return result(status, cases, message)
     reason_status, reason, facts = _abort_reason(outcome, limits)
     # Which case it stopped in: the first one that sent no result.
-    stopped = _not_run(reason_status, reason, len(cases), case_count, partial.text())
-    return result(reason_status, cases + stopped, reason, {**facts, "case": len(cases)})
+    not_run = _not_run(reason_status, reason, len(cases), case_count, stopped.printed, stopped.dropped)
+    return result(reason_status, cases + not_run, reason, {**facts, "case": len(cases)})
 
 
 def _log_malformed(exc: Exception) -> None:
@@ -200,33 +200,22 @@ def _log_malformed(exc: Exception) -> None:
               type(exc).__name__, place, _loggable(str(exc)))
 
 
-class _Partial:
-    """What the running case has printed so far, from its printed frames, held to the runner's limit."""
+class _Stopped:
+    """What the case the job stopped in had printed, from its `stopped` frame, if it sent one."""
 
     def __init__(self) -> None:
-        self.parts: list[str] = []
-        self.size = 0
+        self.printed = ""
+        self.dropped = 0
 
-    def add(self, frame: dict[str, Any], running: int) -> None:
-        """Keep one printed frame of the case that is running; anything else is malformed."""
-        text, index = frame.get("text"), frame.get("index")
-        if type(index) is not int or index != running or not isinstance(text, str) or not text:
-            raise BadFrame("a printed frame out of place")
-        self.size += len(text)
-        if self.size > MAX_PRINTED_CHARS:  # the runner streams only what it keeps
-            raise BadFrame("more printed output than a case keeps")
-        self.parts.append(text)
-
-    def clear(self) -> None:
-        """Forget it: the case sent its result, which carries what it printed."""
-        self.parts, self.size = [], 0
-
-    def text(self) -> str:
-        """What the running case printed before the job stopped."""
-        return _encodable("".join(self.parts))
+    def read(self, frame: dict[str, Any], running: int) -> None:
+        """Keep the frame's printed output; a frame for another case than the running one is malformed."""
+        index = frame.get("index")
+        if type(index) is not int or index != running:
+            raise BadFrame("a stopped frame for a case that is not running")
+        self.printed, self.dropped = _printed(frame)
 
 
-def _interpret(frames: Iterator[dict[str, Any]], case_count: int, partial: _Partial
+def _interpret(frames: Iterator[dict[str, Any]], case_count: int, stopped: _Stopped
                ) -> tuple[RunStatus | None, list[CaseRun], str]:
     """(status, cases, message); status None means the job stopped before "done".
 
@@ -242,10 +231,10 @@ def _interpret(frames: Iterator[dict[str, Any]], case_count: int, partial: _Part
         return _runner_failed(first, [], case_count)
     if first["kind"] != "compiled":
         raise BadFrame(f"the job began with {first['kind']!r}, not the runner's compile report")
-    return _after_compiling(frames, case_count, partial)
+    return _after_compiling(frames, case_count, stopped)
 
 
-def _after_compiling(frames: Iterator[dict[str, Any]], case_count: int, partial: _Partial
+def _after_compiling(frames: Iterator[dict[str, Any]], case_count: int, stopped: _Stopped
                      ) -> tuple[RunStatus | None, list[CaseRun], str]:
     cases: list[CaseRun] = []
     for position, frame in enumerate(frames):
@@ -254,11 +243,11 @@ def _after_compiling(frames: Iterator[dict[str, Any]], case_count: int, partial:
             if position:  # the runner sends these before any case; later, learner code forged one
                 raise BadFrame(f"a {kind} frame after the job started")
             return LOAD_STATUS[kind], [], _setup_message(frame)
-        if kind == "printed" and len(cases) < case_count:
-            partial.add(frame, len(cases))
-        elif kind == "case" and len(cases) < case_count:
+        if kind == "stopped" and len(cases) < case_count:
+            stopped.read(frame, len(cases))
+            break  # the runner sends it as the job dies: nothing after it is the runner's
+        if kind == "case" and len(cases) < case_count:
             cases.append(_case(frame, len(cases)))
-            partial.clear()
         elif kind == "done" and len(cases) == case_count:
             return "completed", cases, f"ran {case_count} case(s)"
         elif kind == "internal_error":

@@ -8,7 +8,6 @@ runner.py (stdlib + numpy only).
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -92,19 +91,14 @@ def _check_array(array: np.ndarray[Any, Any], max_bytes: int) -> np.ndarray[Any,
 
 
 class Printed(io.TextIOBase):
-    """What one case writes to sys.stdout or sys.stderr: the first `limit` characters, the rest counted.
+    """What one case writes to sys.stdout or sys.stderr: the first `limit` characters, the rest counted."""
 
-    `on_kept` gets each kept piece as it is written, so what a case printed reaches the host even
-    when the case never ends (a time or memory limit stops it); it stops being called if it fails.
-    """
-
-    def __init__(self, limit: int = MAX_PRINTED_CHARS, on_kept: Callable[[str], None] | None = None) -> None:
+    def __init__(self, limit: int = MAX_PRINTED_CHARS) -> None:
         super().__init__()
         self.limit = limit
         self.parts: list[str] = []
         self.kept = 0
         self.dropped = 0
-        self.on_kept = on_kept
 
     def writable(self) -> bool:
         """Always: print() may write here."""
@@ -118,11 +112,6 @@ class Printed(io.TextIOBase):
         self.parts.append(piece)
         self.kept += len(piece)
         self.dropped += str.__len__(text) - len(piece)
-        if piece and self.on_kept is not None:
-            try:
-                self.on_kept(piece)
-            except Exception:  # noqa: BLE001 - the result budget is spent: the case frame still says it all
-                self.on_kept = None
         return str.__len__(text)
 
     def report(self) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import linecache
 import math
 import os
 import resource
+import signal
 import sys
 import time
 import traceback
@@ -243,15 +244,33 @@ def _capture(printed: Printed) -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def _reported_if_stopped(printed: Printed, index: int, sender: _Sender) -> Iterator[None]:
+    """While the case runs, SIGXCPU (the CPU soft limit, or the zygote's wall-clock deadline) sends what
+    it printed so far in a `stopped` frame, then ends the job with that signal as before."""
+
+    def report_and_die(signum: int, _frame: Any) -> None:
+        with contextlib.suppress(BaseException):  # the job ends here whatever the learner broke
+            sender.send({"kind": "stopped", "index": index, **_printed_report(printed)})
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    previous = signal.signal(signal.SIGXCPU, report_and_die)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGXCPU, previous)
+
+
 def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
               sender: _Sender, limits: dict[str, float], changes: Sequence[str] = ()) -> None:
     # Each case decodes its own fresh arrays, so mutating inputs cannot leak across cases.
     started = time.perf_counter()
     status, value, error = "ok", None, None
-    printed = Printed(on_kept=lambda piece: sender.send({"kind": "printed", "index": index, "text": piece}))
+    printed = Printed()
     try:
         kwargs = codec.decode(blob)  # inside the try: memory held by an earlier case can fail it
-        with _capture(printed):
+        with _capture(printed), _reported_if_stopped(printed, index, sender):
             returned = function(**kwargs)
         if changes:  # arguments changed in place travel with the result, as they were left
             returned = {"returned": returned, "after": {name: kwargs.get(name) for name in changes}}

@@ -33,6 +33,8 @@ from typing import Any
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 REAP_SECONDS = 2.0
+# How long a job past its wall-clock deadline has, after SIGXCPU, to report and end before SIGKILL.
+STOP_GRACE_SECONDS = 0.25
 
 
 def _parse_args(argv: list[str]) -> dict[str, str]:
@@ -153,9 +155,14 @@ class Zygote:
         pidfd = os.pidfd_open(pid)
         try:
             ready = select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))[0]
+            timed_out = not ready
+            if timed_out:
+                # SIGXCPU first: the runner then reports what the running case printed and dies of it.
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGXCPU)
+                select.select([pidfd], [], [], STOP_GRACE_SECONDS)
         finally:
             os.close(pidfd)
-        timed_out = not ready
         if timed_out:
             self._kill_job(pid)
         _pid, status, usage = os.wait4(pid, 0)

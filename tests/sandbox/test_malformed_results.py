@@ -32,7 +32,7 @@ LIMITS = Limits()
 # What the zygote reports after a job that exited normally.
 CLEAN_EXIT = {"op": "done", "exit_code": 0, "signal": None, "timed_out": False,
               "cpu_seconds": 0.1, "maxrss_bytes": 1 << 20, "wall_seconds": 0.1, "clean": True}
-KNOWN_KINDS = {"case", "printed", "done", "internal_error", "compiled", "syntax_error", *outcome.LOAD_STATUS}
+KNOWN_KINDS = {"case", "stopped", "done", "internal_error", "compiled", "syntax_error", *outcome.LOAD_STATUS}
 TAG_SETS = [{"__dict__"}, {"__tuple__"}, {"__float__"}, set(codec._ARRAY_KEYS)]
 
 
@@ -169,10 +169,10 @@ malformed_other_frames = st.one_of(
     st.builds(lambda e: {"__dict__": {"kind": "load_error", "error": e}},
               json_values.filter(lambda v: not isinstance(v, str))),
     st.just({"__dict__": {"kind": "done"}}),  # before all the cases
-    # What a running case printed: text, never empty, for the case that is running (never a later one).
-    st.builds(lambda text: {"__dict__": {"kind": "printed", "index": 0, "text": text}},
-              json_values.filter(lambda v: not isinstance(v, str) or v == "")),
-    st.builds(lambda index: {"__dict__": {"kind": "printed", "index": index, "text": "x"}},
+    # What the case a limit stopped had printed: text, for the case that is running (never a later one).
+    st.builds(lambda text: {"__dict__": {"kind": "stopped", "index": 0, "printed": text, "printed_dropped": 0}},
+              json_values.filter(lambda v: not isinstance(v, str))),
+    st.builds(lambda index: {"__dict__": {"kind": "stopped", "index": index, "printed": "x", "printed_dropped": 0}},
               json_values.filter(lambda v: not (type(v) is int and 0 <= v < CASES))),
 )
 

@@ -112,27 +112,23 @@ def test_a_stopped_case_keeps_only_what_the_runner_keeps_of_a_flood(pool: Sandbo
     assert case.printed == ("z" * 999 + "\n") * (MAX_PRINTED_CHARS // 1000)
 
 
-def _stopped(results: bytes) -> list[tuple[str, str]]:
+def _stopped(results: bytes) -> list[tuple[str, str, int]]:
     """The cases of a job whose process died of SIGXCPU after sending `results`."""
     died = {**CLEAN_EXIT, "exit_code": None, "signal": 24, "cpu_seconds": LIMITS.cpu_seconds}
     run = outcome.assemble(JobOutcome(results=COMPILED + results, done=died), CASES, LIMITS, 5.0)
     assert run.status == "timeout", run.message
-    return [(case.status, case.printed) for case in run.cases]
+    return [(case.status, case.printed, case.printed_dropped) for case in run.cases]
 
 
-def _printed_frame(index: int, text: str) -> bytes:
-    return _raw_frame({"__dict__": {"kind": "printed", "index": index, "text": text}})
+def _stopped_frame(index: int, printed: object, dropped: object = 0) -> bytes:
+    return _raw_frame({"__dict__": {"kind": "stopped", "index": index, "printed": printed, "printed_dropped": dropped}})
 
 
-def test_the_host_gives_the_stopped_case_what_it_streamed_and_a_finished_case_its_own_frame() -> None:
-    streamed = _printed_frame(0, "seen twice? ") + _raw_frame(_case_header(0, printed="once\n"))
-    cases = _stopped(streamed + _printed_frame(1, "part one, ") + _printed_frame(1, "part two"))
-    assert cases == [("ok", "once\n"), ("timeout", "part one, part two"), ("timeout", "")]
+def test_the_host_gives_the_stopped_case_what_its_stopped_frame_says_it_printed() -> None:
+    cases = _stopped(_raw_frame(_case_header(0, printed="done\n")) + _stopped_frame(1, "half way", 7))
+    assert cases == [("ok", "done\n", 0), ("timeout", "half way", 7), ("timeout", "", 0)]
 
 
-def test_the_host_refuses_more_streamed_output_than_a_case_keeps() -> None:
-    flood = b"".join(_printed_frame(0, "w" * 1000) for _ in range(MAX_PRINTED_CHARS // 1000 + 1))
-    died = {**CLEAN_EXIT, "exit_code": None, "signal": 24, "cpu_seconds": LIMITS.cpu_seconds}
-    run = outcome.assemble(JobOutcome(results=COMPILED + flood, done=died), CASES, LIMITS, 5.0)
-    assert run.status == "crashed" and run.facts == {"cause": "malformed"}
-    assert all(case.printed == "" for case in run.cases)
+def test_the_host_holds_a_stopped_frame_to_the_runners_limit_and_reads_nothing_after_it() -> None:
+    flood = _stopped_frame(0, "w" * (MAX_PRINTED_CHARS + 5)) + _raw_frame(_case_header(0)) + DONE
+    assert _stopped(flood)[0] == ("timeout", "w" * MAX_PRINTED_CHARS, 5)
