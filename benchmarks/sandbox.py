@@ -6,6 +6,8 @@ Prints, in one run:
   - cold start: median of `cold_run`s (a fresh bwrap + Python + numpy for one job);
   - warm grading of code-layer-norm with 20 cases (5 edge + 15 random) through grade_code on
     a warm 1-slot pool: median and p99, and how much of it the sandbox run itself takes;
+  - the same for code that prints 200 lines a case (each case's output travels in its result), and
+    its ratio to the quiet code;
   - gradings per second on a 2-slot pool, two threads submitting for --seconds;
   - RSS per warm slot: the sum over the processes of the slot's uid (bwrap + zygote);
   - warm median / cold median.
@@ -49,6 +51,8 @@ def layer_norm(x, gamma, beta, eps=1e-5):
     var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
     return gamma * (x - mu) / np.sqrt(var + eps) + beta
 """
+# The same function, printing as a learner hunting a bug might: 200 lines a case.
+CHATTY = SOURCE.replace("    mu = ", "    for row in range(200):\n        print('row', row, x.shape)\n    mu = ")
 # Printed next to the figures.
 TARGET_RATIO = 0.15
 TARGET_RATE = 100.0
@@ -131,16 +135,16 @@ class SandboxTime:
         return result
 
 
-def measure_warm(spec: CodeExerciseSpec, runs: int) -> tuple[list[float], list[float],
-                                                               dict[int, dict[str, float]]]:
+def measure_warm(spec: CodeExerciseSpec, runs: int, source: str = SOURCE
+                 ) -> tuple[list[float], list[float], dict[int, dict[str, float]]]:
     pool = SandboxPool(slots=1, limits=LIMITS, recycle_after=10**6)
     try:
         for seed in range(5):  # warm-up: caches, lazy imports, first fork
-            check_passed(grade_code(spec, SOURCE, 10**6 + seed, pool))
+            check_passed(grade_code(spec, source, 10**6 + seed, pool))
         runner = SandboxTime(pool)
         samples = []
         for seed in range(runs):  # a fresh seed each time, as each real submission gets
-            ms, result = timed_ms(lambda: grade_code(spec, SOURCE, seed + 1, runner))
+            ms, result = timed_ms(lambda: grade_code(spec, source, seed + 1, runner))
             check_passed(result)
             samples.append(ms)
         return samples, runner.ms, slot_rss(pool)
@@ -217,6 +221,10 @@ def main() -> int:
           f"median {warm_median:.1f} ms, p99 {percentile(warm, 99):.1f} ms "
           f"(sandbox run: median {statistics.median(inside):.1f} ms; the rest is the "
           "reference, mutants and verdict on the host)")
+
+    chatty = statistics.median(measure_warm(spec, args.warm, CHATTY)[0])
+    print(f"warm grading of code printing 200 lines a case: median {chatty:.1f} ms "
+          f"({chatty / warm_median:.2f} x the quiet code)")
 
     rate, count, rate_rss = measure_rate(spec, args.seconds)
     print(f"throughput, 2 slots, 2 submitting threads for {args.seconds:g} s: "
