@@ -180,8 +180,10 @@ def assemble(outcome: JobOutcome, case_count: int, limits: Limits, duration_ms: 
     except Exception as exc:  # noqa: BLE001 - any failure on these bytes is the sandbox's doing
         _log_malformed(exc)
         return result("crashed", _not_run("crashed", MALFORMED, 0, case_count), MALFORMED, {"cause": "malformed"})
-    if status is not None:
+    if status is not None and not (status == "completed" and (outcome.done or {}).get("timed_out")):
         return result(status, cases, message)
+    # Past the wall-clock deadline nothing completes, even when the code ignored the zygote's SIGXCPU
+    # and sent every case and "done" in the grace before SIGKILL.
     reason_status, reason, facts = _abort_reason(outcome, limits)
     # Which case it stopped in: the first one that sent no result.
     not_run = _not_run(reason_status, reason, len(cases), case_count, stopped.printed, stopped.dropped)

@@ -250,10 +250,14 @@ def _reported_if_stopped(printed: Printed, index: int, sender: _Sender) -> Itera
     it printed so far in a `stopped` frame, then ends the job with that signal as before."""
 
     def report_and_die(signum: int, _frame: Any) -> None:
+        # Blocked while it reports: a second SIGXCPU (the limit's and the zygote's together) would
+        # run this again in the middle of the frame, and two frames interleaved are malformed.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signum})
         with contextlib.suppress(BaseException):  # the job ends here whatever the learner broke
             sender.send({"kind": "stopped", "index": index, **_printed_report(printed)})
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})  # the pending one ends the process
 
     previous = signal.signal(signal.SIGXCPU, report_and_die)
     try:

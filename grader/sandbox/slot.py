@@ -18,8 +18,9 @@ from .collector import Collector, JobOutcome
 from .results import Limits, SandboxUnavailable
 
 STARTUP_SECONDS = 30.0
-# Host-side slack over the zygote's own wall limit: it still has to kill, reap and reply.
-GRACE_SECONDS = 3.0
+# Host-side slack over the zygote's own wall limit: it still has to let the job report (0.25 s,
+# zygote.STOP_GRACE_SECONDS), kill, reap and reply.
+GRACE_SECONDS = 3.25
 Spawner = Callable[..., "subprocess.Popen[bytes]"]
 
 

@@ -132,3 +132,13 @@ def test_the_host_gives_the_stopped_case_what_its_stopped_frame_says_it_printed(
 def test_the_host_holds_a_stopped_frame_to_the_runners_limit_and_reads_nothing_after_it() -> None:
     flood = _stopped_frame(0, "w" * (MAX_PRINTED_CHARS + 5)) + _raw_frame(_case_header(0)) + DONE
     assert _stopped(flood)[0] == ("timeout", "w" * MAX_PRINTED_CHARS, 5)
+
+
+def test_code_that_ignores_the_deadlines_sigxcpu_and_finishes_in_the_grace_still_timed_out(pool: SandboxPool) -> None:
+    # The zygote asks with SIGXCPU at the wall-clock deadline and kills 0.25 s later: finishing in
+    # between, every case answered and "done" sent, must not pass.
+    source = HEAD + ("import signal, time\n\ndef f():\n    signal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+                     "    time.sleep(3.1)\n    return 1.0\n")
+    result = pool.run(source, "f", [], [{}])
+    assert (result.status, result.facts.get("cause")) == ("timeout", "wall")
+
