@@ -88,12 +88,8 @@ def _until_stopped(cases: Sequence[Case], expected_outputs: Sequence[Any], runs:
                    tolerance: CodeToleranceSpec) -> tuple[CaseVerdict, ...]:  # fmt: skip
     """For a run that stopped in a case: the verdicts of the cases before it, then that case's, with what
     it printed if it is visible; nothing when where it stopped is unknown or may have been the loading."""
-    stopped = (getattr(run_result, "facts", None) or {}).get("case")
-    if type(stopped) is not int or not 0 <= stopped < len(cases):
-        return ()
-    if not len(runs) == len(expected_outputs) == len(cases):
-        return ()
-    if stopped == 0 and not runs[0].printed:  # only a case's own output shows the first case had begun
+    stopped = _stopped_in(run_result, cases)
+    if stopped is None or not len(runs) == len(expected_outputs) == len(cases):
         return ()
     before = (_case_verdict(c, e, r, tolerance) for c, e, r in zip(cases[:stopped], expected_outputs, runs))
     case, run = cases[stopped], runs[stopped]
@@ -135,15 +131,22 @@ def _told(run_result: Any) -> str:
     return _last_lines(told) if run_result.status == "load_error" else told
 
 
-def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
-    """Which case a run that stopped early was on: the first one it sent no result for."""
+def _stopped_in(run_result: Any, cases: Sequence[Case]) -> int | None:
+    """The index of the case a run that stopped early was in (the first it sent no result for), when that
+    case is known to have begun."""
     done = (getattr(run_result, "facts", None) or {}).get("case")
     if type(done) is not int or not 0 <= done < len(cases):
         return None
-    # Before any case finished it may still have been loading the module: say nothing then, unless
-    # the first case's own output shows it had begun.
+    # Before any case finished it may still have been loading the module, unless the first case's own
+    # output shows it had begun.
     runs: Sequence[Any] = getattr(run_result, "cases", None) or ()
-    if done == 0 and not (len(runs) == len(cases) and runs[0].printed):
+    return None if done == 0 and not (runs and runs[0].printed) else done
+
+
+def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
+    """Which case a run that stopped early was on: the first one it sent no result for."""
+    done = _stopped_in(run_result, cases)
+    if done is None:
         return None
     running = cases[done]
     if running.visible:

@@ -1,4 +1,5 @@
-"""What a learner's function returned, checked inside the sandbox before it is sent out.
+"""What leaves the sandbox from a case: the function's return value, checked before it is sent out,
+and what the function printed (kept per case, and reported when a time limit stops the case).
 
 A value the host's decoder would refuse becomes one case's bad_result here, with a message the
 learner can act on, instead of a crashed job. Copied into the runtime beside codec.py, like
@@ -7,7 +8,12 @@ runner.py (stdlib + numpy only).
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
+import signal
+import warnings
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -117,3 +123,42 @@ class Printed(io.TextIOBase):
     def report(self) -> dict[str, Any]:
         """The case frame's fields: the text kept and how many characters were not."""
         return {"printed": "".join(self.parts), "printed_dropped": self.dropped}
+
+
+def printed_report(printed: Printed) -> dict[str, Any]:
+    """The case's printed output; nothing if the function broke the object it printed to (sys.stdout)."""
+    try:
+        return printed.report()
+    except BaseException:  # noqa: BLE001 - its attributes were the learner's to change
+        return {}
+
+
+@contextlib.contextmanager
+def capture(printed: Printed) -> Iterator[None]:
+    """Send what the function prints, and its warnings, to `printed` while it runs."""
+    # Leaving catch_warnings resets which warnings were shown, so each case shows its own (numpy's
+    # "overflow encountered in exp" says a lot about a softmax); the learner's own filters still apply.
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
+        yield
+
+
+@contextlib.contextmanager
+def reported_if_stopped(printed: Printed, index: int, send: Callable[[dict[str, Any]], None]) -> Iterator[None]:
+    """While the case runs, SIGXCPU (the CPU soft limit, or the zygote's wall-clock deadline) sends what
+    it printed so far in a `stopped` frame, then ends the job with that signal as before."""
+
+    def report_and_die(signum: int, _frame: Any) -> None:
+        # Blocked while it reports: a second SIGXCPU (the limit's and the zygote's together) would
+        # run this again in the middle of the frame, and two frames interleaved are malformed.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signum})
+        with contextlib.suppress(BaseException):  # the job ends here whatever the learner broke
+            send({"kind": "stopped", "index": index, **printed_report(printed)})
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})  # the pending one ends the process
+
+    previous = signal.signal(signal.SIGXCPU, report_and_die)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGXCPU, previous)

@@ -16,22 +16,21 @@ import linecache
 import math
 import os
 import resource
-import signal
 import sys
 import time
 import traceback
-import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, cast
 
 try:
     from . import codec
     from . import reasons as why
-    from .outgoing import BadResult, Printed, check_value
+    from .outgoing import BadResult, Printed, capture, check_value, printed_report, reported_if_stopped
 except ImportError:  # inside the sandbox this file is a top-level module beside codec.py
     import codec  # type: ignore[import-not-found, no-redef]
     import reasons as why  # type: ignore[import-not-found, no-redef]
-    from outgoing import BadResult, Printed, check_value  # type: ignore[import-not-found, no-redef]
+    from outgoing import (BadResult, Printed, capture, check_value,  # type: ignore[import-not-found, no-redef]
+                          printed_report, reported_if_stopped)
 
 FILENAME = "<submission>"
 PR_SET_NO_NEW_PRIVS = 38
@@ -235,37 +234,6 @@ def learner_traceback(exc: BaseException) -> str:
     return text if len(text) <= MAX_ERROR_CHARS else text[: MAX_ERROR_CHARS - 15] + "\n... (cut)\n"
 
 
-@contextlib.contextmanager
-def _capture(printed: Printed) -> Iterator[None]:
-    """Send what the function prints, and its warnings, to `printed` while it runs."""
-    # Leaving catch_warnings resets which warnings were shown, so each case shows its own (numpy's
-    # "overflow encountered in exp" says a lot about a softmax); the learner's own filters still apply.
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
-        yield
-
-
-@contextlib.contextmanager
-def _reported_if_stopped(printed: Printed, index: int, sender: _Sender) -> Iterator[None]:
-    """While the case runs, SIGXCPU (the CPU soft limit, or the zygote's wall-clock deadline) sends what
-    it printed so far in a `stopped` frame, then ends the job with that signal as before."""
-
-    def report_and_die(signum: int, _frame: Any) -> None:
-        # Blocked while it reports: a second SIGXCPU (the limit's and the zygote's together) would
-        # run this again in the middle of the frame, and two frames interleaved are malformed.
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signum})
-        with contextlib.suppress(BaseException):  # the job ends here whatever the learner broke
-            sender.send({"kind": "stopped", "index": index, **_printed_report(printed)})
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signum})  # the pending one ends the process
-
-    previous = signal.signal(signal.SIGXCPU, report_and_die)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGXCPU, previous)
-
-
 def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
               sender: _Sender, limits: dict[str, float], changes: Sequence[str] = ()) -> None:
     # Each case decodes its own fresh arrays, so mutating inputs cannot leak across cases.
@@ -274,7 +242,7 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     printed = Printed()
     try:
         kwargs = codec.decode(blob)  # inside the try: memory held by an earlier case can fail it
-        with _capture(printed), _reported_if_stopped(printed, index, sender):
+        with capture(printed), reported_if_stopped(printed, index, sender.send):
             returned = function(**kwargs)
         if changes:  # arguments changed in place travel with the result, as they were left
             returned = {"returned": returned, "after": {name: kwargs.get(name) for name in changes}}
@@ -288,7 +256,7 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
     except BaseException as exc:  # noqa: BLE001 - learner code may raise anything
         status, error = "exception", learner_traceback(exc)
     report = {"kind": "case", "index": index, "status": status, "value": value, "error": error,
-              "duration_ms": (time.perf_counter() - started) * 1000.0, **_printed_report(printed)}
+              "duration_ms": (time.perf_counter() - started) * 1000.0, **printed_report(printed)}
     try:
         blob_out = codec.encode(report, max_bytes=sender.budget)
     except (codec.CodecError, MemoryError) as exc:
@@ -297,10 +265,3 @@ def _run_case(function: Callable[..., Any], index: int, blob: memoryview,
         blob_out = codec.encode(report)
     sender.send_blob(blob_out)
 
-
-def _printed_report(printed: Printed) -> dict[str, Any]:
-    """The case's printed output; nothing if the function broke the object it printed to (sys.stdout)."""
-    try:
-        return printed.report()
-    except BaseException:  # noqa: BLE001 - its attributes were the learner's to change
-        return {}
