@@ -74,6 +74,8 @@ def _variant_json(catalog: Catalog, exercise_id: str, seed: int) -> dict[str, An
         "params": {n: _jsonable(variant.params[n]) for n in spec.params},
         "prompt": variant.prompt,
         "parts": [{"id": p.spec.id, "type": p.spec.type, "answer": p.answer_json()} for p in variant.parts],
+        "hints": list(variant.hints_in("en")),
+        "solution": list(variant.solution),
     }  # fmt: skip
 
 
@@ -98,8 +100,12 @@ def cmd_variant(args: argparse.Namespace) -> int:
         _print_json(data)
     else:
         print(data["prompt"])
+        for number, hint in enumerate(data["hints"], 1):
+            print(f"Hint {number}: {hint}")
         for part in data["parts"]:
             print(f"{part['id']}: {part['answer']}")
+        for number, step in enumerate(data["solution"], 1):
+            print(f"Step {number}: {step}")
     return 0
 
 

@@ -193,6 +193,7 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
     raw_score: Mapped[float]
     score: Mapped[float]  # after the exercise's penalty and, when late, its late credit
     late: Mapped[bool] = mapped_column(default=False, server_default=sa.false())  # made after the due date
+    hints_used: Mapped[int] = mapped_column(default=0, server_default="0")  # before it was made: they cost
     answers_hash: Mapped[str] = mapped_column(sa.String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -208,6 +209,8 @@ class Progress(db.Model):  # type: ignore[name-defined,misc]
     attempts_used: Mapped[int] = mapped_column(default=0)
     solved_at: Mapped[datetime | None] = mapped_column(default=None)
     last_attempt_at: Mapped[datetime | None] = mapped_column(default=None)
+    hints_used: Mapped[int] = mapped_column(default=0, server_default="0")  # steps of the solution asked for
+    gave_up_at: Mapped[datetime | None] = mapped_column(default=None)  # scoring ended; the solution shows
     # An instructor's score, with its reason, shown and exported in place of best_score until removed.
     override_score: Mapped[float | None] = mapped_column(default=None)
     override_reason: Mapped[str | None] = mapped_column(sa.String(500), default=None)

@@ -85,6 +85,11 @@ class AttemptPolicy(Strict):
     due: AwareDatetime | None = None
     # The share of its score a late attempt keeps.
     late_credit: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
+    # Help for a stuck learner: hints on request (each one more step of the worked solution), what each
+    # hint costs later attempts, and after how many counted wrong attempts the solution is offered.
+    offer_hints: bool = True
+    hint_penalty: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
+    solution_after: int = Field(default=3, ge=1, le=MAX_ATTEMPTS)
 
     @field_validator("due", "opens", mode="before")
     @classmethod
@@ -135,15 +140,20 @@ class AttemptPolicy(Strict):
         due = self.due_utc
         return due is not None and at > due
 
-    def kept_score(self, raw_score: float, number: int, at: datetime) -> float:
-        """The score attempt `number`, made at `at`, keeps: less the penalty per retry, times the late credit."""
-        kept = raw_score * max(0.0, 1.0 - self.penalty * (number - 1))
+    def kept_score(self, raw_score: float, number: int, at: datetime, hints: int = 0) -> float:
+        """The score attempt `number`, made at `at` after `hints` hints, keeps: less the penalty per retry and
+        per hint, times the late credit."""
+        kept = raw_score * max(0.0, 1.0 - self.penalty * (number - 1) - self.hint_penalty * hints)
         return round(kept * (self.late_credit if self.is_late(at) else 1.0), 6)
 
     def solves(self, raw_score: float, at: datetime) -> bool:
         """Whether an attempt with `raw_score`, made at `at`, solves the exercise: right, and not practice
         after a due date that leaves nothing to earn."""
         return raw_score >= 1.0 and not self.solution_open(at)
+
+    def offers_solution(self, wrong_attempts: int) -> bool:
+        """Whether a learner stuck after `wrong_attempts` counted wrong attempts is offered the solution."""
+        return wrong_attempts >= self.solution_after
 
     def solution_open(self, now: datetime) -> bool:
         """Whether the due date has passed with nothing left to earn, so the worked solution can be shown."""

@@ -1,9 +1,14 @@
 """Turn an exercise spec and a seed into a variant: parameters, prompt, targets and mistakes.
 
-Deterministic in (exercise id, seed). Seed 0 is the lesson page's own example when the spec gives
-one (`page:` on every parameter). Other seeds draw parameters until the variant is well posed:
-the scenario's own conditions hold, and every required mistake gives an answer that cannot be
+Deterministic in (lesson, model, parameter specs, seed). Seed 0 is the lesson page's own example when
+the spec gives one (`page:` on every parameter). Other seeds draw parameters until the variant is well
+posed: the scenario's own conditions hold, and every required mistake gives an answer that cannot be
 confused with the right one (nor with another mistake).
+
+A lesson tells one story: each parameter is drawn from a generator keyed by the lesson, the model and
+the parameter's name, not by the exercise. So the exercises of a lesson that compute with one model
+and declare a parameter alike (block-residual, block-layernorm, ... all take x and a) show a learner
+the same token for the same seed, each starting from where the previous one ended.
 """
 
 from __future__ import annotations
@@ -75,6 +80,10 @@ class Variant:
     def solution_in(self, locale: str) -> tuple[str, ...]:
         """The worked solution in `locale` if the exercise is translated into it, else as written."""
         return self.translated[locale][1] if locale in self.translated else self.solution
+
+    def hints_in(self, locale: str) -> tuple[str, ...]:
+        """The hints in `locale`: the worked solution's steps up to its last, which gives the answers."""
+        return self.solution_in(locale)[:-1]
 
     def part(self, part_id: str) -> PartVariant:
         """The part with this id (KeyError if none)."""
@@ -205,8 +214,15 @@ def _filled(spec: ExerciseSpec, locale: str, shown: Shown) -> tuple[str, tuple[s
     return fill(spec.prompt_in(locale), *shown), tuple(fill(s, *shown) for s in (steps or spec.solution))
 
 
-def _rng(spec: ExerciseSpec, seed: int, draw: int) -> np.random.Generator:
-    return np.random.default_rng([seed, draw, zlib.crc32(spec.id.encode())])
+def story_key(spec: ExerciseSpec, param: str) -> str:
+    """What a parameter's draws are keyed by: exercises sharing it (and its spec) share its numbers."""
+    return f"{spec.lesson}/{spec.model}/{param}"
+
+
+def _draw_params(spec: ExerciseSpec, seed: int, draw: int) -> dict[str, Any]:
+    """One draw of every parameter, each from its own generator keyed by story_key."""
+    return {name: _draw(p, np.random.default_rng([seed, draw, zlib.crc32(story_key(spec, name).encode())]))
+            for name, p in spec.params.items()}  # fmt: skip
 
 
 def make_variant(spec: ExerciseSpec, seed: int) -> Variant:
@@ -221,9 +237,8 @@ def make_variant(spec: ExerciseSpec, seed: int) -> Variant:
         return built
     last = ""
     for draw in range(MAX_DRAWS):
-        rng = _rng(spec, seed, draw)
-        params = {name: _draw(p, rng) for name, p in spec.params.items()}
-        built = _build(spec, seed, params)
+        params = _draw_params(spec, seed, draw)
+        built = SCENARIOS[spec.model].suits_story(params) or _build(spec, seed, params)
         if not isinstance(built, str):
             return built
         last = built

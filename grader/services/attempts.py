@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
-from grader.catalog.policy import attempts_left, is_open
+from grader.catalog.policy import AttemptPolicy, attempts_left, is_open
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
@@ -81,6 +81,15 @@ _CURRENT = (
     .where(_EXERCISES.c.id == _EXERCISE)
 )  # fmt: skip
 _SEED = sa.select(_VARIANTS.c.seed).where(_VARIANTS.c.user_id == _USER, _VARIANTS.c.exercise_id == _EXERCISE)
+# The learner's seed in the lesson so far: its exercises share one draw (catalog.variants.story_key).
+_LESSON = sa.select(_EXERCISES.c.lesson).where(_EXERCISES.c.id == _EXERCISE).scalar_subquery()
+_LESSON_SEED = (
+    sa.select(_VARIANTS.c.seed)
+    .join(_EXERCISES, _EXERCISES.c.id == _VARIANTS.c.exercise_id)
+    .where(_VARIANTS.c.user_id == _USER, _EXERCISES.c.lesson == _LESSON)
+    .order_by(_VARIANTS.c.id)
+    .limit(1)
+)
 _NEW_SEED = sa.insert(_VARIANTS)
 _ANSWERS_KEY = [_ATTEMPTS.c.user_id, _ATTEMPTS.c.exercise_id, _ATTEMPTS.c.version, _ATTEMPTS.c.answers_hash]
 _PREVIOUS = sa.select(_ATTEMPTS.c.id, _ATTEMPTS.c.score, _ATTEMPTS.c.late).where(
@@ -129,9 +138,10 @@ class Submitted:
 
 
 def _new_seed(user_id: int, exercise_id: str) -> int:
+    key = {"user_id": user_id, "exercise_id": exercise_id}
+    seed = db.session.execute(_LESSON_SEED, key).scalar() or secrets.randbelow(2**31 - 1) + 1
     try:
-        db.session.execute(_NEW_SEED, {"user_id": user_id, "exercise_id": exercise_id,
-                                       "seed": secrets.randbelow(2**31 - 1) + 1})  # fmt: skip
+        db.session.execute(_NEW_SEED, {**key, "seed": seed})
         db.session.commit()
     except IntegrityError:  # another request made it first
         db.session.rollback()
@@ -187,11 +197,12 @@ def answers_digest(answers: Mapping[str, str]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def finished(mine: Progress | None, spec: ExerciseSpec, now: datetime) -> bool:
-    """Whether the learner is done with their own variant: solved, out of attempts, or past a due date that
-    leaves nothing to earn. Then the worked solution shows, and practice with new numbers opens."""
+def finished(mine: Progress | None, spec: AttemptPolicy, now: datetime) -> bool:
+    """Whether the learner is done with their own variant: solved, gave up, out of attempts, or past a due date
+    that leaves nothing to earn. Then the worked solution shows, and practice with new numbers opens."""
     used = mine.attempts_used if mine else 0
-    return bool(mine and mine.solved_at) or attempts_left(spec.max_attempts, used) == 0 or spec.solution_open(now)
+    done = bool(mine and (mine.solved_at or mine.gave_up_at))
+    return done or attempts_left(spec.max_attempts, used) == 0 or spec.solution_open(now)
 
 
 def known_answers(variant: Variant, answers: Mapping[str, object]) -> dict[str, str]:
@@ -214,7 +225,7 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
     spec = current.policy()
     mine = progress.lock(user_id, current.exercise_id)
     digest = answers_digest(answers)
-    if spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts:
+    if mine.gave_up_at is not None or (spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts):
         db.session.rollback()
         previous = _previous(user_id, current, digest)  # a repeat still shows its verdict
         return Submitted("closed" if previous is None else "repeat", result, previous, 0)
@@ -225,7 +236,7 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
         "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
         "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
         "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
-        "answers_hash": digest, "created_at": now, "late": late,
+        "answers_hash": digest, "created_at": now, "late": late, "hints_used": mine.hints_used,
     }).scalar()  # fmt: skip
     if attempt_id is None:  # a repeat: undo the credit, point at the attempt that counted
         db.session.rollback()

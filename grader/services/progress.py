@@ -100,6 +100,8 @@ class Standing:
     attempts_used: int
     best_score: float
     solved_at: datetime | None
+    hints_used: int = 0
+    gave_up_at: datetime | None = None
 
 
 _PROGRESS = Progress.__table__
@@ -107,7 +109,8 @@ _KEY: dict[str, sa.BindParameter[Any]] = {
     "user_id": sa.bindparam("user_id"), "exercise_id": sa.bindparam("exercise_id"),
 }
 _NOW = sa.bindparam("now", type_=_PROGRESS.c.last_attempt_at.type)
-_LOCK_COLUMNS = (_PROGRESS.c.attempts_used, _PROGRESS.c.best_score, _PROGRESS.c.solved_at)
+_LOCK_COLUMNS = (_PROGRESS.c.attempts_used, _PROGRESS.c.best_score, _PROGRESS.c.solved_at,
+                 _PROGRESS.c.hints_used, _PROGRESS.c.gave_up_at)
 _LOCK = per_dialect(
     lambda d: d.insert(_PROGRESS).values(**_KEY, last_attempt_at=_NOW)
     .on_conflict_do_update(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id],
@@ -136,7 +139,7 @@ def lock(user_id: int, exercise_id: str) -> Standing:
 def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime) -> tuple[int, float]:
     """Count one more attempt, made at `at`, on a locked row and write it; returns its number and kept score."""
     number = mine.attempts_used + 1
-    score = policy.kept_score(raw_score, number, at)
+    score = policy.kept_score(raw_score, number, at, mine.hints_used)
     solved = mine.solved_at if mine.solved_at is not None or not policy.solves(raw_score, at) else utcnow()
     db.session.execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
                                  "best": max(mine.best_score, score), "solved": solved})  # fmt: skip

@@ -108,7 +108,7 @@ def _grade_again(attempt: Attempt, current: ExerciseVersion, policy: ExerciseSpe
     if set(attempt.answers) - known or not result.counted:
         report.kept.append(attempt.id)
         return False
-    score = policy.kept_score(result.score, attempt.number, attempt.created_at)
+    score = policy.kept_score(result.score, attempt.number, attempt.created_at, attempt.hints_used)
     report.changed += score != attempt.score
     attempt.results = {k: r.to_record() for k, r in result.parts.items()}
     attempt.parsed = {k: r.value for k, r in result.parts.items()}

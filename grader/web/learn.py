@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from flask import Blueprint, abort, redirect, render_template, request, session, url_for
-from flask_babel import lazy_gettext as _l
+from flask_babel import get_locale, lazy_gettext as _l
 from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
@@ -15,7 +15,7 @@ from grader.catalog.policy import attempts_left
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import limiter, user_key
 from grader.models import utcnow
-from grader.services import attempts, exercises, progress
+from grader.services import attempts, exercises, help, progress
 from grader.web import code
 from grader.web.forms import AnswerForm, query_int
 
@@ -49,11 +49,12 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     left = attempts_left(spec.max_attempts, used)
     now = utcnow()
     finished = attempts.finished(mine, spec, now)
+    offered = help.help_for(spec, variant.hints_in(str(get_locale())), mine, finished)
     html = render_template(
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         mine=mine, history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
-        resend=RESEND, version=stored.version,
+        resend=RESEND, version=stored.version, help=offered,
     )  # fmt: skip
     return html, status
 

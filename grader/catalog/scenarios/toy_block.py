@@ -28,6 +28,10 @@ OWN_MISTAKES = ("variance-not-sigma", "subtracted-residual")
 
 # A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
 MIN_SIGMA = 0.3
+# The lesson's five exercises follow one token, so a draw must suit all of them: the LayerNorm mistakes
+# must move sigma, and leaving out the centring must move m, by more than any tolerance they use.
+STORY_MARGIN = 0.01
+SIGMA_MISTAKES = ("sample-variance", "no-centering", "normalise-x")
 
 
 def _compute(params: Params, mistake: str | None, hand: HandPath | None) -> Quantities:
@@ -49,6 +53,20 @@ def _well_posed(params: Params) -> str | None:
     return None
 
 
+def _story_problem(params: Params) -> str | None:
+    """Why a drawn token cannot serve every exercise of the lesson, or None (the page's own may not)."""
+    right = _compute(params, None, None)
+    sigmas = {name: float(_compute(params, name, None)["sigma"]) for name in SIGMA_MISTAKES}  # type: ignore[arg-type]
+    sigmas["right"] = float(right["sigma"])  # type: ignore[arg-type]
+    values = sorted(sigmas.values())
+    if min(b - a for a, b in zip(values, values[1:])) < STORY_MARGIN:
+        return "two LayerNorm mistakes give nearly the same sigma"
+    uncentred = _compute(params, "no-centering", None)["m"]
+    if float(np.max(np.abs(np.asarray(uncentred) - np.asarray(right["m"])))) < STORY_MARGIN:
+        return "leaving out the centring barely moves m"
+    return None
+
+
 TOY_BLOCK = Scenario(
     name="gpt2-toy",
     params=("x", "a"),
@@ -58,6 +76,7 @@ TOY_BLOCK = Scenario(
     compute=_compute,
     hand_paths=LESSON_HAND_PATHS,
     well_posed=_well_posed,
+    suits_story=_story_problem,
     shown_route=1,  # the page's own route: GELU values rounded, so m is the sum of those printed
 )
 

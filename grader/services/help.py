@@ -1,0 +1,78 @@
+"""Help for a stuck learner: hints on request, and giving up to see the worked solution.
+
+A hint is one more step of the worked solution, with the learner's own numbers. Each costs later
+attempts the exercise's `hint_penalty`. Giving up ends scoring on the learner's variant (their
+attempts so far keep their scores) and shows the solution; practice with new numbers opens.
+Both are single conditional writes, so two clicks at once count once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Sequence
+
+import sqlalchemy as sa
+
+from grader.catalog.policy import AttemptPolicy
+from grader.extensions import db
+from grader.models import Progress, utcnow
+from grader.services.dialect import for_session, per_dialect
+
+_PROGRESS = Progress.__table__
+_MINE = (_PROGRESS.c.user_id == sa.bindparam("user_id")) & (_PROGRESS.c.exercise_id == sa.bindparam("exercise_id"))
+_STILL_SCORING = _PROGRESS.c.solved_at.is_(None) & _PROGRESS.c.gave_up_at.is_(None)
+_ENSURE = per_dialect(
+    lambda d: d.insert(_PROGRESS).values(user_id=sa.bindparam("user_id"), exercise_id=sa.bindparam("exercise_id"))
+    .on_conflict_do_nothing(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id])
+)  # fmt: skip
+_NEXT_HINT = (
+    sa.update(_PROGRESS)
+    .where(_MINE, _STILL_SCORING, _PROGRESS.c.hints_used < sa.bindparam("available"))
+    .values(hints_used=_PROGRESS.c.hints_used + 1)
+)
+_GIVE_UP = sa.update(_PROGRESS).where(_MINE, _STILL_SCORING).values(gave_up_at=sa.bindparam("now"))
+
+
+@dataclass(frozen=True)
+class Help:
+    """What help the exercise page offers a learner now."""
+
+    hints: tuple[str, ...]  # the steps asked for so far
+    remaining: int  # hints still to ask for (0 when hints are not offered)
+    penalty: float  # what each hint costs later attempts
+    solution_offered: bool  # stuck: counted wrong attempts reached the exercise's `solution_after`
+    gave_up: bool
+    scoring: bool  # not finished: giving up is still possible
+
+
+def help_for(policy: AttemptPolicy, steps: Sequence[str], mine: Progress | None, finished: bool) -> Help:
+    """The help shown to a learner with progress `mine` on an exercise whose hints are `steps`."""
+    used = min(mine.hints_used, len(steps)) if mine else 0
+    scoring = not finished
+    remaining = len(steps) - used if policy.offer_hints and scoring else 0
+    wrong = mine.attempts_used if mine and mine.solved_at is None else 0
+    return Help(tuple(steps[:used]), remaining, policy.hint_penalty, scoring and policy.offers_solution(wrong),
+                bool(mine and mine.gave_up_at), scoring)  # fmt: skip
+
+
+def _ensure_row(user_id: int, exercise_id: str) -> dict[str, object]:
+    key = {"user_id": user_id, "exercise_id": exercise_id}
+    db.session.execute(for_session(_ENSURE), key)
+    return key
+
+
+def take_hint(user_id: int, exercise_id: str, available: int) -> bool:
+    """Reveal the learner's next hint, if any is left and they are still scoring; True when one was."""
+    key = _ensure_row(user_id, exercise_id)
+    taken = db.session.execute(_NEXT_HINT, {**key, "available": available}).rowcount == 1
+    db.session.commit()
+    return taken
+
+
+def give_up(user_id: int, exercise_id: str, now: datetime | None = None) -> bool:
+    """End scoring on the learner's variant and open its solution; True unless already solved or given up."""
+    key = _ensure_row(user_id, exercise_id)
+    ended = db.session.execute(_GIVE_UP, {**key, "now": now or utcnow()}).rowcount == 1
+    db.session.commit()
+    return ended
