@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Sequence
+from typing import Any, Sequence, cast
 
 import sqlalchemy as sa
 
@@ -20,10 +20,10 @@ from grader.models import Progress, utcnow
 from grader.services.dialect import for_session, per_dialect
 
 _PROGRESS = Progress.__table__
-_MINE = (_PROGRESS.c.user_id == sa.bindparam("user_id")) & (_PROGRESS.c.exercise_id == sa.bindparam("exercise_id"))
+_MINE = (_PROGRESS.c.user_id == sa.bindparam("uid")) & (_PROGRESS.c.exercise_id == sa.bindparam("eid"))
 _STILL_SCORING = _PROGRESS.c.solved_at.is_(None) & _PROGRESS.c.gave_up_at.is_(None)
 _ENSURE = per_dialect(
-    lambda d: d.insert(_PROGRESS).values(user_id=sa.bindparam("user_id"), exercise_id=sa.bindparam("exercise_id"))
+    lambda d: d.insert(_PROGRESS).values(user_id=sa.bindparam("uid"), exercise_id=sa.bindparam("eid"))
     .on_conflict_do_nothing(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id])
 )  # fmt: skip
 _NEXT_HINT = (
@@ -56,8 +56,12 @@ def help_for(policy: AttemptPolicy, steps: Sequence[str], mine: Progress | None,
                 bool(mine and mine.gave_up_at), scoring)  # fmt: skip
 
 
+def _changed(result: sa.Result[Any]) -> bool:
+    return cast(sa.CursorResult[Any], result).rowcount == 1
+
+
 def _ensure_row(user_id: int, exercise_id: str) -> dict[str, object]:
-    key = {"user_id": user_id, "exercise_id": exercise_id}
+    key = {"uid": user_id, "eid": exercise_id}
     db.session.execute(for_session(_ENSURE), key)
     return key
 
@@ -65,7 +69,7 @@ def _ensure_row(user_id: int, exercise_id: str) -> dict[str, object]:
 def take_hint(user_id: int, exercise_id: str, available: int) -> bool:
     """Reveal the learner's next hint, if any is left and they are still scoring; True when one was."""
     key = _ensure_row(user_id, exercise_id)
-    taken = db.session.execute(_NEXT_HINT, {**key, "available": available}).rowcount == 1
+    taken = _changed(db.session.execute(_NEXT_HINT, {**key, "available": available}))
     db.session.commit()
     return taken
 
@@ -73,6 +77,6 @@ def take_hint(user_id: int, exercise_id: str, available: int) -> bool:
 def give_up(user_id: int, exercise_id: str, now: datetime | None = None) -> bool:
     """End scoring on the learner's variant and open its solution; True unless already solved or given up."""
     key = _ensure_row(user_id, exercise_id)
-    ended = db.session.execute(_GIVE_UP, {**key, "now": now or utcnow()}).rowcount == 1
+    ended = _changed(db.session.execute(_GIVE_UP, {**key, "now": now or utcnow()}))
     db.session.commit()
     return ended

@@ -1,0 +1,140 @@
+"""Help for a stuck learner: hints on request with their cost, giving up, the solution offered after wrong tries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from grader.models import Attempt, Progress, User
+from grader.services import attempts
+from grader.services.exercises import save_source
+from tests.web.conftest import csrf_from, make_user, login
+from tests.web.test_learn import expected, fmt, post_answers
+
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+WRONG = {"mu": "9,000", "sigma": "9,000", "u": "[9,000; 9,000; 9,000; 9,000]"}
+
+
+def _user_id(app: Flask, email: str = "ada@example.com") -> int:
+    with app.app_context():
+        return db.session.scalar(sa.select(User.id).where(User.email == email))
+
+
+def _hints(app: Flask, exercise: str) -> tuple[str, ...]:
+    with app.app_context():
+        return attempts.learner_variant(_user_id(app), exercise, early=True)[1].hints_in("en")
+
+
+def _post(client: FlaskClient, exercise: str, action: str):  # type: ignore[no-untyped-def]
+    token = csrf_from(client.get(f"/exercises/{exercise}").get_data(as_text=True))
+    return client.post(f"/exercises/{exercise}/{action}", data={"csrf_token": token})
+
+
+def _progress(app: Flask, exercise: str) -> Progress | None:
+    with app.app_context():
+        return db.session.get(Progress, (_user_id(app), exercise))
+
+
+def _policy_exercise(app: Flask, policy: str) -> None:
+    source = (EXERCISES / "gpt2-block" / "block-layernorm.yaml").read_text(encoding="utf-8")
+    with app.app_context():
+        save_source(source.replace("id: block-layernorm", "id: ln-quiz") + policy, None, "web")
+
+
+def test_hints_reveal_the_solution_steps_one_at_a_time_with_the_learners_numbers(app: Flask, learner: FlaskClient) -> None:
+    steps = _hints(app, "block-layernorm")
+    assert len(steps) >= 2
+    page = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    assert "Show a hint" in page and f"{len(steps)} hints left" in page
+    response = _post(learner, "block-layernorm", "hint")
+    assert response.status_code == 303 and response.headers["Location"].endswith("/exercises/block-layernorm#hints")
+    page = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    mu = f"{expected(app, 'block-layernorm')['mu']:.3f}".replace("-", "−")
+    assert mu in page.split('id="hints"')[1].split("</section>")[0]  # the first step, with this learner's μ
+    assert "Show the next step" in page and "Worked solution" not in page
+    for _ in range(len(steps) + 2):  # asking past the last hint reveals nothing more
+        _post(learner, "block-layernorm", "hint")
+    mine = _progress(app, "block-layernorm")
+    assert mine is not None and mine.hints_used == len(steps) and mine.attempts_used == 0
+    assert "hints left" not in learner.get("/exercises/block-layernorm").get_data(as_text=True)
+
+
+def test_each_hint_costs_later_attempts_its_penalty(app: Flask, learner: FlaskClient) -> None:
+    _policy_exercise(app, "hint_penalty: 0.2\n")
+    assert "each hint costs 20 % of later attempts" in learner.get("/exercises/ln-quiz").get_data(as_text=True)
+    _post(learner, "ln-quiz", "hint")
+    right = {k: fmt(v) for k, v in expected(app, "ln-quiz").items()}  # type: ignore[arg-type]
+    page = learner.get(post_answers(learner, "ln-quiz", right).headers["Location"]).get_data(as_text=True)
+    assert "Score for this attempt: 80\u00a0%" in page
+    with app.app_context():
+        assert db.session.scalar(sa.select(Attempt.hints_used)) == 1
+
+
+def test_hints_can_be_turned_off(app: Flask, learner: FlaskClient) -> None:
+    _policy_exercise(app, "offer_hints: false\n")
+    assert "Show a hint" not in learner.get("/exercises/ln-quiz").get_data(as_text=True)
+    assert _post(learner, "ln-quiz", "hint").status_code == 404
+
+
+def test_solution_is_offered_after_three_wrong_attempts_and_giving_up_ends_scoring(
+    app: Flask, learner: FlaskClient
+) -> None:
+    for attempt in range(3):
+        page = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+        assert "You have tried several times" not in page
+        post_answers(learner, "block-layernorm", {k: v.replace("9", str(attempt + 1)) for k, v in WRONG.items()})
+    page = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    assert "You have tried several times" in page and "Worked solution" not in page
+    assert _post(learner, "block-layernorm", "give-up").headers["Location"].endswith("#solution")
+    page = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    assert "Worked solution" in page and "You gave up on these numbers" in page
+    assert "Practise with new numbers" in page and "Give up" not in page
+    right = {k: fmt(v) for k, v in expected(app, "block-layernorm").items()}  # type: ignore[arg-type]
+    closed = post_answers(learner, "block-layernorm", right)
+    assert closed.status_code == 409 and "this answer was not counted" in closed.get_data(as_text=True)
+    mine = _progress(app, "block-layernorm")
+    assert mine is not None and mine.attempts_used == 3 and mine.solved_at is None and mine.best_score == 0
+
+
+def test_solution_after_is_set_by_the_instructor(app: Flask, learner: FlaskClient) -> None:
+    _policy_exercise(app, "solution_after: 1\n")
+    post_answers(learner, "ln-quiz", WRONG)
+    assert "You have tried several times" in learner.get("/exercises/ln-quiz").get_data(as_text=True)
+
+
+def test_a_solved_exercise_cannot_be_given_up(app: Flask, learner: FlaskClient) -> None:
+    right = {k: fmt(v) for k, v in expected(app, "block-layernorm").items()}  # type: ignore[arg-type]
+    post_answers(learner, "block-layernorm", right)
+    _post(learner, "block-layernorm", "give-up")
+    mine = _progress(app, "block-layernorm")
+    assert mine is not None and mine.solved_at is not None and mine.gave_up_at is None
+
+
+def test_a_lessons_exercises_show_a_learner_the_same_token(app: Flask, learner: FlaskClient) -> None:
+    with app.app_context():
+        uid = _user_id(app)
+        first = attempts.learner_variant(uid, "block-residual")[1]
+        later = [attempts.learner_variant(uid, e)[1] for e in ("block-layernorm", "block-gelu", "block-output")]
+    for variant in later:
+        assert variant.seed == first.seed
+        assert list(variant.params["x"]) == list(first.params["x"])
+        assert list(variant.params["a"]) == list(first.params["a"])
+
+
+def test_another_learner_gets_another_token(app: Flask, learner: FlaskClient) -> None:
+    other = make_user(app, "grace@example.com")
+    with app.app_context():
+        mine = attempts.learner_variant(_user_id(app), "block-residual")[1].seed
+        theirs = attempts.learner_variant(other, "block-layernorm")[1].seed
+    assert mine != theirs
+
+
+def test_help_needs_a_form_token(app: Flask, client: FlaskClient) -> None:
+    make_user(app, "eve@example.com")
+    login(client, "eve@example.com")
+    assert client.post("/exercises/block-layernorm/hint").status_code == 400
+    assert _progress(app, "block-layernorm") is None
