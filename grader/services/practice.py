@@ -1,8 +1,12 @@
 """Practice with new numbers: a fresh variant of an exercise, checked but never stored.
 
-It opens once the learner is done with their own variant (solved, out of attempts, or past a due
-date that leaves nothing to earn), the same moment its worked solution appears, so it can neither
+It opens once the learner is done with their own variant (solved, gave up, out of attempts, or past a
+due date that leaves nothing to earn), the same moment its worked solution appears, so it can neither
 earn a score nor reveal the learner's own answers early. Instructors can practise any exercise.
+
+New numbers are a new token for the whole lesson: the signed seed is bound to the lesson, so the
+lesson's other exercises (once open to practice) follow the same token. Seed 0 is the lesson page's
+own example, offered as a worked warm-up.
 """
 
 from __future__ import annotations
@@ -12,12 +16,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping
 
+import sqlalchemy as sa
 from itsdangerous import BadData, URLSafeSerializer
 
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
+from grader.catalog.spec import NUMERIC_KIND
 from grader.catalog.variants import Variant, make_variant
-from grader.models import utcnow
+from grader.extensions import db
+from grader.models import Exercise, utcnow
 from grader.services import attempts
 from grader.services.attempts import CurrentVersion
 from grader.services.exercises import spec_of
@@ -43,18 +50,23 @@ def new_seed() -> int:
     return secrets.randbelow(2**31 - 1) + 1
 
 
-def numbers_token(exercise_id: str, seed: int, secret: str) -> str:
-    """A token naming a practice variant: the exercise and the seed, signed so nobody can choose the seed."""
-    return URLSafeSerializer(secret, salt=_SALT).dumps([exercise_id, seed])
+def numbers_token(lesson: str, seed: int, secret: str) -> str:
+    """A token naming practice numbers: the lesson and the seed, signed so nobody can choose the seed."""
+    return URLSafeSerializer(secret, salt=_SALT).dumps(["lesson:" + lesson, seed])
 
 
-def _seed_from_token(token: str, exercise_id: str, secret: str) -> int | None:
-    """The seed a token made here for this exercise carries; None for any other token."""
+def lesson_of(current: CurrentVersion) -> str:
+    """The lesson a version belongs to (what practice tokens are bound to)."""
+    return spec_of(current).lesson
+
+
+def _seed_from_token(token: str, lesson: str, secret: str) -> int | None:
+    """The seed a token made here for this lesson carries; None for any other token."""
     try:
         bound, seed = URLSafeSerializer(secret, salt=_SALT).loads(token[:200])
     except (BadData, TypeError, ValueError):
         return None
-    return seed if bound == exercise_id and type(seed) is int else None
+    return seed if bound == "lesson:" + lesson and type(seed) is int and seed >= 0 else None
 
 
 def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:
@@ -71,8 +83,8 @@ def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersi
 
 def from_token(current: CurrentVersion, token: str, secret: str) -> Practice | None:
     """The practice variant a token names, of a version `allowed` returned; None for a token not made
-    here for this exercise."""
-    seed = _seed_from_token(token, current.exercise_id, secret)
+    here for this exercise's lesson."""
+    seed = _seed_from_token(token, lesson_of(current), secret)
     return None if seed is None else Practice(current, _practice_variant(current, seed))
 
 
@@ -81,6 +93,23 @@ def from_token(current: CurrentVersion, token: str, secret: str) -> Practice | N
 @lru_cache(maxsize=512)
 def _practice_variant(current: CurrentVersion, seed: int) -> Variant:
     return make_variant(spec_of(current), seed)
+
+
+def next_in_lesson(user_id: int, current: CurrentVersion, early: bool = False) -> str | None:
+    """The lesson's next exercise after this one that the learner may practise now, if any."""
+    lesson = lesson_of(current)
+    later = db.session.execute(
+        sa.select(Exercise.id, Exercise.position).where(Exercise.lesson == lesson, Exercise.kind == NUMERIC_KIND)
+    ).all()
+    here = next((p for i, p in later if i == current.exercise_id), None)
+    for exercise_id, _ in sorted((r for r in later if here is None or (r[1], r[0]) > (here, current.exercise_id)),
+                                 key=lambda r: (r[1], r[0])):  # fmt: skip
+        try:
+            allowed(user_id, exercise_id, early)
+        except (NotFinished, attempts.NotOpen):
+            continue
+        return str(exercise_id)
+    return None
 
 
 def check(practice: Practice, answers: Mapping[str, object]) -> ExerciseResult:

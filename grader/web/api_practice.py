@@ -19,7 +19,7 @@ from grader.web.api_schema import PracticeDetail, PracticeIn, PracticeOut, Pract
 from grader.web.openapi import ErrorBody, Reply, documented
 
 REFUSED = {
-    400: Reply("Numbers not made here for this exercise, or an unknown lang.", ErrorBody),
+    400: Reply("Numbers not made here for this exercise's lesson, or an unknown lang.", ErrorBody),
     403: Reply("Not open yet, or your own variant is not finished: solve it or use up what it can earn.",
                ErrorBody),
     404: Reply("No exercise with that id.", ErrorBody),
@@ -56,7 +56,8 @@ def practice_numbers(exercise_id: str) -> ResponseReturnValue:
     current = _allowed(exercise_id)
     token = request.args.get("numbers")
     if token is None:
-        token = practice.numbers_token(exercise_id, practice.new_seed(), current_app.config["SECRET_KEY"])
+        secret = current_app.config["SECRET_KEY"]
+        token = practice.numbers_token(practice.lesson_of(current), practice.new_seed(), secret)
     opened = _opened(current, token)
     variant = opened.variant
     detail = PracticeDetail(*variant_fields(opened.current.policy(), variant, lang), list(variant.solution_in(lang)),

@@ -1,8 +1,8 @@
 """Practice pages: new numbers for an exercise the learner has finished, checked and never stored.
 
-The practice seed travels in the page as a signed token bound to the exercise (services.practice),
-so a learner can neither pick a seed (another learner's, say) nor carry numbers over to another
-exercise. Nothing is stored, so a check is answered on the POST itself; reloading it only checks the same answers again.
+The practice seed travels in the page as a signed token bound to the lesson (services.practice), so
+a learner cannot pick a seed (another learner's, say), and the lesson's next exercise follows the
+same token. Nothing is stored, so a check is answered on the POST itself; reloading it only checks the same answers again.
 """
 
 from __future__ import annotations
@@ -48,10 +48,12 @@ def _opened(exercise_id: str, token: str) -> practice.Practice:
 def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, typed: dict[str, str],
           status: int = 200, changed: bool = False) -> tuple[str, int]:  # fmt: skip
     spec = opened.current.policy()
+    following = practice.next_in_lesson(current_user.id, opened.current, early=current_user.is_instructor)
+    warm_up = practice.numbers_token(spec.lesson, 0, current_app.config["SECRET_KEY"])
     html = render_template(
         "learn/practice.html", spec=spec, variant=opened.variant, lesson=lesson_title(spec.lesson), token=token,
         result=result, typed=typed, form=AnswerForm(), prefix=FIELD_PREFIX, changed=changed,
-        version=opened.current.version,
+        version=opened.current.version, following=following, warm_up=warm_up,
         here=url_for("learn.practice_page", exercise_id=spec.id, numbers=token),
     )  # fmt: skip
     return html, status
@@ -64,8 +66,8 @@ def practice_page(exercise_id: str) -> Response | tuple[str, int]:
     """A practice variant: new numbers on first visit (by redirect, so a reload keeps them)."""
     token = request.args.get("numbers")
     if token is None:
-        _allowed(exercise_id)  # refuse before making numbers that could not be used
-        fresh = practice.numbers_token(exercise_id, practice.new_seed(), current_app.config["SECRET_KEY"])
+        lesson = practice.lesson_of(_allowed(exercise_id))  # refuse before making numbers that could not be used
+        fresh = practice.numbers_token(lesson, practice.new_seed(), current_app.config["SECRET_KEY"])
         return redirect(url_for("learn.practice_page", exercise_id=exercise_id, numbers=fresh), code=303)
     return _page(_opened(exercise_id, token), token, None, {})
 

@@ -43,14 +43,16 @@ def test_new_numbers_are_checked_and_nothing_is_stored(app: Flask, client: Flask
     assert count(app, Attempt) == 1
 
 
-def test_numbers_are_bound_to_their_exercise_and_cannot_be_forged(app: Flask, client: FlaskClient, token: str) -> None:
+def test_numbers_are_bound_to_their_lesson_and_cannot_be_forged(app: Flask, client: FlaskClient, token: str) -> None:
     solve(client, app, token)
     numbers = client.get(PRACTICE, headers=auth(token)).get_json()["numbers"]
     for forged in (numbers[:-3] + "abc", "WyJibG9jay1sYXllcm5vcm0iLDFd.forged"):
         response = client.post(PRACTICE, json={"numbers": forged, "answers": {}}, headers=auth(token))
         assert response.status_code == 400 and response.get_json()["error"] == "bad_request"
     instructor = token_for(app, "teach@example.com", "instructor")
-    other = client.get(f"{API}/exercises/block-gelu/practice?numbers={numbers}", headers=auth(instructor))
+    same_lesson = client.get(f"{API}/exercises/block-gelu/practice?numbers={numbers}", headers=auth(instructor))
+    assert same_lesson.status_code == 200 and same_lesson.get_json()["numbers"] == numbers  # one token, one lesson
+    other = client.get(f"{API}/exercises/ffn-keys/practice?numbers={numbers}", headers=auth(instructor))
     assert other.status_code == 400
     assert client.get(f"{API}/exercises/code-gelu/practice", headers=auth(instructor)).status_code == 409
     assert client.get(f"{API}/exercises/nothing/practice", headers=auth(instructor)).status_code == 404

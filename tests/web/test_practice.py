@@ -106,18 +106,43 @@ def test_the_same_numbers_come_back_on_reload(app: Flask, learner: FlaskClient) 
     assert other != token and practice_answers(app, other) != practice_answers(app, token)
 
 
-def test_tampered_or_borrowed_numbers_are_refused(app: Flask, learner: FlaskClient) -> None:
+def test_tampered_or_other_lessons_numbers_are_refused(app: Flask, learner: FlaskClient) -> None:
     solve(app, learner)
-    solve(app, learner, "block-residual")
     token = numbers_token(learner)
     for bad in (token[:-2] + ("AA" if not token.endswith("AA") else "BB"), "garbage"):
         refused = learner.get(f"{PRACTICE}?numbers={bad}")
         assert refused.status_code == 400
         assert "not valid any more" in refused.get_data(as_text=True)
-    borrowed = learner.get(f"/exercises/block-residual/practice?numbers={token}")
-    assert borrowed.status_code == 400
-    chosen = practice.numbers_token("block-layernorm", "1", app.config["SECRET_KEY"])  # type: ignore[arg-type]
+    borrowed = practice.numbers_token("ffn-memory", 7, app.config["SECRET_KEY"])  # another lesson's token
+    assert learner.get(f"{PRACTICE}?numbers={borrowed}").status_code == 400
+    chosen = practice.numbers_token("gpt2-block", "1", app.config["SECRET_KEY"])  # type: ignore[arg-type]
     assert learner.get(f"{PRACTICE}?numbers={chosen}").status_code == 400
+    negative = practice.numbers_token("gpt2-block", -3, app.config["SECRET_KEY"])
+    assert learner.get(f"{PRACTICE}?numbers={negative}").status_code == 400
+
+
+def test_new_numbers_are_one_token_for_the_whole_lesson(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner, "block-residual")
+    solve(app, learner)
+    token = numbers_token(learner, "/exercises/block-residual/practice")
+    page = learner.get(f"/exercises/block-residual/practice?numbers={token}").get_data(as_text=True)
+    assert f"/exercises/block-layernorm/practice?numbers={token}" in page  # the next exercise, same token
+    with app.app_context():
+        user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
+        first, then = (practice.from_token(practice.allowed(user_id, e), token, app.config["SECRET_KEY"])
+                       for e in ("block-residual", "block-layernorm"))  # fmt: skip
+    assert first is not None and then is not None
+    assert list(first.variant.params["x"]) == list(then.variant.params["x"])
+    assert list(first.variant.params["a"]) == list(then.variant.params["a"])
+
+
+def test_the_lessons_own_example_is_offered_as_a_worked_warm_up(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner)
+    page = learner.get(f"{PRACTICE}?numbers={numbers_token(learner)}").get_data(as_text=True)
+    warm_up = page.split("The lesson&#39;s own example")[0].rsplit('href="', 1)[1].split('"')[0].replace("&amp;", "&")
+    shown = learner.get(warm_up).get_data(as_text=True)
+    assert "own example, worked in full below" in shown and "<details class=\"more\" open>" in shown
+    assert "[−0.5; −0.5; −0.5; 1.5]" in shown  # the page's x₅
 
 
 def test_practice_opens_when_attempts_are_used_up(app: Flask, learner: FlaskClient) -> None:
