@@ -15,7 +15,8 @@ from grader.texts import N_, say
 PARAM_ROWS = 6
 PART_ROWS = 8
 TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution", "opens",
-            "max_attempts", "penalty", "due", "late_credit", "translations")  # fmt: skip
+            "max_attempts", "penalty", "due", "late_credit", "offer_hints", "hint_penalty", "solution_after",
+            "translations")  # fmt: skip
 TRANSLATION_KEYS = ("title", "prompt", "solution", "labels")
 _TRANSLATION_FIELD = re.compile(r"translation-([a-z]{2})-(title|prompt|solution)")
 _LABEL_FIELD = re.compile(r"translation-([a-z]{2})-label-(\d{1,3})")  # by part row; bounded, as int() reads it
@@ -165,7 +166,8 @@ def draft_from_form(form: Any) -> Draft:
         "parts": [], "solution": _steps(get("solution")), "opens": _scalar(get("opens")),
         "max_attempts": _scalar(get("max_attempts")),
         "penalty": _scalar(get("penalty")), "due": _scalar(get("due")), "late_credit": _scalar(get("late_credit")),
-        "translations": _translations(form) or None,
+        "offer_hints": False if form.get("no_hints") else None, "hint_penalty": _scalar(get("hint_penalty")),
+        "solution_after": _scalar(get("solution_after")), "translations": _translations(form) or None,
     }))  # fmt: skip
     for i in range(PARAM_ROWS):
         _param(form, i, draft)
@@ -252,6 +254,7 @@ def values_from_source(source: str) -> Values | None:
     except (yaml.YAMLError, AttributeError, TypeError):  # not an exercise the form can read
         return None
     values: Values = {k: _text(data.get(k)) for k in TOP_KEYS if k not in ("params", "parts", "solution", "translations")}
+    values["no_hints"] = data.get("offer_hints") is False
     values["prompt"] = str(data.get("prompt", "")).rstrip("\n")
     values["solution"] = "\n\n".join(map(str, data.get("solution") or []))
     part_rows = {part.get("id"): j for j, part in enumerate(data.get("parts") or [])}

@@ -13,6 +13,7 @@ from grader.models import Attempt, Progress, User
 from grader.services import attempts
 from grader.services.exercises import save_source
 from tests.web.conftest import csrf_from, make_user, login
+from tests.web.test_editor_round_trip import editor_fields, save_unchanged, source_of
 from tests.web.test_learn import expected, fmt, post_answers
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
@@ -138,3 +139,16 @@ def test_help_needs_a_form_token(app: Flask, client: FlaskClient) -> None:
     login(client, "eve@example.com")
     assert client.post("/exercises/block-layernorm/hint").status_code == 400
     assert _progress(app, "block-layernorm") is None
+
+
+def test_the_editor_form_holds_the_help_settings(app: Flask, instructor: FlaskClient) -> None:
+    _policy_exercise(app, "offer_hints: false\nhint_penalty: 0.1\nsolution_after: 2\n")
+    fields = editor_fields(instructor.get("/teach/exercises/ln-quiz/edit").get_data(as_text=True))
+    assert fields.get("no_hints") == "y" and fields.get("hint_penalty") == "0.1" and fields.get("solution_after") == "2"
+    assert "No changes to ln-quiz." in save_unchanged(instructor, "ln-quiz")
+    fields = editor_fields(instructor.get("/teach/exercises/ln-quiz/edit").get_data(as_text=True))
+    del fields["no_hints"]
+    fields["hint_penalty"], fields["action"] = "0.25", "save"
+    assert instructor.post("/teach/exercises/ln-quiz/edit", data=fields).status_code == 303
+    saved = source_of(app, "ln-quiz")
+    assert "hint_penalty: 0.25" in saved and "offer_hints" not in saved and "solution_after: 2" in saved
