@@ -12,6 +12,7 @@ from grader.extensions import db
 from grader.models import Attempt, Progress, User
 from grader.services import attempts
 from grader.services.exercises import save_source
+from grader.services.regrade import regrade
 from tests.web.conftest import csrf_from, make_user, login
 from tests.web.test_editor_round_trip import editor_fields, save_unchanged, source_of
 from tests.web.test_learn import expected, fmt, post_answers
@@ -152,3 +153,24 @@ def test_the_editor_form_holds_the_help_settings(app: Flask, instructor: FlaskCl
     assert instructor.post("/teach/exercises/ln-quiz/edit", data=fields).status_code == 303
     saved = source_of(app, "ln-quiz")
     assert "hint_penalty: 0.25" in saved and "offer_hints" not in saved and "solution_after: 2" in saved
+
+
+def test_a_regrade_keeps_each_attempts_hint_cost(app: Flask, learner: FlaskClient) -> None:
+    _policy_exercise(app, "hint_penalty: 0.2\n")
+    post_answers(learner, "ln-quiz", WRONG)
+    _post(learner, "ln-quiz", "hint")
+    _post(learner, "ln-quiz", "hint")
+    right = {k: fmt(v) for k, v in expected(app, "ln-quiz").items()}  # type: ignore[arg-type]
+    post_answers(learner, "ln-quiz", right)
+    _policy_exercise(app, "hint_penalty: 0.2\npenalty: 0.1\n")  # a new version: the retry now costs too
+    with app.app_context():
+        regrade("ln-quiz")
+        scores = db.session.execute(sa.select(Attempt.hints_used, Attempt.score).order_by(Attempt.id)).all()
+    assert [tuple(r) for r in scores] == [(0, 0.0), (2, 0.5)]  # 1 − 0.1 for the retry − 2 × 0.2 for the hints
+
+
+def test_the_instructor_sees_hints_taken_and_giving_up(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> None:
+    _post(learner, "block-layernorm", "hint")
+    _post(learner, "block-layernorm", "give-up")
+    page = instructor.get(f"/teach/gradebook/{_user_id(app)}/block-layernorm").get_data(as_text=True)
+    assert "1 hint taken" in page and "gave up" in page
