@@ -190,11 +190,12 @@ def test_the_inside_share_is_named_at_its_own_significant_figures(catalog: Catal
     assert part["status"] == "incorrect" and part["misconception"] == "inside-share"
 
 
-@pytest.mark.parametrize("share, status", [("75 %", "invalid"), ("0.75", "invalid"), ("3/4", "correct"),
-                                           ("75.0 %", "correct"), ("0.750", "correct")])  # fmt: skip
-def test_an_ffn_share_of_exactly_three_quarters_typed_short_asks_for_digits(catalog: Catalog, share: str,
-                                                                             status: str) -> None:  # fmt: skip
-    # As a wrong share typed short does: a short guess costs no attempt, so it must not reveal the answer.
+@pytest.mark.parametrize("share, status", [("75 %", "correct"), ("0.75", "correct"), ("0,75", "correct"),
+                                           ("3/4", "correct"), ("75.0 %", "correct"), ("0.750", "correct"),
+                                           ("74 %", "invalid"), ("0.8", "invalid"), ("0,7", "invalid")])  # fmt: skip
+def test_an_ffn_share_of_exactly_three_quarters_typed_short_is_correct(catalog: Catalog, share: str,
+                                                                        status: str) -> None:  # fmt: skip
+    # A short share is right only when it is exactly the share; any other asks for digits (no attempt used).
     assert grade_seed(catalog, "ffn-share", 3, share=share)["share"]["status"] == status
 
 
