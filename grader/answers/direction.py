@@ -16,7 +16,7 @@ import numpy as np
 
 from grader.answers.structures import entries_phrase
 from grader.answers.tolerance import Bands, Tolerance, bands
-from grader.texts import Text, say, say_n
+from grader.texts import Text, say
 
 
 def _band(routes: np.ndarray, factor: float, tolerance: Tolerance, integral: bool) -> Bands:
@@ -48,12 +48,13 @@ def _factor(values: np.ndarray, inside: np.ndarray, routes: np.ndarray, toleranc
             integral: bool) -> Text | None:  # fmt: skip
     right = bands(routes, tolerance, integral=integral)
     for factor, written in _factors(values.shape):
-        for scale, template in ((factor, "Too large by a factor of %(factor)s (in size)."),
-                                (1 / factor, "Too small by a factor of %(factor)s (in size).")):  # fmt: skip
+        for scale in (factor, 1 / factor):
             scaled = _band(routes, scale, tolerance, integral)
             # Told apart from the answer somewhere, or the factor would say nothing.
             if scaled.contains(values).all() and scaled.disjoint_from(right).any():
-                return say(template, factor=written)
+                if scale > 1:
+                    return say("Too large by a factor of %(factor)s (in size).", factor=written)
+                return say("Too small by a factor of %(factor)s (in size).", factor=written)
     return None
 
 
@@ -75,11 +76,12 @@ def _last(values: np.ndarray, inside: np.ndarray) -> Text | None:
     wrong = np.flatnonzero(~inside)
     first = int(wrong[0])
     # A run of wrong entries at the end, after at least two right ones.
-    if first >= 2 and wrong.size == values.size - first:
-        return say_n("Only the last entry is wrong; the first %(right)d are right.",
-                     "Only the last %(num)d entries are wrong; the first %(right)d are right.",
-                     int(wrong.size), right=first)  # fmt: skip
-    return None
+    if first < 2 or wrong.size != values.size - first:
+        return None
+    if wrong.size == 1:
+        return say("Only the last entry is wrong; the ones before it are right.")
+    return say("Only the last entries (%(where)s) are wrong; the ones before them are right.",
+               where=entries_phrase([int(i) for i in wrong]))
 
 
 def direction(values: np.ndarray, inside: np.ndarray, routes: np.ndarray, tolerance: Tolerance,

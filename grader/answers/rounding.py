@@ -52,10 +52,10 @@ def hand_rounding_note(values: np.ndarray, resolution: np.ndarray, routes: np.nd
     shown_text = _written(routes[shown][differs], resolution[differs])
     yours = _written(values[differs], resolution[differs])
     if values.ndim == 0:
-        lead = say("Both are correct: the worked solution shows %(shown)s and you wrote %(yours)s.",
+        lead = say("The worked solution shows %(shown)s and you wrote %(yours)s: both are right.",
                    shown=shown_text, yours=yours)  # fmt: skip
     else:
         where = [tuple(int(i) for i in p) if values.ndim > 1 else int(p[0]) for p in np.argwhere(differs)]
-        lead = say("Both are correct: for %(where)s the worked solution shows %(shown)s and you wrote %(yours)s.",
+        lead = say("For %(where)s the worked solution shows %(shown)s and you wrote %(yours)s: both are right.",
                    where=entries_phrase(where), shown=shown_text, yours=yours)  # fmt: skip
     return joined([lead, reason], " ")

@@ -34,6 +34,7 @@ from typing import Literal
 
 import numpy as np
 
+from grader.answers.numbers import small_count
 from grader.texts import Figure, Text, say, say_n
 
 ToleranceKind = Literal["abs", "rel", "sigfigs", "exact"]
@@ -180,13 +181,8 @@ def decimal_places(tolerance: Tolerance, expected: object, integral: bool) -> in
     return max(0, math.ceil(-math.log10(float(np.min(finite))) - 1e-9))
 
 
-# Below this a whole number has no k/M/B form it could have been rounded to.
-SUFFIX_FREE = 1000
-
-
-def small_count(expected: object) -> bool:
-    """Whether every entry of a whole-number answer is below SUFFIX_FREE, so no suffix can round it."""
-    return bool(np.all(np.abs(np.asarray(expected, dtype=float)) < SUFFIX_FREE))
+def _largest(expected: object) -> float:
+    return float(np.max(np.abs(np.asarray(expected, dtype=float))))
 
 
 def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> Text:
@@ -196,7 +192,7 @@ def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -
         return say_n("give at least %(num)d significant figure", "give at least %(num)d significant figures",
                      int(tolerance.value))  # fmt: skip
     if integral:
-        if small_count(expected):  # a count of 3 has no 41.9M to warn about
+        if small_count(_largest(expected)):  # a count of 3 has no 41.9M to warn about
             return say("give the exact whole number")
         return say("give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
     decimals = decimal_places(tolerance, expected, integral)
@@ -210,6 +206,6 @@ def precision_asked(expected: np.ndarray, tolerance: Tolerance, integral: bool) 
     an exact real (any exact form is right), or a whole number too small to be typed rounded."""
     if tolerance.kind == "exact" and not integral:
         return None
-    if integral and tolerance.kind != "sigfigs" and small_count(expected):
+    if integral and tolerance.kind != "sigfigs" and small_count(_largest(expected)):
         return None
     return digits_request(expected, tolerance, integral)
