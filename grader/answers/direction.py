@@ -14,8 +14,8 @@ import math
 
 import numpy as np
 
-from grader.answers.structures import entries_phrase
 from grader.answers.tolerance import Bands, Tolerance, bands
+from grader.answers.where import entries_phrase, positions
 from grader.texts import Text, say
 
 
@@ -31,8 +31,7 @@ def _sign(values: np.ndarray, inside: np.ndarray, routes: np.ndarray, tolerance:
         return None
     if flipped.all():
         return say("The sign is wrong; the size is right.")
-    where = [tuple(int(i) for i in p) if flipped.ndim > 1 else int(p[0]) for p in np.argwhere(flipped)]
-    return say("The sign of %(where)s is wrong; the size is right.", where=entries_phrase(where))
+    return say("The sign of %(where)s is wrong; the size is right.", where=entries_phrase(positions(flipped)))
 
 
 def _factors(shape: tuple[int, ...]) -> list[tuple[float, str]]:
@@ -81,7 +80,7 @@ def _last(values: np.ndarray, inside: np.ndarray) -> Text | None:
     if wrong.size == 1:
         return say("Only the last entry is wrong; the ones before it are right.")
     return say("Only the last entries (%(where)s) are wrong; the ones before them are right.",
-               where=entries_phrase([int(i) for i in wrong]))
+               where=entries_phrase(positions(~inside)))
 
 
 def direction(values: np.ndarray, inside: np.ndarray, routes: np.ndarray, tolerance: Tolerance,

@@ -17,9 +17,9 @@ from grader.answers.direction import direction
 from grader.answers.numbers import AnswerFormatError, Number
 from grader.answers.results import Mutant, PartResult, Target
 from grader.answers.rounding import hand_rounding_note
-from grader.answers.structures import entries_phrase
 from grader.answers.tolerance import (Bands, Tolerance, bands, digits_request, fewer_digits_than_asked,
                                      is_exact_answer, precision_asked)
+from grader.answers.where import entries_phrase, positions
 from grader.texts import N_, Text, joined, say
 
 MAX_ANSWER_CHARS = 20_000
@@ -53,12 +53,6 @@ def _numbers_to_arrays(entries: Any) -> tuple[np.ndarray, np.ndarray]:
         return getattr(row, attr) if isinstance(row, Number) else [getattr(n, attr) for n in row]
 
     return np.asarray(pick("value"), dtype=float), np.asarray(pick("resolution"), dtype=float)
-
-
-def _positions(mask: np.ndarray) -> list[Any]:
-    if mask.ndim == 0:
-        return []
-    return [tuple(int(i) for i in idx) if mask.ndim > 1 else int(idx[0]) for idx in np.argwhere(mask)]
 
 
 def _incorrect(text: Text, mutant: Mutant | None, wrong: list[Any], score: float, value: Any,
@@ -139,7 +133,7 @@ def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
 
 def _too_few_digits(coarse: np.ndarray, request: Text, value: Any) -> PartResult:
     """Invalid (no attempt used): the entries typed too short, and the precision asked."""
-    where = _positions(coarse)
+    where = positions(coarse)
     text = say("Too few digits (%(where)s): %(request)s.", where=entries_phrase(where), request=request) \
         if where else say("Too few digits: %(request)s.", request=request)
     return PartResult.said("invalid", 0.0, text, value=value)
@@ -187,7 +181,7 @@ class NumericKind:
             note = hand_rounding_note(values, parsed.resolution, accepts.routes, target.shown)
             return PartResult.said("correct", 1.0, joined([CORRECT, note], " ") if note else CORRECT, value=parsed.json)
         mutant = _matching_mutant(values, accepts)
-        wrong = _positions(~inside)
+        wrong = positions(~inside)
         score = float(inside.mean()) if partial else 0.0
         toward = None if mutant else direction(values, inside, accepts.routes, tolerance, self.integral)
         return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json, entries=True, toward=toward)

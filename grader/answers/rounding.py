@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from grader.answers.structures import entries_phrase
+from grader.answers.where import entries_phrase, positions
 from grader.texts import Figure, Text, joined, say
 
 _KEPT_FULL = say("The worked solution rounds intermediate values by hand, as the lesson does; "
@@ -31,7 +31,9 @@ def _follows(values: np.ndarray, resolution: np.ndarray, route: np.ndarray) -> n
 def _written(values: np.ndarray, resolution: np.ndarray) -> Figure:
     """Entries as typed (to their own place), the list a figure so each reader gets their decimal mark."""
     places = [max(0, round(-math.log10(r))) for r in resolution.ravel()]
-    numbers = [f"{v:.{p}f}".replace("-", "\u2212") for v, p in zip(values.ravel(), places)]
+    numbers = [f"{v:.{p}f}" for v, p in zip(values.ravel(), places)]
+    # No "negative zero" once rounded, as the pages write numbers; a minus sign, not a hyphen.
+    numbers = [n.lstrip("-") if float(n) == 0 else n.replace("-", "\u2212") for n in numbers]
     return Figure("; ".join(numbers))
 
 
@@ -55,7 +57,6 @@ def hand_rounding_note(values: np.ndarray, resolution: np.ndarray, routes: np.nd
         lead = say("The worked solution shows %(shown)s and you wrote %(yours)s: both are right.",
                    shown=shown_text, yours=yours)  # fmt: skip
     else:
-        where = [tuple(int(i) for i in p) if values.ndim > 1 else int(p[0]) for p in np.argwhere(differs)]
         lead = say("For %(where)s the worked solution shows %(shown)s and you wrote %(yours)s: both are right.",
-                   where=entries_phrase(where), shown=shown_text, yours=yours)  # fmt: skip
+                   where=entries_phrase(positions(differs)), shown=shown_text, yours=yours)  # fmt: skip
     return joined([lead, reason], " ")

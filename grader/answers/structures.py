@@ -160,19 +160,6 @@ def entry(label: object) -> Text:
     return say("entry %(label)s", label=str(label))
 
 
-def _label(position: object) -> str:
-    if isinstance(position, tuple):
-        return "(" + ", ".join(str(i + 1) for i in position) + ")"
-    return str(int(position) + 1)  # type: ignore[call-overload]
-
-
-def entries_phrase(positions: list[object]) -> Text:
-    """'entry 3' or 'entries 1, 2 and 4' for 0-based positions (row-column pairs in a matrix)."""
-    labels = [_label(p) for p in positions]
-    if len(labels) == 1:
-        return entry(labels[0])
-    return say("entries %(first)s and %(last)s", first=", ".join(labels[:-1]), last=labels[-1])
-
 
 def _count_message(expected: int, got: int, text: str) -> Text:
     counted = say_n("expected %(num)d number, got %(got)d", "expected %(num)d numbers, got %(got)d", expected,
