@@ -202,10 +202,8 @@ def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -
 
 
 def precision_asked(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> Text | None:
-    """The precision a field asks for before any answer, or None when there is nothing to ask:
-    an exact real (any exact form is right), or a whole number too small to be typed rounded."""
+    """The precision a field asks for before any answer, or None for an exact real: any exact form
+    of it is right ("3/5", "0.6"), so no count of decimals applies."""
     if tolerance.kind == "exact" and not integral:
-        return None
-    if integral and tolerance.kind != "sigfigs" and small_count(_largest(expected)):
         return None
     return digits_request(expected, tolerance, integral)

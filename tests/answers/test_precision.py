@@ -126,8 +126,8 @@ def asked(kind: str, answer: object, tolerance: Tolerance) -> str | None:
 
 
 def test_the_precision_asked_fits_the_part() -> None:
-    assert asked("integer", 3, EXACT) is None  # a count of 3 RMSNorms cannot be typed as 41.9M
-    assert asked("integer", 999, EXACT) is None
+    assert asked("integer", 3, EXACT) == "give the exact whole number"  # a count of 3 RMSNorms: no 41.9M
+    assert asked("integer", 999, EXACT) == "give the exact whole number"
     assert asked("integer", 41_943_040, EXACT) == (
         "give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
     assert asked("integer", 41_943_040, SIGFIGS) == "give at least 3 significant figures"
