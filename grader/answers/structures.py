@@ -160,7 +160,6 @@ def entry(label: object) -> Text:
     return say("entry %(label)s", label=str(label))
 
 
-
 def _count_message(expected: int, got: int, text: str) -> Text:
     counted = say_n("expected %(num)d number, got %(got)d", "expected %(num)d numbers, got %(got)d", expected,
                     got=got)  # fmt: skip

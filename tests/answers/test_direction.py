@@ -38,7 +38,8 @@ def toward(kind: str, typed: str, target: Target, tolerance: Tolerance = ABS) ->
     ("[-1.431; 1.052; -1.179; 1.132]", "Too large by a factor of √(4/3) = √(d/(d − 1)) (in size)."),
     ("[0.911; -1.239; 0.980; -1.021]", "The entries are the right numbers, in the wrong order."),
     ("[-1.239; 0.911; -1.021; 0.500]", "Only the last entry is wrong; the ones before it are right."),
-    ("[-1.239; 0.911; 1.500; 0.500]", "Only the last entries (entries 3 and 4) are wrong; the ones before them are right."),
+    ("[-1.239; 0.911; 1.500; 0.500]",
+     "Only the last entries (entries 3 and 4) are wrong; the ones before them are right."),
 ])  # fmt: skip
 def test_each_direction_is_said_when_it_holds(typed: str, said: str) -> None:
     result = grade_part("vector", typed, vector(H), ABS)
@@ -75,7 +76,8 @@ def test_scalars_and_counts_get_the_sign_and_the_simple_factors() -> None:
 
 def test_a_factor_is_not_claimed_where_it_cannot_be_told_from_the_answer() -> None:
     # 2 × 0.0002 lies within ±0.0005 of 0.0002 itself: "twice too large" would say nothing true.
-    assert toward("vector", "0.0004 0.010", vector(np.array([0.0002, 0.005]))) == "Too large by a factor of 2 (in size)."
+    small = vector(np.array([0.0002, 0.005]))
+    assert toward("vector", "0.0004 0.010", small) == "Too large by a factor of 2 (in size)."
     assert toward("scalar", "0.0014", Target((0.0002,))) is None
 
 
@@ -95,7 +97,8 @@ def test_the_direction_is_stored_with_its_sentence_and_dropped_when_an_answer_is
     stored = json.loads(json.dumps({"h": result.to_record()}))
     back = ExerciseResult.from_json(stored).parts["h"]
     assert back == replace(result, value=None) and str(back.direction) == "The sign is wrong; the size is right."
-    assert back.direction is not None and back.direction.render(lambda s: s.upper()) == "THE SIGN IS WRONG; THE SIZE IS RIGHT."
+    assert back.direction is not None
+    assert back.direction.render(lambda s: s.upper()) == "THE SIGN IS WRONG; THE SIZE IS RIGHT."  # translatable
     assert "direction" not in result.to_json()  # the API's shape is unchanged
     unreadable = grade_part("scalar", "abc", Target((1.0,)), ABS)
     unchecked = ExerciseResult({"h": result, "other": unreadable}).format_errors_only().parts["h"]

@@ -37,7 +37,8 @@ def test_hand_rounding_against_a_worked_solution_at_full_precision() -> None:
 def test_another_hand_route_than_the_worked_solutions() -> None:
     other = np.array([0.803, 0.642, 0.560, 0.717])
     message = note("[0.803; 0.642; 0.560; 0.717]", shown=1, routes=(FULL, PAGE, other))
-    assert message.startswith("Correct. For entries 2 and 4 the worked solution shows 0.640; 0.718 and you wrote 0.642; 0.717")
+    assert message.startswith(
+        "Correct. For entries 2 and 4 the worked solution shows 0.640; 0.718 and you wrote 0.642; 0.717")
     assert message.endswith("you rounded at other steps or used other constants.")
 
 

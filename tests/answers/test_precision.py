@@ -92,7 +92,8 @@ def test_any_value_typed_short_is_correct_exactly_when_it_is_the_value(whole: in
     typed = f"{answer:.{places}f}"
     assert grade_part("scalar", typed, scalar(answer), ABS).status == "correct"
     neighbour = f"{(whole + 1) / 10**places:.{places}f}"
-    assert grade_part("scalar", neighbour, scalar(answer), ABS).message == "Too few digits: give at least 3 decimal places."
+    refused = grade_part("scalar", neighbour, scalar(answer), ABS)
+    assert refused.message == "Too few digits: give at least 3 decimal places."
 
 
 @SETTINGS
