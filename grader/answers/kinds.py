@@ -13,11 +13,13 @@ from typing import Any, Callable
 import numpy as np
 
 from grader.answers import numbers, structures, syntax
+from grader.answers.direction import direction
 from grader.answers.numbers import AnswerFormatError, Number
 from grader.answers.results import Mutant, PartResult, Target
-from grader.answers.structures import entry
+from grader.answers.rounding import hand_rounding_note
 from grader.answers.tolerance import (Bands, Tolerance, bands, digits_request, fewer_digits_than_asked,
-                                     is_exact_answer)
+                                     is_exact_answer, precision_asked)
+from grader.answers.where import entries_phrase, positions
 from grader.texts import N_, Text, joined, say
 
 MAX_ANSWER_CHARS = 20_000
@@ -53,35 +55,18 @@ def _numbers_to_arrays(entries: Any) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(pick("value"), dtype=float), np.asarray(pick("resolution"), dtype=float)
 
 
-def _label(position: Any) -> str:
-    if isinstance(position, tuple):
-        return "(" + ", ".join(str(i + 1) for i in position) + ")"
-    return str(position + 1)
-
-
-def _position_words(positions: list[Any]) -> Text:
-    labels = [_label(p) for p in positions]
-    if len(labels) == 1:
-        return entry(labels[0])
-    return say("entries %(first)s and %(last)s", first=", ".join(labels[:-1]), last=labels[-1])
-
-
-def _positions(mask: np.ndarray) -> list[Any]:
-    if mask.ndim == 0:
-        return []
-    return [tuple(int(i) for i in idx) if mask.ndim > 1 else int(idx[0]) for idx in np.argwhere(mask)]
-
-
 def _incorrect(text: Text, mutant: Mutant | None, wrong: list[Any], score: float, value: Any,
-               entries: bool = False) -> PartResult:  # fmt: skip
-    """An incorrect verdict; a named mistake replaces the text, keeping which `entries` are wrong."""
+               entries: bool = False, toward: Text | None = None) -> PartResult:  # fmt: skip
+    """An incorrect verdict; a named mistake replaces the text, keeping which `entries` are wrong.
+    `toward` is the direction for an unnamed mistake, kept apart from the text."""
     if mutant is not None:
         # The title is one of the catalogue's fixed phrases, so it is looked up as a text of its own.
         named = say("Not quite: this is the answer you get with %(mistake)s.", mistake=Text(mutant.title))
-        text = joined([named, say("Wrong: %(where)s.", where=_position_words(wrong))], " ") if entries and wrong else named
+        text = joined([named, say("Wrong: %(where)s.", where=entries_phrase(wrong))], " ") if entries and wrong else named
     return PartResult.said(
         "incorrect", score, text, misconception=mutant.name if mutant else None,
         hint=mutant.hint if mutant else None, wrong_entries=tuple(wrong), value=value,
+        direction=None if mutant else toward,
     )  # fmt: skip
 
 
@@ -95,7 +80,7 @@ def _as_float_array(value: Any) -> np.ndarray:
 class _Accepts:
     """A numeric target's bands under one tolerance: the same for every answer, so worked out once."""
 
-    exact: np.ndarray
+    routes: np.ndarray  # stacked on axis 0, the exact one first
     bands: Bands
     coarsest: np.ndarray  # the coarsest place value a learner may type at the expected value, per entry
     mutants: tuple[tuple[Mutant, np.ndarray, Bands], ...]  # each mistake's exact value and bands
@@ -113,13 +98,26 @@ class _Accepts:
             theirs = np.stack([_as_float_array(r) for r in mutant.routes])
             mutants.append((mutant, theirs[0], bands(theirs, tolerance, routes[0], integral)))
         coarsest = tolerance.coarsest_resolution(routes[0], integral)
-        return cls(routes[0], bands(routes, tolerance, integral=integral), coarsest, tuple(mutants))
+        return cls(routes, bands(routes, tolerance, integral=integral), coarsest, tuple(mutants))
+
+    @property
+    def exact(self) -> np.ndarray:
+        """The full-precision answer."""
+        return self.routes[0]
 
 
 def _typed_a_mistake_exactly(values: np.ndarray, accepts: _Accepts) -> bool:
     """Is the answer some mistake's exact value ("0.5" for one FFN matrix)? Then it is that mistake,
     to be named, and asking for more digits would suggest it was right but rounded."""
     return any(is_exact_answer(values, exact).all() for _, exact, _ in accepts.mutants)
+
+
+def _exactly_right(values: np.ndarray, coarse: np.ndarray, inside: np.ndarray, accepts: _Accepts) -> bool:
+    """Is the answer right, with each short entry exactly its expected value ("0.75" for 3/4, "[4; -8; -4]")?
+    Then it is correct however few digits it has. Only the whole answer decides, never one entry:
+    a short answer that is not right stays a free request for digits, which must not tell which
+    of its entries were exact."""
+    return bool(inside.all() and (is_exact_answer(values, accepts.exact) | ~coarse).all())
 
 
 def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
@@ -133,12 +131,20 @@ def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
     return best
 
 
+def _too_few_digits(coarse: np.ndarray, request: Text, value: Any) -> PartResult:
+    """Invalid (no attempt used): the entries typed too short, and the precision asked."""
+    where = positions(coarse)
+    text = say("Too few digits (%(where)s): %(request)s.", where=entries_phrase(where), request=request) \
+        if where else say("Too few digits: %(request)s.", request=request)
+    return PartResult.said("invalid", 0.0, text, value=value)
+
+
 def _outside(wrong: list[Any], tolerance: Tolerance) -> Text:
     """The sentence for an answer outside its bands; an exact part has no width to name."""
     if tolerance.kind == "exact":
         if not wrong:
             return say("Incorrect: this is not exactly the expected value.")
-        where = _position_words(wrong)
+        where = entries_phrase(wrong)
         # One entry or a list of them, not a count: a language's plural rules do not apply.
         if len(wrong) == 1:
             return say("Incorrect: %(where)s is not exactly the expected value.", where=where)
@@ -146,7 +152,7 @@ def _outside(wrong: list[Any], tolerance: Tolerance) -> Text:
     width = tolerance.describe()
     if wrong:
         return say("Incorrect: %(where)s not within %(tolerance)s of the expected value.",
-                   where=_position_words(wrong), tolerance=width)  # fmt: skip
+                   where=entries_phrase(wrong), tolerance=width)  # fmt: skip
     return say("Incorrect: not within %(tolerance)s of the expected value.", tolerance=width)
 
 
@@ -168,22 +174,21 @@ class NumericKind:
         accepts, values = self._accepts(target, tolerance), parsed.values
         inside = accepts.bands.contains(values)
         coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.coarsest, tolerance)
-        if coarse.any() and not _typed_a_mistake_exactly(values, accepts):
-            where, request = _positions(coarse), self.digits_asked(target, tolerance)
-            text = say("Too few digits (%(where)s): %(request)s.", where=_position_words(where), request=request) \
-                if where else say("Too few digits: %(request)s.", request=request)
-            return PartResult.said("invalid", 0.0, text, value=parsed.json)
-        ok = inside
-        if ok.all():
-            return PartResult.said("correct", 1.0, CORRECT, value=parsed.json)
+        short = coarse.any() and not _typed_a_mistake_exactly(values, accepts)
+        if short and not _exactly_right(values, coarse, inside, accepts):
+            return _too_few_digits(coarse, digits_request(accepts.exact, tolerance, self.integral), parsed.json)
+        if inside.all():
+            note = hand_rounding_note(values, parsed.resolution, accepts.routes, target.shown)
+            return PartResult.said("correct", 1.0, joined([CORRECT, note], " ") if note else CORRECT, value=parsed.json)
         mutant = _matching_mutant(values, accepts)
-        wrong = _positions(~ok)
-        score = float(ok.mean()) if partial else 0.0
-        return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json, entries=True)
+        wrong = positions(~inside)
+        score = float(inside.mean()) if partial else 0.0
+        toward = None if mutant else direction(values, inside, accepts.routes, tolerance, self.integral)
+        return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json, entries=True, toward=toward)
 
-    def digits_asked(self, target: Target, tolerance: Tolerance) -> Text:
-        """The precision an answer must show, as a too-coarse one is told (free to learn: it costs no attempt)."""
-        return digits_request(self._accepts(target, tolerance).exact, tolerance, self.integral)
+    def digits_asked(self, target: Target, tolerance: Tolerance) -> Text | None:
+        """The precision a field asks for before any answer; None when the part sets none worth saying."""
+        return precision_asked(self._accepts(target, tolerance).exact, tolerance, self.integral)
 
     def _accepts(self, target: Target, tolerance: Tolerance) -> _Accepts:
         key = ("accepts", tolerance, self.integral)
@@ -251,7 +256,7 @@ def _incorrect_shape(got: tuple, want: tuple, mutant: Mutant | None, partial: bo
         return _incorrect(text, mutant, [], 0.0, value)
     wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
     score = 1.0 - len(wrong) / len(want) if partial else 0.0
-    return _incorrect(say("Incorrect: %(where)s of the shape.", where=_position_words(wrong)), mutant, wrong, score,
+    return _incorrect(say("Incorrect: %(where)s of the shape.", where=entries_phrase(wrong)), mutant, wrong, score,
                       value)  # fmt: skip
 
 

@@ -253,6 +253,15 @@ def _is_whole(exact: Decimal | Fraction) -> bool:
     return exact == exact.to_integral_value()
 
 
+# Below this a whole number has no k/M/B form it could have been rounded to ("41.9M").
+SUFFIX_FREE = 1000
+
+
+def small_count(value: float) -> bool:
+    """Whether a whole number is too small in size for any suffix (k, M, B) to have rounded it."""
+    return abs(value) < SUFFIX_FREE
+
+
 def parse_integer(text: str) -> Number:
     """Parse a whole number; '1,234' reads as 1234 here, and suffixes apply first ('41.9M')."""
     reading = _read(text, integer=True)

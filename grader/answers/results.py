@@ -27,6 +27,9 @@ class Target:
 
     routes: tuple[Any, ...]
     mutants: tuple[Mutant, ...] = ()
+    # The route the worked solution prints (an index into routes); None when not known, and then a
+    # right answer along another route gets no word on why it differs from the page.
+    shown: int | None = None
     # What grading derives from the target alone (bands per tolerance), kept so it is worked out once.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -47,6 +50,9 @@ class PartResult:
     hint: str | None = None
     wrong_entries: tuple[Any, ...] = ()
     value: Any = None  # the parsed answer as JSON-ready data
+    # Which way a wrong number is off when no named mistake explains it (the sign, a factor, the
+    # order): kept apart from the message, since a page may show it only for counted attempts.
+    direction: Text | None = None
     # The message as a sentence with its values, so a page can show it in the reader's language.
     text: Text | None = field(default=None, compare=False, repr=False)
 
@@ -59,10 +65,11 @@ class PartResult:
     def from_json(cls, data: dict[str, Any]) -> PartResult:
         """Rebuild a stored part result (as to_record wrote it, or the older shape without text)."""
         text = Text.from_json(data["text"]) if data.get("text") else None
+        direction = Text.from_json(data["direction"]) if data.get("direction") else None
         return cls(status=data["status"], score=data["score"], message=data["message"],
                    misconception=data.get("misconception"), hint=data.get("hint"),
                    wrong_entries=tuple(tuple(e) if isinstance(e, list) else e for e in data.get("wrong_entries", ())),
-                   text=text)  # fmt: skip
+                   text=text, direction=direction)  # fmt: skip
 
     def to_json(self) -> dict[str, Any]:
         """The CLI/API shape of a part result."""
@@ -76,8 +83,9 @@ class PartResult:
         }
 
     def to_record(self) -> dict[str, Any]:
-        """What is stored with an attempt: the CLI/API shape and the message's sentence."""
-        return {**self.to_json(), "text": self.text.to_json() if self.text else None}
+        """What is stored with an attempt: the CLI/API shape, the message's sentence and the direction's."""
+        return {**self.to_json(), "text": self.text.to_json() if self.text else None,
+                "direction": self.direction.to_json() if self.direction else None}  # fmt: skip
 
 
 @dataclass(frozen=True)

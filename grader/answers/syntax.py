@@ -18,7 +18,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from grader.answers.numbers import parse_fraction, parse_integer, parse_number
+from grader.answers.numbers import parse_fraction, parse_integer, parse_number, small_count
 from grader.answers.structures import parse_index_set, parse_matrix, parse_shape, parse_vector
 from grader.texts import N_
 
@@ -242,6 +242,9 @@ _HINTS = {
     "index-set": N_("indices numbered as in the question, e.g. {1, 3}; {} for none"),
 }
 
+# For a count below 1000: no thousands groups to show, and no example that could be its answer.
+_SMALL_COUNT_HINT = N_("a whole number, written in digits")
+
 
 def syntaxes(kind: str) -> list[str]:
     """Names of every syntax renderable (and accepted) for a kind of answer."""
@@ -266,6 +269,12 @@ _RENDERERS: dict[str, Callable[[Any, int, str], str]] = {
 }
 
 
-def syntax_hint(kind: str) -> str:
-    """A short description of what learners may type for a kind of answer, for the UI."""
+def syntax_hint(kind: str, exact: Any = None) -> str:
+    """A short description of what learners may type for a kind of answer, for the UI.
+
+    Given the part's answer `exact`, the hint fits it: a count of 3 is not shown how to group
+    the digits of 41 943 040. (Whether a count is below 1000 is all that it tells.)
+    """
+    if kind == "integer" and exact is not None and small_count(float(exact)):
+        return _SMALL_COUNT_HINT
     return _pick(_HINTS, kind, "answer kind")

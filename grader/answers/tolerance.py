@@ -17,9 +17,13 @@ mistake's own figures (significant figures belong to the number written).
 The same half-width sets the precision a learner must type: an answer whose last typed digit is
 coarser than 2w (e.g. "0.64" when 3 decimals are needed) is invalid and asks for more digits.
 Under `sigfigs` the typed number's own figures also count: "0.940" has 3, whatever the answer's
-size. Integers ("exact") must be typed to the unit. This is decided without looking at whether the
-number is right, the right one included ("0.75" for 3/4 when 3 decimals are asked): a too-coarse
-answer costs no attempt, so anything else would let coarse guesses test answers for free.
+size. Integers ("exact") must be typed to the unit.
+
+One exception (kinds.py): an answer that is exactly the expected value is correct however few
+digits it has ("0.75" for 3/4, "60 %" for 0.6, "[4; -8; -4]" for whole numbers). Only the whole
+answer exactly right passes: a short answer that is not the exact value is invalid with the same
+request for digits as before, whichever entries are exact, so a free short guess learns nothing
+but that it solved the part.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Literal
 
 import numpy as np
 
+from grader.answers.numbers import small_count
 from grader.texts import Figure, Text, say, say_n
 
 ToleranceKind = Literal["abs", "rel", "sigfigs", "exact"]
@@ -142,9 +147,8 @@ def fewer_digits_than_asked(resolution: np.ndarray, typed: np.ndarray, coarsest:
     """Per entry: typed coarser than `coarsest` (the part's need at the expected value), unless
     the typed number's own significant figures suffice ("0.940" has 3 when the answer is 0.0596).
 
-    Whether the typed number is right plays no part: a too-coarse answer costs no attempt, so if
-    the right one were let through ("0.25" for 1/4 when 3 decimals are asked), coarse guesses would
-    test answers for free, even under an attempt limit.
+    Whether the typed number is right plays no part here; kinds.py lets a short answer through
+    only when the whole answer is exactly right.
     """
     coarse = typed_too_coarse(resolution, coarsest)
     if coarse.any() and tolerance.kind == "sigfigs":
@@ -165,11 +169,20 @@ def typed_too_coarse(resolution: np.ndarray, coarsest: np.ndarray) -> np.ndarray
 
 def decimal_places(tolerance: Tolerance, expected: object, integral: bool) -> int | None:
     """Decimals a learner must type to land within `tolerance` of every expected entry, or None
-    when no count says it (an exact real sets no precision; a zero-width band needs the exact value)."""
-    finest = float(np.min(tolerance.coarsest_resolution(np.asarray(expected, dtype=float), integral)))
-    if not 0 < finest < math.inf:
+    when no count says it (an exact real sets no precision; a zero-width band needs the exact value).
+
+    Entries with a zero-width band (a relative tolerance at 0) need the exact value, which any
+    number of digits can give, so they set no count for the others.
+    """
+    widths = tolerance.coarsest_resolution(np.asarray(expected, dtype=float), integral)
+    finite = widths[(widths > 0) & (widths < math.inf)]
+    if finite.size == 0:
         return None
-    return max(0, math.ceil(-math.log10(finest) - 1e-9))
+    return max(0, math.ceil(-math.log10(float(np.min(finite))) - 1e-9))
+
+
+def _largest(expected: object) -> float:
+    return float(np.max(np.abs(np.asarray(expected, dtype=float))))
 
 
 def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> Text:
@@ -179,8 +192,18 @@ def digits_request(expected: np.ndarray, tolerance: Tolerance, integral: bool) -
         return say_n("give at least %(num)d significant figure", "give at least %(num)d significant figures",
                      int(tolerance.value))  # fmt: skip
     if integral:
+        if small_count(_largest(expected)):  # a count of 3 has no 41.9M to warn about
+            return say("give the exact whole number")
         return say("give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
     decimals = decimal_places(tolerance, expected, integral)
-    if decimals is None:  # a zero-width band (a relative tolerance around 0): ask for plenty
-        decimals = 6
+    if decimals is None:  # every band has zero width (a relative tolerance at 0): only the exact value
+        return say("give the exact value")
     return say_n("give at least %(num)d decimal place", "give at least %(num)d decimal places", decimals)
+
+
+def precision_asked(expected: np.ndarray, tolerance: Tolerance, integral: bool) -> Text | None:
+    """The precision a field asks for before any answer, or None for an exact real: any exact form
+    of it is right ("3/5", "0.6"), so no count of decimals applies."""
+    if tolerance.kind == "exact" and not integral:
+        return None
+    return digits_request(expected, tolerance, integral)

@@ -13,6 +13,7 @@ from grader.answers.results import PartResult
 from grader.answers.syntax import syntax_hint
 from grader.catalog.display import notation, show
 from grader.catalog.loader import SpecError
+from grader.catalog.variants import PartVariant
 from grader.markup import render_markdown
 from grader.web.i18n import current_locale, translated
 
@@ -48,9 +49,12 @@ def percent(score: float | None, places: int = 0) -> str:
     return number.replace(".", notation(current_locale()).decimal) + "\u00a0%"  # no break before the sign
 
 
-def typing_hint(kind: str) -> str:
-    """What learners may type for a kind of answer, in the page's language."""
-    return translated(syntax_hint(kind))
+def typing_hint(part: str | PartVariant) -> str:
+    """What learners may type for a part (fitted to its answer: a count of 3 gets no 41,943,040), or for
+    a kind of answer when given its name, in the page's language."""
+    if isinstance(part, str):
+        return translated(syntax_hint(part))
+    return translated(syntax_hint(part.spec.type, part.target.exact))
 
 
 def feedback(result: PartResult) -> str:

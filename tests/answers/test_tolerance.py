@@ -103,20 +103,21 @@ def test_an_integer_with_a_suffix_is_correct_when_typed_to_the_unit() -> None:
     assert grade_part("integer", "41.943040M", target(41943040), Tolerance("exact")).status == "correct"
 
 
-@pytest.mark.parametrize("kind, typed, answer, tolerance", [
-    ("integer", "41.94304M", 41943040, Tolerance("exact")),  # the right count, to the ten
-    ("integer", "65536e3", 65536000, Tolerance("exact")),
-    ("integer", "124M", 124_000_000, Tolerance("rel", 1e-4)),  # in the band, but 1M is too coarse for it
-    ("scalar", "0.25", 0.25, ABS),  # 1/4 when 3 decimals are asked
+@pytest.mark.parametrize("kind, right, wrong, answer, tolerance", [
+    ("integer", "41.94304M", "41.94305M", 41943040, Tolerance("exact")),  # typed to the ten
+    ("integer", "65536e3", "65537e3", 65536000, Tolerance("exact")),
+    ("integer", "124M", "125M", 124_000_000, Tolerance("rel", 1e-4)),  # 1M is coarser than the band
+    ("scalar", "0.25", "0.26", 0.25, ABS),  # 1/4 when 3 decimals are asked
+    ("scalar", "0.98", "0.97", 0.98, ABS),
 ])  # fmt: skip
-def test_too_few_digits_is_refused_even_when_the_number_is_right(kind: str, typed: str, answer: float,
-                                                                  tolerance: Tolerance) -> None:  # fmt: skip
-    right = grade_part(kind, typed, target(answer), tolerance)
-    wrong = grade_part(kind, typed.replace("4", "3", 1), target(answer), tolerance)
-    # A coarse guess costs no attempt, so the right one must get the same answer as a wrong one:
-    # otherwise guesses would test answers for free, even under an attempt limit.
-    assert right.status == wrong.status == "invalid"
-    assert right.message == wrong.message and right.message.startswith("Too few digits")
+def test_a_short_answer_is_correct_only_when_it_is_exactly_the_value(kind: str, right: str, wrong: str, answer: float,
+                                                                     tolerance: Tolerance) -> None:  # fmt: skip
+    assert grade_part(kind, right, target(answer), tolerance).status == "correct"
+    # A short wrong answer costs no attempt and learns nothing: the same request as before, whatever its value.
+    refused = grade_part(kind, wrong, target(answer), tolerance)
+    far = grade_part(kind, wrong.replace(wrong[0], "9", 1), target(answer), tolerance)
+    assert refused.status == far.status == "invalid"
+    assert refused.message == far.message and refused.message.startswith("Too few digits")
 
 
 def test_shape_of_wrong_rank_is_incorrect_not_invalid() -> None:
@@ -150,7 +151,8 @@ def test_a_rounded_count_in_the_billions_asks_for_the_whole_number() -> None:
     result = grade_part("integer", "54.862807B", target(54_862_807_040), EXACT)
     assert result.status == "invalid"
     assert "exact whole number" in result.message
-    assert grade_part("integer", "54.86280704B", target(54_862_807_040), EXACT).status == "invalid"  # to the ten
+    assert grade_part("integer", "54.86280705B", target(54_862_807_040), EXACT).status == "invalid"  # to the ten
+    assert grade_part("integer", "54.86280704B", target(54_862_807_040), EXACT).status == "correct"  # exactly it
     assert grade_part("integer", "54.862807040B", target(54_862_807_040), EXACT).status == "correct"
 
 
@@ -188,15 +190,16 @@ def test_an_answer_rounded_up_into_the_next_power_of_ten_has_its_three_figures()
     assert grade_part("fraction", "0.100", target(0.09996), SIGFIGS).status == "correct"
 
 
-@pytest.mark.parametrize("typed, status", [("0.75", "invalid"), ("75 %", "invalid"), ("0.74", "invalid"),
+@pytest.mark.parametrize("typed, status", [("0.75", "correct"), ("75 %", "correct"), ("0,75", "correct"),
+                                           ("0.74", "invalid"), ("74 %", "invalid"), ("0.8", "invalid"),
                                            ("3/4", "correct"), ("0.750", "correct"), ("75.0 %", "correct")])  # fmt: skip
-def test_the_exact_answer_typed_short_asks_for_digits_as_a_wrong_one_does(typed: str, status: str) -> None:
+def test_the_exact_answer_typed_short_is_correct_and_a_wrong_one_asks_for_digits(typed: str, status: str) -> None:
     assert grade_part("fraction", typed, Target((Fraction(3, 4),)), SIGFIGS).status == status
 
 
-def test_a_short_answer_asks_for_more_digits_whether_or_not_it_is_right() -> None:
-    assert grade_part("scalar", "0.64", target(0.64), ABS).status == "invalid"
-    assert grade_part("scalar", "0.64", target(0.6405), ABS).status == "invalid"
+def test_a_short_answer_is_correct_when_exact_and_asks_for_digits_when_rounded() -> None:
+    assert grade_part("scalar", "0.64", target(0.64), ABS).status == "correct"
+    assert grade_part("scalar", "0.64", target(0.6405), ABS).status == "invalid"  # rounded, so never correct
     assert grade_part("scalar", "0.640", target(0.64), ABS).status == "correct"
 
 

@@ -1,0 +1,159 @@
+"""Precision that is fair: a short answer is correct when it is exactly the value, and a short answer
+that is not stays a free request for digits that tells nothing about which entries were right.
+The precision a field asks for fits the part."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from grader.answers.kinds import KINDS, NumericKind, grade_part
+from grader.answers.results import Target
+from grader.answers.syntax import render_vector, syntax_hint
+from grader.answers.tolerance import Tolerance
+
+ABS = Tolerance("abs", 0.0005)
+SIGFIGS = Tolerance("sigfigs", 3)
+EXACT = Tolerance("exact")
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def scalar(value: float | Fraction) -> Target:
+    return Target((value,))
+
+
+def vector(*values: float) -> Target:
+    return Target((np.array(values, dtype=float),))
+
+
+@pytest.mark.parametrize("kind, typed, answer, tolerance", [
+    ("scalar", "0.98", 0.98, ABS),  # 0.980 on the page
+    ("scalar", "0,98", 0.98, ABS),
+    ("fraction", "0,6", Fraction(3, 5), SIGFIGS),
+    ("fraction", "3/5", Fraction(3, 5), SIGFIGS),
+    ("fraction", "60 %", Fraction(3, 5), SIGFIGS),
+    ("fraction", "0.75", Fraction(3, 4), SIGFIGS),
+    ("scalar", "-2", -2.0, ABS),
+    ("integer", "42M", 42_000_000, SIGFIGS),
+])  # fmt: skip
+def test_a_short_answer_that_is_exactly_the_value_is_correct(kind: str, typed: str, answer: float,
+                                                             tolerance: Tolerance) -> None:  # fmt: skip
+    assert grade_part(kind, typed, scalar(answer), tolerance).status == "correct"
+
+
+@pytest.mark.parametrize("kind, typed, answer, tolerance, asks", [
+    ("scalar", "0.98", 0.9804, ABS, "give at least 3 decimal places"),  # rounded, so not the value
+    ("scalar", "0.97", 0.98, ABS, "give at least 3 decimal places"),
+    ("fraction", "0,7", Fraction(3, 5), SIGFIGS, "give at least 3 significant figures"),
+    ("fraction", "70 %", Fraction(3, 5), SIGFIGS, "give at least 3 significant figures"),
+    ("fraction", "0.67", Fraction(2, 3), SIGFIGS, "give at least 3 significant figures"),
+    ("integer", "42M", 41_943_040, SIGFIGS, "give at least 3 significant figures"),
+])  # fmt: skip
+def test_a_short_answer_that_is_not_exactly_the_value_asks_for_digits_as_before(
+    kind: str, typed: str, answer: float, tolerance: Tolerance, asks: str
+) -> None:
+    result = grade_part(kind, typed, scalar(answer), tolerance)
+    assert (result.status, result.message) == ("invalid", f"Too few digits: {asks}.")
+
+
+def test_whole_numbers_in_a_vector_are_right_when_they_are_the_values() -> None:
+    answer = vector(4, -8, -4)
+    assert grade_part("vector", "[4; -8; -4]", answer, ABS).status == "correct"
+    assert grade_part("vector", "4 -8 -4", answer, ABS).status == "correct"
+    refused = grade_part("vector", "[4; -8; -5]", answer, ABS)
+    assert refused.status == "invalid"
+    assert refused.message == "Too few digits (entries 1, 2 and 3): give at least 3 decimal places."
+
+
+def test_a_short_answer_says_nothing_about_which_of_its_entries_were_exact() -> None:
+    answer = vector(4, -8, -4)
+    messages = {grade_part("vector", typed, answer, ABS).message
+                for typed in ("[4; -8; -5]", "[4; 0; 0]", "[1; 1; 1]", "[0; -8; -4]")}  # fmt: skip
+    assert messages == {"Too few digits (entries 1, 2 and 3): give at least 3 decimal places."}
+
+
+def test_short_exact_entries_pass_with_full_entries_that_are_within_the_tolerance() -> None:
+    answer = vector(1.0, 0.64054)
+    assert grade_part("vector", "[1; 0.641]", answer, ABS).status == "correct"
+    # The same short entry beside a wrong one: a request for digits, as if the 1 were wrong too.
+    refused = grade_part("vector", "[1; 0.651]", answer, ABS)
+    assert (refused.status, refused.message) == ("invalid", "Too few digits (entry 1): give at least 3 decimal places.")
+    assert grade_part("vector", "[2; 0.651]", answer, ABS).message == refused.message
+
+
+@SETTINGS
+@given(whole=st.integers(-999, 999), places=st.integers(0, 2))
+def test_any_value_typed_short_is_correct_exactly_when_it_is_the_value(whole: int, places: int) -> None:
+    answer = whole / 10**places  # a value with `places` decimals, when 3 are asked
+    typed = f"{answer:.{places}f}"
+    assert grade_part("scalar", typed, scalar(answer), ABS).status == "correct"
+    neighbour = f"{(whole + 1) / 10**places:.{places}f}"
+    refused = grade_part("scalar", neighbour, scalar(answer), ABS)
+    assert refused.message == "Too few digits: give at least 3 decimal places."
+
+
+@SETTINGS
+@given(data=st.data(), size=st.integers(1, 6))
+def test_a_short_guess_at_a_whole_vector_learns_only_whether_it_is_the_answer(data: st.DataObject, size: int) -> None:
+    entries = st.lists(st.integers(-20, 20), min_size=size, max_size=size)
+    answer, guess = data.draw(entries), data.draw(entries)
+    result = grade_part("vector", render_vector(guess, 0, "semicolon-brackets"), vector(*answer), ABS)
+    if guess == answer:
+        assert result.status == "correct"
+    else:
+        # The same words as for a guess with nothing right: which entries were right stays unsaid.
+        nothing_right = grade_part("vector", render_vector([99] * size, 0, "semicolon-brackets"), vector(*answer), ABS)
+        assert (result.status, result.message) == ("invalid", nothing_right.message)
+        assert result.message.startswith("Too few digits")
+
+
+@SETTINGS
+@given(value=st.floats(0.001, 1000), places=st.integers(0, 2))
+def test_a_rounded_value_typed_short_is_never_correct(value: float, places: int) -> None:
+    typed = f"{value:.{places}f}"
+    assume(abs(float(typed) - value) > 1e-9 * value)  # closer than that is float noise: the value itself
+    assert grade_part("scalar", typed, scalar(value), ABS).status == "invalid"
+
+
+def asked(kind: str, answer: object, tolerance: Tolerance) -> str | None:
+    part_kind = KINDS[kind]
+    assert isinstance(part_kind, NumericKind)
+    found = part_kind.digits_asked(Target((answer,)), tolerance)
+    return None if found is None else str(found)
+
+
+def test_the_precision_asked_fits_the_part() -> None:
+    assert asked("integer", 3, EXACT) == "give the exact whole number"  # a count of 3 RMSNorms: no 41.9M
+    assert asked("integer", 999, EXACT) == "give the exact whole number"
+    assert asked("integer", 41_943_040, EXACT) == (
+        "give the exact whole number, not a rounded one (e.g. 41,943,040 rather than 41.9M)")
+    assert asked("integer", 41_943_040, SIGFIGS) == "give at least 3 significant figures"
+    assert asked("vector", np.array([4.0, -8.0, -4.0]), EXACT) is None  # any exact form is right
+    assert asked("vector", np.array([0.1, 0.25]), ABS) == "give at least 3 decimal places"
+    assert asked("fraction", Fraction(2, 3), SIGFIGS) == "give at least 3 significant figures"
+
+
+def test_no_precision_asked_ever_says_six_decimal_places_for_whole_numbers() -> None:
+    whole = np.array([0.0, 2.0, -12.0])
+    for tolerance in (EXACT, Tolerance("rel", 0.01), ABS):
+        assert "6 decimal" not in (asked("vector", whole, tolerance) or "")
+    # A relative tolerance gives 0 no width: that entry needs the exact value, the others their decimals.
+    assert asked("vector", whole, Tolerance("rel", 0.01)) == "give at least 2 decimal places"
+    assert asked("vector", np.array([0.0, 0.0]), Tolerance("rel", 0.01)) == "give the exact value"
+
+
+def test_a_small_count_typed_with_a_suffix_asks_for_the_whole_number_without_the_millions_example() -> None:
+    result = grade_part("integer", "0.1k", scalar(123), EXACT)
+    assert (result.status, result.message) == ("invalid", "Too few digits: give the exact whole number.")
+    assert grade_part("integer", "0.123k", scalar(123), EXACT).status == "correct"
+
+
+def test_the_typing_hint_fits_the_answer() -> None:
+    assert syntax_hint("integer", 3) == "a whole number, written in digits"
+    assert "41 943 040" in syntax_hint("integer", 41_943_040)
+    assert syntax_hint("integer") == syntax_hint("integer", 41_943_040)  # the kind alone: the general hint
+    assert syntax_hint("vector", np.array([1.0, 2.0])) == syntax_hint("vector")
