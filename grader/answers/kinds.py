@@ -112,12 +112,16 @@ def _typed_a_mistake_exactly(values: np.ndarray, accepts: _Accepts) -> bool:
     return any(is_exact_answer(values, exact).all() for _, exact, _ in accepts.mutants)
 
 
-def _exactly_right(values: np.ndarray, coarse: np.ndarray, inside: np.ndarray, accepts: _Accepts) -> bool:
-    """Is the answer right, with each short entry exactly its expected value ("0.75" for 3/4, "[4; -8; -4]")?
-    Then it is correct however few digits it has. Only the whole answer decides, never one entry:
-    a short answer that is not right stays a free request for digits, which must not tell which
-    of its entries were exact."""
-    return bool(inside.all() and (is_exact_answer(values, accepts.exact) | ~coarse).all())
+def _graded_as_typed(resolution: np.ndarray, coarse: np.ndarray, accepts: _Accepts) -> bool:
+    """May an answer with short entries be graded as it is? Yes when each short entry's expected value can
+    be written at the place value typed ("0.75" for 3/4, "[4; -8; -4]" for integers, "0.6" or "0.1" for 0.6):
+    then a right one is right and a wrong one is a counted attempt, so short guesses test nothing for
+    free. Otherwise the answer is a free request for digits. Only the whole answer decides, never one
+    entry, so the request does not tell which entries could have been short."""
+    place = np.where(coarse, np.asarray(resolution, dtype=float), 1.0)
+    steps = np.asarray(accepts.exact, dtype=float) / place
+    whole = np.abs(steps - np.round(steps)) <= np.maximum(1e-6, 1e-12 * np.abs(steps))  # float noise only
+    return bool((whole | ~coarse).all())
 
 
 def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
@@ -175,7 +179,7 @@ class NumericKind:
         inside = accepts.bands.contains(values)
         coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.coarsest, tolerance)
         short = coarse.any() and not _typed_a_mistake_exactly(values, accepts)
-        if short and not _exactly_right(values, coarse, inside, accepts):
+        if short and not _graded_as_typed(parsed.resolution, coarse, accepts):
             return _too_few_digits(coarse, digits_request(accepts.exact, tolerance, self.integral), parsed.json)
         if inside.all():
             note = hand_rounding_note(values, parsed.resolution, accepts.routes, target.shown)

@@ -215,8 +215,8 @@ def _filled(spec: ExerciseSpec, locale: str, shown: Shown) -> tuple[str, tuple[s
 
 
 def story_key(spec: ExerciseSpec, param: str) -> str:
-    """What a parameter's draws are keyed by: exercises sharing it (and its spec) share its numbers."""
-    return f"{spec.lesson}/{spec.model}/{param}"
+    """What a parameter's draws are keyed by: a lesson's exercises declaring it alike share its numbers."""
+    return f"{spec.lesson}/{param}"
 
 
 def _draw_params(spec: ExerciseSpec, seed: int, draw: int) -> dict[str, Any]:

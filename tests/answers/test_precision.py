@@ -1,5 +1,6 @@
-"""Precision that is fair: a short answer is correct when it is exactly the value, and a short answer
-that is not stays a free request for digits that tells nothing about which entries were right.
+"""Precision that is fair: a short answer is correct when it is exactly the value. A short answer is
+graded (and counted) when the value can be written that short, so short guesses test nothing for free;
+otherwise it is a free request for digits that tells nothing about which entries were right.
 The precision a field asks for fits the part."""
 
 from __future__ import annotations
@@ -47,30 +48,39 @@ def test_a_short_answer_that_is_exactly_the_value_is_correct(kind: str, typed: s
 
 @pytest.mark.parametrize("kind, typed, answer, tolerance, asks", [
     ("scalar", "0.98", 0.9804, ABS, "give at least 3 decimal places"),  # rounded, so not the value
-    ("scalar", "0.97", 0.98, ABS, "give at least 3 decimal places"),
-    ("fraction", "0,7", Fraction(3, 5), SIGFIGS, "give at least 3 significant figures"),
-    ("fraction", "70 %", Fraction(3, 5), SIGFIGS, "give at least 3 significant figures"),
+    ("scalar", "1", 0.9804, ABS, "give at least 3 decimal places"),
     ("fraction", "0.67", Fraction(2, 3), SIGFIGS, "give at least 3 significant figures"),
     ("integer", "42M", 41_943_040, SIGFIGS, "give at least 3 significant figures"),
 ])  # fmt: skip
-def test_a_short_answer_that_is_not_exactly_the_value_asks_for_digits_as_before(
+def test_a_short_answer_the_value_cannot_be_written_as_asks_for_digits_for_free(
     kind: str, typed: str, answer: float, tolerance: Tolerance, asks: str
 ) -> None:
     result = grade_part(kind, typed, scalar(answer), tolerance)
     assert (result.status, result.message) == ("invalid", f"Too few digits: {asks}.")
 
 
-def test_whole_numbers_in_a_vector_are_right_when_they_are_the_values() -> None:
+@pytest.mark.parametrize("kind, typed, answer, tolerance", [
+    ("scalar", "0.97", 0.98, ABS),  # 0.98 can be written with 2 decimals: a short guess is graded
+    ("fraction", "0,7", Fraction(3, 5), SIGFIGS),
+    ("fraction", "70 %", Fraction(3, 5), SIGFIGS),
+    ("integer", "41M", 42_000_000, SIGFIGS),
+])  # fmt: skip
+def test_a_short_wrong_guess_at_a_short_value_is_graded_and_counted(kind: str, typed: str, answer: float,
+                                                                    tolerance: Tolerance) -> None:  # fmt: skip
+    result = grade_part(kind, typed, scalar(answer), tolerance)
+    assert result.status == "incorrect"  # not "invalid": it uses an attempt
+
+
+def test_whole_numbers_in_a_vector_are_graded_as_typed() -> None:
     answer = vector(4, -8, -4)
     assert grade_part("vector", "[4; -8; -4]", answer, ABS).status == "correct"
     assert grade_part("vector", "4 -8 -4", answer, ABS).status == "correct"
-    refused = grade_part("vector", "[4; -8; -5]", answer, ABS)
-    assert refused.status == "invalid"
-    assert refused.message == "Too few digits (entries 1, 2 and 3): give at least 3 decimal places."
+    wrong = grade_part("vector", "[4; -8; -5]", answer, ABS)
+    assert wrong.status == "incorrect" and "entry 3" in wrong.message
 
 
-def test_a_short_answer_says_nothing_about_which_of_its_entries_were_exact() -> None:
-    answer = vector(4, -8, -4)
+def test_a_short_answer_refused_says_nothing_about_which_of_its_entries_were_right() -> None:
+    answer = vector(4.5, -8, -4)  # 4.5 cannot be written without a decimal: whole-number guesses are refused
     messages = {grade_part("vector", typed, answer, ABS).message
                 for typed in ("[4; -8; -5]", "[4; 0; 0]", "[1; 1; 1]", "[0; -8; -4]")}  # fmt: skip
     assert messages == {"Too few digits (entries 1, 2 and 3): give at least 3 decimal places."}
@@ -79,10 +89,9 @@ def test_a_short_answer_says_nothing_about_which_of_its_entries_were_exact() -> 
 def test_short_exact_entries_pass_with_full_entries_that_are_within_the_tolerance() -> None:
     answer = vector(1.0, 0.64054)
     assert grade_part("vector", "[1; 0.641]", answer, ABS).status == "correct"
-    # The same short entry beside a wrong one: a request for digits, as if the 1 were wrong too.
-    refused = grade_part("vector", "[1; 0.651]", answer, ABS)
-    assert (refused.status, refused.message) == ("invalid", "Too few digits (entry 1): give at least 3 decimal places.")
-    assert grade_part("vector", "[2; 0.651]", answer, ABS).message == refused.message
+    # The same short entry beside a wrong one: graded, and counted, like any wrong answer.
+    wrong = grade_part("vector", "[1; 0.651]", answer, ABS)
+    assert wrong.status == "incorrect" and "entry 2" in wrong.message
 
 
 @SETTINGS
@@ -92,23 +101,16 @@ def test_any_value_typed_short_is_correct_exactly_when_it_is_the_value(whole: in
     typed = f"{answer:.{places}f}"
     assert grade_part("scalar", typed, scalar(answer), ABS).status == "correct"
     neighbour = f"{(whole + 1) / 10**places:.{places}f}"
-    refused = grade_part("scalar", neighbour, scalar(answer), ABS)
-    assert refused.message == "Too few digits: give at least 3 decimal places."
+    assert grade_part("scalar", neighbour, scalar(answer), ABS).status == "incorrect"  # counted: no free guess
 
 
 @SETTINGS
 @given(data=st.data(), size=st.integers(1, 6))
-def test_a_short_guess_at_a_whole_vector_learns_only_whether_it_is_the_answer(data: st.DataObject, size: int) -> None:
+def test_a_short_guess_never_tests_an_answer_for_free(data: st.DataObject, size: int) -> None:
     entries = st.lists(st.integers(-20, 20), min_size=size, max_size=size)
     answer, guess = data.draw(entries), data.draw(entries)
     result = grade_part("vector", render_vector(guess, 0, "semicolon-brackets"), vector(*answer), ABS)
-    if guess == answer:
-        assert result.status == "correct"
-    else:
-        # The same words as for a guess with nothing right: which entries were right stays unsaid.
-        nothing_right = grade_part("vector", render_vector([99] * size, 0, "semicolon-brackets"), vector(*answer), ABS)
-        assert (result.status, result.message) == ("invalid", nothing_right.message)
-        assert result.message.startswith("Too few digits")
+    assert result.status == ("correct" if guess == answer else "incorrect")  # graded either way, never free
 
 
 @SETTINGS

@@ -113,11 +113,10 @@ def test_an_integer_with_a_suffix_is_correct_when_typed_to_the_unit() -> None:
 def test_a_short_answer_is_correct_only_when_it_is_exactly_the_value(kind: str, right: str, wrong: str, answer: float,
                                                                      tolerance: Tolerance) -> None:  # fmt: skip
     assert grade_part(kind, right, target(answer), tolerance).status == "correct"
-    # A short wrong answer costs no attempt and learns nothing: the same request as before, whatever its value.
-    refused = grade_part(kind, wrong, target(answer), tolerance)
+    # The answer can be written this short, so a short wrong one is graded and counted: never a free guess.
+    wrong_one = grade_part(kind, wrong, target(answer), tolerance)
     far = grade_part(kind, wrong.replace(wrong[0], "9", 1), target(answer), tolerance)
-    assert refused.status == far.status == "invalid"
-    assert refused.message == far.message and refused.message.startswith("Too few digits")
+    assert wrong_one.status == far.status == "incorrect"
 
 
 def test_shape_of_wrong_rank_is_incorrect_not_invalid() -> None:
@@ -151,7 +150,7 @@ def test_a_rounded_count_in_the_billions_asks_for_the_whole_number() -> None:
     result = grade_part("integer", "54.862807B", target(54_862_807_040), EXACT)
     assert result.status == "invalid"
     assert "exact whole number" in result.message
-    assert grade_part("integer", "54.86280705B", target(54_862_807_040), EXACT).status == "invalid"  # to the ten
+    assert grade_part("integer", "54.86280705B", target(54_862_807_040), EXACT).status == "incorrect"  # to the ten: graded
     assert grade_part("integer", "54.86280704B", target(54_862_807_040), EXACT).status == "correct"  # exactly it
     assert grade_part("integer", "54.862807040B", target(54_862_807_040), EXACT).status == "correct"
 
@@ -191,9 +190,9 @@ def test_an_answer_rounded_up_into_the_next_power_of_ten_has_its_three_figures()
 
 
 @pytest.mark.parametrize("typed, status", [("0.75", "correct"), ("75 %", "correct"), ("0,75", "correct"),
-                                           ("0.74", "invalid"), ("74 %", "invalid"), ("0.8", "invalid"),
+                                           ("0.74", "incorrect"), ("74 %", "incorrect"), ("0.8", "invalid"),
                                            ("3/4", "correct"), ("0.750", "correct"), ("75.0 %", "correct")])  # fmt: skip
-def test_the_exact_answer_typed_short_is_correct_and_a_wrong_one_asks_for_digits(typed: str, status: str) -> None:
+def test_the_exact_answer_typed_short_is_correct_and_a_wrong_one_is_graded_where_three_quarters_fits(typed: str, status: str) -> None:
     assert grade_part("fraction", typed, Target((Fraction(3, 4),)), SIGFIGS).status == status
 
 

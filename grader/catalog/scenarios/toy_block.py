@@ -29,7 +29,8 @@ OWN_MISTAKES = ("variance-not-sigma", "subtracted-residual")
 # A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
 MIN_SIGMA = 0.3
 # The lesson's five exercises follow one token, so a draw must suit all of them: the LayerNorm mistakes
-# must move sigma, and leaving out the centring must move m, by more than any tolerance they use.
+# must move sigma (and mu), leaving out the centring must move m, and ReLU must differ from GELU at -z,
+# by more than any tolerance they use.
 STORY_MARGIN = 0.01
 SIGMA_MISTAKES = ("sample-variance", "no-centering", "normalise-x")
 
@@ -56,15 +57,21 @@ def _well_posed(params: Params) -> str | None:
 def _story_problem(params: Params) -> str | None:
     """Why a drawn token cannot serve every exercise of the lesson, or None (the page's own may not)."""
     right = _compute(params, None, None)
-    sigmas = {name: float(_compute(params, name, None)["sigma"]) for name in SIGMA_MISTAKES}  # type: ignore[arg-type]
-    sigmas["right"] = float(right["sigma"])  # type: ignore[arg-type]
-    values = sorted(sigmas.values())
-    if min(b - a for a, b in zip(values, values[1:])) < STORY_MARGIN:
+    wrong = {name: _compute(params, name, None) for name in SIGMA_MISTAKES}
+    sigmas = sorted(float(q["sigma"]) for q in (right, *wrong.values()))  # type: ignore[arg-type]
+    if min(b - a for a, b in zip(sigmas, sigmas[1:])) < STORY_MARGIN:
         return "two LayerNorm mistakes give nearly the same sigma"
-    uncentred = _compute(params, "no-centering", None)["m"]
-    if float(np.max(np.abs(np.asarray(uncentred) - np.asarray(right["m"])))) < STORY_MARGIN:
+    if _gap(wrong["normalise-x"]["mu"], right["mu"]) < STORY_MARGIN:
+        return "normalising x instead of h barely moves mu"
+    if _gap(wrong["no-centering"]["m"], right["m"]) < STORY_MARGIN:
         return "leaving out the centring barely moves m"
+    if _gap(_compute(params, "relu", None)["gelu_neg"], right["gelu_neg"]) < STORY_MARGIN:
+        return "ReLU and GELU nearly agree at -z"
     return None
+
+
+def _gap(one: object, other: object) -> float:
+    return float(np.max(np.abs(np.asarray(one, dtype=float) - np.asarray(other, dtype=float))))
 
 
 TOY_BLOCK = Scenario(
