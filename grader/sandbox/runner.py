@@ -34,6 +34,8 @@ except ImportError:  # inside the sandbox this file is a top-level module beside
 
 FILENAME = "<submission>"
 PR_SET_NO_NEW_PRIVS = 38
+PR_SET_SECCOMP = 22
+SECCOMP_MODE_FILTER = 2
 MAX_TRACEBACK_FRAMES = 20
 MAX_ERROR_CHARS = 8000
 _LIBC = ctypes.CDLL(None, use_errno=True)
@@ -41,11 +43,11 @@ _KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEY
 
 
 def child_main(job_fd: int, result_fd: int, out_fd: int, workdir: str,
-               limits: dict[str, float]) -> NoReturn:
+               limits: dict[str, float], job_filter: bytes = b"") -> NoReturn:
     """Entry point of the forked child; never returns into the zygote's loop."""
     code = 70
     try:
-        _isolate(job_fd, result_fd, out_fd, workdir, limits)
+        _isolate(job_fd, result_fd, out_fd, workdir, limits, job_filter)
         _run_job(_read_all(job_fd), result_fd, limits)
         code = 0
     except BaseException:  # noqa: BLE001 - report our own failure, then exit regardless
@@ -68,7 +70,7 @@ def _report_internal_error(result_fd: int) -> None:
 
 
 def _isolate(job_fd: int, result_fd: int, out_fd: int, workdir: str,
-             limits: dict[str, float]) -> None:
+             limits: dict[str, float], job_filter: bytes) -> None:
     # Own session and process group, so the zygote can kill the job and all it spawned.
     os.setsid()
     devnull = os.open("/dev/null", os.O_RDONLY)
@@ -83,11 +85,25 @@ def _isolate(job_fd: int, result_fd: int, out_fd: int, workdir: str,
     _set_limits(limits)
     if _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    if job_filter:
+        _add_filter(job_filter)
     for name in ("stdout", "stderr"):
         raw = io.FileIO(1 if name == "stdout" else 2, "w", closefd=False)
         stream = io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace",
                                   line_buffering=True)
         setattr(sys, name, stream)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _add_filter(program: bytes) -> None:
+    """Stack the job's seccomp filter (seccomp.build_job_filter: no setsid, no setpgid) on the slot's."""
+    code = ctypes.create_string_buffer(program, len(program))
+    fprog = _SockFprog(len(program) // 8, ctypes.addressof(code))
+    if _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
 
 
 def _set_limits(limits: dict[str, float]) -> None:

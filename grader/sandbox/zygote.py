@@ -11,6 +11,9 @@ Control protocol (SOCK_SEQPACKET, one JSON object per message):
   zygote -> host  {"op": "ready", ...}                      once numpy is imported
   host -> zygote  {"op": "run", "limits": {...}} + fds [job memfd, result pipe, output pipe]
   zygote -> host  {"op": "done", "exit_code", "signal", "timed_out", "cpu_seconds", ...}
+
+A job the wall clock stops also reports, as the clock ran out, the CPU time all its processes had
+used and how long its tasks had waited for a CPU: the host tells a busy host from slow code by them.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ PR_SET_CHILD_SUBREAPER = 36
 REAP_SECONDS = 2.0
 # How long a job past its wall-clock deadline has, after SIGXCPU, to report and end before SIGKILL.
 STOP_GRACE_SECONDS = 0.25
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _parse_args(argv: list[str]) -> dict[str, str]:
@@ -93,11 +97,57 @@ def _own_state() -> tuple[Any, ...]:
             os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
 
 
+def _stat(path: str) -> list[str]:
+    """The fields of a /proc stat file after the command name (which may hold spaces and ")")."""
+    with open(path, "rb") as handle:
+        return handle.read().rsplit(b")", 1)[1].decode().split()
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="ascii", errors="replace") as handle:
+        return handle.read()
+
+
+def _schedule(proc: str, task: str) -> tuple[str, ...]:
+    """How a task is scheduled (nice, policy, CPUs, its autogroup's nice): what a job could lower to
+    make itself wait."""
+    fields = _stat(f"{proc}/task/{task}/stat")
+    group = _read(f"{proc}/autogroup").split()[-1:] if os.path.exists(f"{proc}/autogroup") else []
+    return (fields[16], fields[38], str(sorted(os.sched_getaffinity(int(task)))), *group)
+
+
+def job_time(job: int) -> tuple[float, float]:
+    """(CPU seconds every process of the job has used, seconds its tasks have waited for a CPU).
+
+    The job's processes are its session (setsid is refused after the runner's own). Waiting counts
+    only for tasks scheduled as this zygote is: a job that lowered its own priority chose to wait.
+    """
+    me = str(os.getpid())
+    mine = _schedule(f"/proc/{me}", me)
+    cpu = waited = 0.0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or name == me:
+            continue
+        proc = f"/proc/{name}"
+        with contextlib.suppress(OSError, IndexError, ValueError):  # gone meanwhile
+            fields = _stat(f"{proc}/stat")
+            if int(name) != job and fields[3] != str(job):
+                continue
+            cpu += sum(int(ticks) for ticks in fields[11:15]) / TICKS  # its own and its reaped children's
+            for task in os.listdir(f"{proc}/task"):
+                with contextlib.suppress(OSError, IndexError, ValueError):
+                    if _schedule(proc, task) == mine:
+                        waited += int(_read(f"{proc}/task/{task}/schedstat").split()[1]) / 1e9
+    return cpu, waited
+
+
 class Zygote:
     """Forks, watches and cleans up after one job at a time."""
 
-    def __init__(self, ctrl: socket.socket, workroot: str, pid_namespace: bool) -> None:
+    def __init__(self, ctrl: socket.socket, workroot: str, pid_namespace: bool,
+                 job_filter: bytes = b"") -> None:
         self.ctrl = ctrl
+        self.job_filter = job_filter
         self.workroot = workroot
         self.pid_namespace = pid_namespace
         self.jobs = 0
@@ -131,10 +181,10 @@ class Zygote:
             import runner  # loaded by _warm_up
 
             self.ctrl.close()
-            runner.child_main(job_fd, result_fd, out_fd, workdir, limits)
+            runner.child_main(job_fd, result_fd, out_fd, workdir, limits, self.job_filter)
         for fd in (job_fd, result_fd, out_fd):
             os.close(fd)
-        status, usage, timed_out = self._wait(pid, started + float(limits["wall_seconds"]))
+        status, usage, spent = self._wait(pid, started + float(limits["wall_seconds"]))
         wall = time.monotonic() - started
         clean = self._reap_all(pid) and _wipe(self.workroot) and clean
         # The seccomp filter keeps jobs from retuning us; should one find a way, the host
@@ -144,19 +194,25 @@ class Zygote:
             "op": "done",
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            "timed_out": timed_out,
+            "timed_out": spent is not None,
+            # As the wall clock ran out: the job's CPU time and its wait for a CPU.
+            "job_cpu_seconds": spent[0] if spent else None,
+            "waited_seconds": spent[1] if spent else None,
             "cpu_seconds": usage.ru_utime + usage.ru_stime,
             "maxrss_bytes": usage.ru_maxrss * 1024,
             "wall_seconds": wall,
             "clean": clean,
         }
 
-    def _wait(self, pid: int, deadline: float) -> tuple[int, Any, bool]:
+    def _wait(self, pid: int, deadline: float) -> tuple[int, Any, tuple[float, float] | None]:
+        """Wait for the job until `deadline`; (status, usage, and if the clock stopped it, job_time)."""
         pidfd = os.pidfd_open(pid)
+        spent = None
         try:
             ready = select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))[0]
             timed_out = not ready
             if timed_out:
+                spent = job_time(pid)
                 # SIGXCPU first: the runner then reports what the running case printed and dies of it.
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGXCPU)
@@ -166,7 +222,7 @@ class Zygote:
         if timed_out:
             self._kill_job(pid)
         _pid, status, usage = os.wait4(pid, 0)
-        return status, usage, timed_out
+        return status, usage, spent
 
     def _kill_job(self, pid: int) -> None:
         # The child may not have reached setsid() yet, so kill it by pid as well as by group.
@@ -213,7 +269,7 @@ def main(argv: list[str]) -> int:
     devnull = os.open("/dev/null", os.O_WRONLY)
     os.dup2(devnull, 2)  # once ready, the host learns of failures as EOF on the socket
     os.close(devnull)
-    Zygote(ctrl, options["workroot"], pid_namespace).serve()
+    Zygote(ctrl, options["workroot"], pid_namespace, bytes.fromhex(options.get("jobfilter", ""))).serve()
     return 0
 
 
