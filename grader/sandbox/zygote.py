@@ -38,7 +38,6 @@ PR_SET_CHILD_SUBREAPER = 36
 REAP_SECONDS = 2.0
 # How long a job past its wall-clock deadline has, after SIGXCPU, to report and end before SIGKILL.
 STOP_GRACE_SECONDS = 0.25
-TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def _parse_args(argv: list[str]) -> dict[str, str]:
@@ -97,57 +96,18 @@ def _own_state() -> tuple[Any, ...]:
             os.sched_getscheduler(0), os.sched_getparam(0).sched_priority)
 
 
-def _stat(path: str) -> list[str]:
-    """The fields of a /proc stat file after the command name (which may hold spaces and ")")."""
-    with open(path, "rb") as handle:
-        return handle.read().rsplit(b")", 1)[1].decode().split()
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="ascii", errors="replace") as handle:
-        return handle.read()
-
-
-def _schedule(proc: str, task: str) -> tuple[str, ...]:
-    """How a task is scheduled (nice, policy, CPUs, its autogroup's nice): what a job could lower to
-    make itself wait."""
-    fields = _stat(f"{proc}/task/{task}/stat")
-    group = _read(f"{proc}/autogroup").split()[-1:] if os.path.exists(f"{proc}/autogroup") else []
-    return (fields[16], fields[38], str(sorted(os.sched_getaffinity(int(task)))), *group)
-
-
-def job_time(job: int) -> tuple[float, float]:
-    """(CPU seconds every process of the job has used, seconds its tasks have waited for a CPU).
-
-    The job's processes are its session (setsid is refused after the runner's own). Waiting counts
-    only for tasks scheduled as this zygote is: a job that lowered its own priority chose to wait.
-    """
-    me = str(os.getpid())
-    mine = _schedule(f"/proc/{me}", me)
-    cpu = waited = 0.0
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or name == me:
-            continue
-        proc = f"/proc/{name}"
-        with contextlib.suppress(OSError, IndexError, ValueError):  # gone meanwhile
-            fields = _stat(f"{proc}/stat")
-            if int(name) != job and fields[3] != str(job):
-                continue
-            cpu += sum(int(ticks) for ticks in fields[11:15]) / TICKS  # its own and its reaped children's
-            for task in os.listdir(f"{proc}/task"):
-                with contextlib.suppress(OSError, IndexError, ValueError):
-                    if _schedule(proc, task) == mine:
-                        waited += int(_read(f"{proc}/task/{task}/schedstat").split()[1]) / 1e9
-    return cpu, waited
-
-
 class Zygote:
     """Forks, watches and cleans up after one job at a time."""
 
     def __init__(self, ctrl: socket.socket, workroot: str, pid_namespace: bool,
                  job_filter: bytes = b"") -> None:
+        import cputime  # type: ignore[import-not-found]  # beside this file; main() put it on the path
+
         self.ctrl = ctrl
         self.job_filter = job_filter
+        self.cputime = cputime
+        me = str(os.getpid())
+        self.schedule = cputime.schedule(f"/proc/{me}", me)
         self.workroot = workroot
         self.pid_namespace = pid_namespace
         self.jobs = 0
@@ -205,14 +165,20 @@ class Zygote:
         }
 
     def _wait(self, pid: int, deadline: float) -> tuple[int, Any, tuple[float, float] | None]:
-        """Wait for the job until `deadline`; (status, usage, and if the clock stopped it, job_time)."""
+        """Wait for the job until `deadline`; (status, usage, and if the clock stopped it, its CPU time and
+        its wait for a CPU then: cputime.JobClock)."""
         pidfd = os.pidfd_open(pid)
+        clock = self.cputime.JobClock(pid, self.schedule)
         spent = None
         try:
-            ready = select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))[0]
-            timed_out = not ready
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or select.select([pidfd], [], [], min(remaining, self.cputime.SAMPLE_SECONDS))[0]:
+                    break
+                clock.sample()  # keeps count of waits schedstat has not counted yet
+            timed_out = remaining <= 0
             if timed_out:
-                spent = job_time(pid)
+                spent = clock.sample()
                 # SIGXCPU first: the runner then reports what the running case printed and dies of it.
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGXCPU)

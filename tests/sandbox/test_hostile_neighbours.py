@@ -139,21 +139,37 @@ def test_a_valid_job_beside_a_forking_hog_passes(pinned_pool: SandboxPool, trial
     assert not strays(pinned_pool.uids)
 
 
+# A busy host: spinning processes on CPU 0, each in an autogroup of its own (as separate logins or
+# services are), so a job's autogroup gets about 1/15 of CPU 0. The zygote's autogroup gets as much
+# when it wakes at the deadline, enough to stop the job and report within the host's grace.
+BUSY_PROCESSES = 14
+COMPETITOR = f"""
+import ctypes, os, signal, sys
+os.sched_setaffinity(0, {{0}})
+children = []
+for _ in range({BUSY_PROCESSES}):
+    child = os.fork()
+    if child == 0:
+        os.setsid()
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: end with the parent
+        while True:
+            pass
+    children.append(child)
+print('spinning', flush=True)
+sys.stdin.read()
+"""
+
+
 @contextlib.contextmanager
 def _busy_cpu0() -> Iterator[None]:
-    """A host process that takes CPU 0 from everything else: in an autogroup of its own at nice -20,
-    it outweighs a job's autogroup about 87 to 1."""
-    hog = subprocess.Popen([sys.executable, "-c", (
-        "import os\nos.sched_setaffinity(0, {0})\n"
-        "with open('/proc/self/autogroup', 'w') as own:\n    own.write('-20')\n"
-        "print('spinning', flush=True)\nwhile True:\n    pass\n")],
-        start_new_session=True, stdout=subprocess.PIPE)  # fmt: skip
+    """CPU 0 kept busy by BUSY_PROCESSES host processes while the block runs."""
+    busy = subprocess.Popen([sys.executable, "-c", COMPETITOR], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
-        assert hog.stdout is not None and hog.stdout.readline() == b"spinning\n"
+        assert busy.stdout is not None and busy.stdout.readline() == b"spinning\n"
         yield
     finally:
-        hog.kill()
-        hog.wait()
+        busy.kill()  # its children die with it
+        busy.wait()
 
 
 @pytest.fixture(scope="module")
@@ -190,6 +206,19 @@ BUSY_BUT_OWN_FAULT = {
     # A job that lowers its own priority waits for a CPU by choice too.
     "niced": "os.setpriority(os.PRIO_PROCESS, 0, 19)\nwhile True:\n    pass",
     "idle-class": "os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))\nwhile True:\n    pass",
+    # Or its whole autogroup's (once dumpable, the job owns /proc/self/autogroup); the kernel lets one
+    # such change through every 0.1 s, host-wide.
+    "autogroup": """import ctypes
+ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)
+while True:
+    try:
+        with open('/proc/self/autogroup', 'w') as own:
+            own.write('19')
+        break
+    except BlockingIOError:
+        time.sleep(0.01)
+while True:
+    pass""",
 }
 
 
