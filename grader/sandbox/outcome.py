@@ -124,7 +124,7 @@ def starved(done: dict[str, Any], limits: Limits) -> bool:
     """Whether a job the wall clock stopped was the busy host's victim rather than slow or sleeping code:
     short of its own CPU limit, it spent at least half the wall-clock limit waiting for a CPU."""
     cpu, waited = done.get("job_cpu_seconds"), done.get("waited_seconds")
-    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in (cpu, waited)):
+    if not isinstance(cpu, (int, float)) or not isinstance(waited, (int, float)):
         return False
     return bool(cpu < limits.cpu_seconds and waited >= limits.wall_seconds / 2)
 
