@@ -102,9 +102,10 @@ class Zygote:
     def __init__(self, ctrl: socket.socket, workroot: str, pid_namespace: bool,
                  job_filter: bytes = b"") -> None:
         import cputime  # type: ignore[import-not-found]  # beside this file; main() put it on the path
+        import runner  # type: ignore[import-not-found]
 
+        runner.set_job_filter(job_filter)
         self.ctrl = ctrl
-        self.job_filter = job_filter
         self.cputime = cputime
         me = str(os.getpid())
         self.schedule = cputime.schedule(f"/proc/{me}", me)
@@ -141,7 +142,7 @@ class Zygote:
             import runner  # loaded by _warm_up
 
             self.ctrl.close()
-            runner.child_main(job_fd, result_fd, out_fd, workdir, limits, self.job_filter)
+            runner.child_main(job_fd, result_fd, out_fd, workdir, limits)
         for fd in (job_fd, result_fd, out_fd):
             os.close(fd)
         status, usage, spent = self._wait(pid, started + float(limits["wall_seconds"]))
