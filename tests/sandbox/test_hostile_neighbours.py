@@ -137,7 +137,8 @@ def test_a_valid_job_beside_a_forking_hog_passes(neighbour_pool: SandboxPool, tr
         attacker.join()
     assert (verdict.status, verdict.score, verdict.counted) == ("passed", 1.0, True), verdict
     assert hog_still_running  # it ran beside the valid job all along
-    assert hog[0].status == "timeout", hog[0]
+    # The wall clock stopped the hog (on a machine loaded enough it is itself starved, and run again).
+    assert hog[0].status in ("timeout", "starved"), hog[0]
     left = time.monotonic() + 3.0
     while strays(neighbour_pool.uids) and time.monotonic() < left:
         time.sleep(0.02)
