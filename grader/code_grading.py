@@ -14,9 +14,14 @@ from grader.codecheck.results import CodeResult
 from grader.codecheck.spec import CodeExerciseSpec
 from grader.codecheck.tasks import get_task
 from grader.codecheck.verdict import grade
-from grader.texts import Refusal
+from grader.texts import N_, Refusal, say
 
 MAX_SOURCE_BYTES = 64 * 1024
+# A run the sandbox reports as starved (stopped by the clock while the busy host kept it from a CPU, on
+# every try) says nothing about the code: no verdict, and no attempt used.
+HOST_BUSY = N_("Not graded: the server was too busy to give your code its share of the processor. It was "
+               "stopped by the %(seconds)s s time limit on each of %(tries)d tries while it had used little "
+               "of its own CPU time. This try was not counted; please submit it again in a few minutes.")
 
 
 class Runner(Protocol):
@@ -55,4 +60,8 @@ def grade_code(spec: CodeExerciseSpec, source: str, seed: int, runner: Runner) -
     task = get_task(spec.task)
     prepared = prepare(spec, seed)
     run = runner.run(source, task.function, list(task.params), sandbox_cases(prepared), task.changes)
+    if getattr(run, "status", None) == "starved":
+        facts = getattr(run, "facts", None) or {}
+        text = say(HOST_BUSY, seconds=facts.get("seconds", "?"), tries=facts.get("tries", 1))
+        return CodeResult("invalid", 0.0, text=text, duration_ms=round(float(getattr(run, "duration_ms", 0)), 3))
     return grade(spec, task, prepared.cases, prepared.expected, prepared.mutant_outputs, run)

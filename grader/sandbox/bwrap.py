@@ -68,8 +68,9 @@ def _library_binds() -> list[str]:
 
 
 def bwrap_command(bwrap: str, runtime: Runtime, ctrl_fd: int, seccomp_fd: int,
-                  tmpfs_bytes: int) -> list[str]:
-    """argv for one slot: every namespace private, only the runtime and libraries visible."""
+                  tmpfs_bytes: int, job_filter: bytes = b"") -> list[str]:
+    """argv for one slot: every namespace private, only the runtime and libraries visible; each job
+    adds `job_filter` (seccomp.build_job_filter) once the runner has set it up."""
     args = [
         bwrap,
         "--unshare-all", "--unshare-user", "--disable-userns",
@@ -95,7 +96,7 @@ def bwrap_command(bwrap: str, runtime: Runtime, ctrl_fd: int, seccomp_fd: int,
         f"{RUNTIME_MOUNT}/bin/{runtime.python_name}", "-S", "-s", "-B", "-P",
         f"{RUNTIME_MOUNT}/sandbox/zygote.py",
         "--ctrl", str(ctrl_fd), "--site", f"{RUNTIME_MOUNT}/site",
-        "--workroot", WORKROOT, "--pidns", "1",
+        "--workroot", WORKROOT, "--pidns", "1", "--jobfilter", job_filter.hex(),
     ]
     return args
 

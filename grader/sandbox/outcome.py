@@ -104,6 +104,11 @@ def _printed(frame: dict[str, Any]) -> tuple[str, int]:
 def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str, Facts]:
     """Why the job stopped before its "done" frame, from the zygote's and the host's view."""
     done = outcome.done or {}
+    if done.get("timed_out") and starved(done, limits):
+        cpu, waited = done["job_cpu_seconds"], done["waited_seconds"]
+        return "starved", (f"the host was too busy: the job was stopped by its {limits.wall_seconds:g} s wall-clock "
+                           f"limit having used {cpu:.2f} s of CPU, after waiting {waited:.2f} s for one"), {
+            "cause": "starved", "seconds": f"{limits.wall_seconds:g}"}
     if outcome.failure == "host_timeout" or done.get("timed_out"):
         seconds = f"{limits.wall_seconds:g}"
         return "timeout", f"the job ran longer than its {seconds} s wall-clock limit", {"cause": "wall",
@@ -113,6 +118,15 @@ def _abort_reason(outcome: JobOutcome, limits: Limits) -> tuple[RunStatus, str, 
     if outcome.failure or not done:
         return "crashed", "the sandbox process was killed while running the job", {"cause": "killed"}
     return _death_reason(done, limits)
+
+
+def starved(done: dict[str, Any], limits: Limits) -> bool:
+    """Whether a job the wall clock stopped was the busy host's victim rather than slow or sleeping code:
+    short of its own CPU limit, it spent at least half the wall-clock limit waiting for a CPU."""
+    cpu, waited = done.get("job_cpu_seconds"), done.get("waited_seconds")
+    if not isinstance(cpu, (int, float)) or not isinstance(waited, (int, float)):
+        return False
+    return bool(cpu < limits.cpu_seconds and waited >= limits.wall_seconds / 2)
 
 
 def _death_reason(done: dict[str, Any], limits: Limits) -> tuple[RunStatus, str, Facts]:
@@ -147,8 +161,8 @@ def _not_run(status: RunStatus, reason: str, index: int, count: int, printed: st
     """The cases from `index` on, which sent no result; the first, where the job stopped, keeps what it
     had printed by then."""
     case_status: CaseStatus = "exception"
-    if status in ("timeout", "memory_limit"):
-        case_status = cast(CaseStatus, status)
+    if status in ("timeout", "memory_limit", "starved"):
+        case_status = "memory_limit" if status == "memory_limit" else "timeout"
     runs = []
     for i in range(index, count):
         if i == index:

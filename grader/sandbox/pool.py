@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import atexit
-import fcntl
-import grp
 import logging
 import os
-import pwd
 import queue
 import subprocess
 import tempfile
@@ -15,100 +12,29 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
-from grader.environment import sandbox_mode, sandbox_slots, whole_number
+from grader.environment import sandbox_mode, sandbox_slots
 
 from . import codec
 from .bwrap import bwrap_command, find_bwrap, local_command
 from .collector import JobOutcome
+from .lease import UidLease
 from .outcome import assemble
 from .results import Limits, RunResult, SandboxUnavailable
-from .runtime import Runtime, cache_root, ensure_runtime
-from .seccomp import build_filter
+from .runtime import Runtime, ensure_runtime
+from .seccomp import build_filter, build_job_filter
 from .slot import Slot, SlotSpec
 
 log = logging.getLogger(__name__)
 Command = Callable[[int, int], tuple[list[str], dict[str, str]]]
-UID_BASE = whole_number(os.environ, "GRADER_SANDBOX_UID_BASE", 61000, 1000, 4_294_000_000)
-UID_COUNT = 1000
 MAX_SOURCE_BYTES = 1 << 20
 DEFAULT_LIMITS = Limits()
+# How often a job the busy host starved of CPU is run before it is reported as starved (not counted).
+STARVED_TRIES = 3
+STARVED_PAUSE_SECONDS = 0.5
 UNSAFE_NOTE = "UNSAFE LOCAL MODE, no sandbox (GRADER_SANDBOX=unsafe-local): "
-
-
-def _uid_unused(uid: int) -> bool:
-    for lookup in (pwd.getpwuid, grp.getgrgid):
-        try:
-            lookup(uid)
-            return False
-        except KeyError:
-            pass
-    return True
-
-
-def running_uids() -> set[int]:
-    """The real uids of every process on the host (read from /proc/<pid>/status, which even a
-    non-dumpable zygote leaves readable)."""
-    uids: set[int] = set()
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/status", encoding="ascii", errors="replace") as status:
-                line = next((ln for ln in status if ln.startswith("Uid:")), "")
-        except OSError:  # the process ended meanwhile
-            continue
-        fields = line.split()
-        if len(fields) > 1 and fields[1].isdigit():
-            uids.add(int(fields[1]))
-    return uids
-
-
-@dataclass
-class UidLease:
-    """Host uids reserved for this pool's slots, held by flock until release()."""
-
-    uids: list[int]
-    handles: list[Any]
-
-    @classmethod
-    def acquire(cls, count: int, directory: Path) -> UidLease:
-        """Lease `count` uids that no account, no other pool and no running process uses.
-
-        The lock files keep pools sharing `directory` apart; a process already running as a uid
-        (a pool of another install, with another cache directory) keeps it out of the lease too.
-        """
-        directory.mkdir(mode=0o700, exist_ok=True)
-        uids: list[int] = []
-        handles: list[Any] = []
-        busy = running_uids()
-        for uid in range(UID_BASE, UID_BASE + UID_COUNT):
-            if len(uids) == count:
-                break
-            if uid in busy or not _uid_unused(uid):
-                continue
-            # Held open (and so locked) until release(), not closed at the end of a block.
-            handle = open(directory / f"{uid}.lock", "a")  # noqa: SIM115
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                handle.close()
-                continue
-            uids.append(uid)
-            handles.append(handle)
-        if len(uids) < count:
-            cls(uids, handles).release()
-            raise SandboxUnavailable(f"no free sandbox uids in {UID_BASE}..{UID_BASE + UID_COUNT}")
-        return cls(uids, handles)
-
-    def release(self) -> None:
-        """Give the uids back."""
-        for handle in self.handles:
-            handle.close()
-        self.handles = []
 
 
 class SandboxPool:
@@ -124,6 +50,7 @@ class SandboxPool:
         self.note = UNSAFE_NOTE if self.unsafe else ""
         self.runtime: Runtime | None = None
         self._closed = False
+        self._owner = os.getpid()
         self._lease: UidLease | None = None
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         # bwrap's --die-with-parent fires when the *thread* that spawned it exits, so every
@@ -155,17 +82,17 @@ class SandboxPool:
         bwrap = find_bwrap()
         self.runtime = ensure_runtime()
         log.info("sandbox runtime: %s", self.runtime.path)
-        seccomp = build_filter()
-        self._lease = UidLease.acquire(count, cache_root() / "uids")
+        seccomp, job_filter = build_filter(), build_job_filter()
+        self._lease = UidLease.acquire(count)
         runtime, tmpfs = self.runtime, self.limits.tmpfs_bytes
 
         def command(ctrl: int, seccomp_fd: int) -> tuple[list[str], dict[str, str]]:
             # bwrap itself gets a bare environment too: nothing of ours to inherit.
-            argv = bwrap_command(bwrap, runtime, ctrl, seccomp_fd, tmpfs)
+            argv = bwrap_command(bwrap, runtime, ctrl, seccomp_fd, tmpfs, job_filter)
             return argv, {"PATH": "/usr/bin:/bin"}
 
         uids = self._lease.uids
-        return [SlotSpec(i, uid, command, seccomp, spawn) for i, uid in enumerate(uids)]
+        return [SlotSpec(i, uid, command, seccomp, spawn, self._lease) for i, uid in enumerate(uids)]
 
     def _local_command(self, index: int) -> Command:
         assert self._tmp is not None
@@ -192,6 +119,21 @@ class SandboxPool:
         if self._closed:
             raise SandboxUnavailable("the sandbox pool is closed")
         started = time.perf_counter()
+        # A job the wall clock stopped while it waited for a CPU (outcome.starved) was the busy
+        # host's doing, not the learner's: run it again a few times, then report it as starved.
+        for tried in range(1, STARVED_TRIES + 1):
+            result = self._run_once(payload, len(cases), started)
+            if result.status != "starved":
+                return result
+            log.warning("sandbox: job starved of CPU by a busy host (try %d of %d): %s",
+                        tried, STARVED_TRIES, result.message)
+            if tried < STARVED_TRIES:
+                time.sleep(STARVED_PAUSE_SECONDS * tried)  # the host may be past its busy moment
+        message = f"{result.message}, on each of {STARVED_TRIES} tries"
+        return replace(result, message=message, facts={**result.facts, "tries": STARVED_TRIES},
+                       duration_ms=_ms(started))
+
+    def _run_once(self, payload: bytes, case_count: int, started: float) -> RunResult:
         slot = self._free.get()
         try:
             outcome: JobOutcome | None = None
@@ -209,11 +151,13 @@ class SandboxPool:
         finally:
             self._free.put(slot)
         assert outcome is not None
-        return assemble(outcome, len(cases), self.limits, _ms(started), self.note)
+        return assemble(outcome, case_count, self.limits, _ms(started), self.note)
 
     def close(self) -> None:
         """Kill every slot and release the uids; the pool cannot be used afterwards."""
         self._closed = True
+        if os.getpid() != self._owner:
+            return  # a copy inherited across fork: the slots and uids are the parent's
         for slot in self._slots:
             slot.kill()
         self._launcher.shutdown(wait=False)

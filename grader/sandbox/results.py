@@ -9,9 +9,12 @@ CaseStatus = Literal["ok", "exception", "timeout", "memory_limit", "bad_result"]
 RunStatus = Literal[
     "completed", "syntax_error", "load_error", "missing_function", "bad_signature",
     "timeout", "memory_limit", "crashed", "unavailable",
+    # Stopped by the wall clock while it waited for a CPU the busy host did not give it, on every try:
+    # the run says nothing about the code (outcome.starved).
+    "starved",
 ]
 # What the host knows about a run that stopped early, for a caller that words it itself:
-# "cause" (wall, cpu, memory, signal, exit, result_overflow, killed, malformed) and its figures,
+# "cause" (wall, cpu, starved, memory, signal, exit, result_overflow, killed, malformed) and its figures,
 # and "case", the index of the first case that sent no result (the case count if all did).
 Facts = Mapping[str, int | str]
 

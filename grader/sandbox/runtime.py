@@ -6,7 +6,7 @@ need are copied once into a root-owned, content-addressed directory:
 
     /var/cache/grader-sandbox/<fingerprint>/
         bin/python3.X   lib/libpython3.X.so.1.0   lib/python3.X/ (stdlib, no test suites)
-        site/numpy/   site/numpy.libs/   sandbox/{zygote,runner,outgoing,reasons,codec}.py
+        site/numpy/   site/numpy.libs/   sandbox/{zygote,cputime,runner,outgoing,reasons,codec}.py
 
 The fingerprint covers the interpreter, stdlib, numpy and the in-sandbox modules, so any
 change yields a fresh directory. Old directories are left for the operator to delete,
@@ -32,7 +32,7 @@ from pathlib import Path
 from .results import SandboxUnavailable
 
 DEFAULT_CACHE = "/var/cache/grader-sandbox"
-SANDBOX_MODULES = ("zygote.py", "runner.py", "outgoing.py", "reasons.py", "codec.py")
+SANDBOX_MODULES = ("zygote.py", "cputime.py", "runner.py", "outgoing.py", "reasons.py", "codec.py")
 # Test suites, GUI toolkits and installers: large, and nothing a numpy function needs.
 SKIP_DIRS = frozenset({
     "test", "tests", "idle_test", "idlelib", "tkinter", "turtledemo", "ensurepip",

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .collector import Collector, JobOutcome
+from .lease import UidLease
 from .results import Limits, SandboxUnavailable
 
 STARTUP_SECONDS = 30.0
@@ -33,6 +34,7 @@ class SlotSpec:
     command: Callable[[int, int], tuple[list[str], dict[str, str]]]  # (ctrl_fd, seccomp_fd)
     seccomp: bytes | None
     spawn: Spawner
+    lease: UidLease | None = None  # holds `uid`; only a uid it holds has its processes killed
 
 
 def _sealed_memfd(data: bytes, name: str) -> int:
@@ -45,14 +47,6 @@ def _sealed_memfd(data: bytes, name: str) -> int:
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
-
-
-def kill_uid_processes(uid: int) -> None:
-    """SIGKILL every process owned by `uid` (a slot uid leased by this process)."""
-    for entry in os.listdir("/proc"):
-        with contextlib.suppress(FileNotFoundError, ProcessLookupError, ValueError):
-            if os.stat(f"/proc/{entry}").st_uid == uid:
-                os.kill(int(entry), signal.SIGKILL)
 
 
 def _children(pid: int) -> list[int]:
@@ -92,8 +86,7 @@ class Slot:
     def start(self) -> None:
         """Start the zygote and wait until numpy is imported; SandboxUnavailable on failure."""
         self.kill()
-        if self.spec.uid is not None:
-            kill_uid_processes(self.spec.uid)  # leftovers of a crashed earlier owner
+        self._kill_uid()  # leftovers of a crashed earlier slot of ours
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         seccomp = self.spec.seccomp
         seccomp_fd = _sealed_memfd(seccomp, "grader-seccomp") if seccomp else -1
@@ -200,5 +193,8 @@ class Slot:
             _signal(-proc.pid, signal.SIGKILL)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
-        if self.spec.uid is not None:
-            kill_uid_processes(self.spec.uid)
+        self._kill_uid()
+
+    def _kill_uid(self) -> None:
+        if self.spec.uid is not None and self.spec.lease is not None:
+            self.spec.lease.kill_processes(self.spec.uid)

@@ -11,6 +11,9 @@ Control protocol (SOCK_SEQPACKET, one JSON object per message):
   zygote -> host  {"op": "ready", ...}                      once numpy is imported
   host -> zygote  {"op": "run", "limits": {...}} + fds [job memfd, result pipe, output pipe]
   zygote -> host  {"op": "done", "exit_code", "signal", "timed_out", "cpu_seconds", ...}
+
+A job the wall clock stops also reports, as the clock ran out, the CPU time all its processes had
+used and how long its tasks had waited for a CPU: the host tells a busy host from slow code by them.
 """
 
 from __future__ import annotations
@@ -96,8 +99,16 @@ def _own_state() -> tuple[Any, ...]:
 class Zygote:
     """Forks, watches and cleans up after one job at a time."""
 
-    def __init__(self, ctrl: socket.socket, workroot: str, pid_namespace: bool) -> None:
+    def __init__(self, ctrl: socket.socket, workroot: str, pid_namespace: bool,
+                 job_filter: bytes = b"") -> None:
+        import cputime  # type: ignore[import-not-found]  # beside this file; main() put it on the path
+        import runner  # type: ignore[import-not-found]
+
+        runner.set_job_filter(job_filter)
         self.ctrl = ctrl
+        self.cputime = cputime
+        me = str(os.getpid())
+        self.schedule = cputime.schedule(f"/proc/{me}", me)
         self.workroot = workroot
         self.pid_namespace = pid_namespace
         self.jobs = 0
@@ -134,7 +145,7 @@ class Zygote:
             runner.child_main(job_fd, result_fd, out_fd, workdir, limits)
         for fd in (job_fd, result_fd, out_fd):
             os.close(fd)
-        status, usage, timed_out = self._wait(pid, started + float(limits["wall_seconds"]))
+        status, usage, spent = self._wait(pid, started + float(limits["wall_seconds"]))
         wall = time.monotonic() - started
         clean = self._reap_all(pid) and _wipe(self.workroot) and clean
         # The seccomp filter keeps jobs from retuning us; should one find a way, the host
@@ -144,19 +155,31 @@ class Zygote:
             "op": "done",
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            "timed_out": timed_out,
+            "timed_out": spent is not None,
+            # As the wall clock ran out: the job's CPU time and its wait for a CPU.
+            "job_cpu_seconds": spent[0] if spent else None,
+            "waited_seconds": spent[1] if spent else None,
             "cpu_seconds": usage.ru_utime + usage.ru_stime,
             "maxrss_bytes": usage.ru_maxrss * 1024,
             "wall_seconds": wall,
             "clean": clean,
         }
 
-    def _wait(self, pid: int, deadline: float) -> tuple[int, Any, bool]:
+    def _wait(self, pid: int, deadline: float) -> tuple[int, Any, tuple[float, float] | None]:
+        """Wait for the job until `deadline`; (status, usage, and if the clock stopped it, its CPU time and
+        its wait for a CPU then: cputime.JobClock)."""
         pidfd = os.pidfd_open(pid)
+        clock = self.cputime.JobClock(pid, self.schedule)
+        spent = None
         try:
-            ready = select.select([pidfd], [], [], max(0.0, deadline - time.monotonic()))[0]
-            timed_out = not ready
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or select.select([pidfd], [], [], min(remaining, self.cputime.SAMPLE_SECONDS))[0]:
+                    break
+                clock.sample()  # keeps count of waits schedstat has not counted yet
+            timed_out = remaining <= 0
             if timed_out:
+                spent = clock.sample()
                 # SIGXCPU first: the runner then reports what the running case printed and dies of it.
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGXCPU)
@@ -166,7 +189,7 @@ class Zygote:
         if timed_out:
             self._kill_job(pid)
         _pid, status, usage = os.wait4(pid, 0)
-        return status, usage, timed_out
+        return status, usage, spent
 
     def _kill_job(self, pid: int) -> None:
         # The child may not have reached setsid() yet, so kill it by pid as well as by group.
@@ -213,7 +236,7 @@ def main(argv: list[str]) -> int:
     devnull = os.open("/dev/null", os.O_WRONLY)
     os.dup2(devnull, 2)  # once ready, the host learns of failures as EOF on the socket
     os.close(devnull)
-    Zygote(ctrl, options["workroot"], pid_namespace).serve()
+    Zygote(ctrl, options["workroot"], pid_namespace, bytes.fromhex(options.get("jobfilter", ""))).serve()
     return 0
 
 

@@ -320,6 +320,10 @@ def test_sockets_to_the_outside_cannot_even_be_created(hostile: Hostile) -> None
 
 # --- syscalls the seccomp filter refuses ------------------------------------------------
 
+# struct flock for a whole-file read (or write) lock, as fcntl's third argument.
+FLOCK_READ = "ctypes.create_string_buffer(bytes(32))"
+FLOCK_WRITE = "ctypes.create_string_buffer(bytes([1]) + bytes(31))"
+
 SYSCALLS = {
     "mount": "libc.mount(b'none', b'/runtime', b'tmpfs', 0, None)",
     "unshare-user": "libc.unshare(0x10000000)",
@@ -330,6 +334,19 @@ SYSCALLS = {
     "keyctl": "libc.syscall(250, 0, -4, 1)",
     "io_uring_setup": "libc.syscall(425, 4, 0)",
     "inotify_init1": "libc.inotify_init1(0)",  # a watch on the shared runtime would show other slots' imports
+    # dnotify (F_NOTIFY, DN_ACCESS | DN_MULTISHOT) on /runtime would report other slots' reads too
+    "dnotify": "libc.fcntl(os.open('/runtime', os.O_RDONLY), 1026, 0x80000001)",
+    # Locks on files every slot shares are seen from the other slots: a signal between two jobs
+    "flock-runtime": "libc.flock(os.open('/runtime/sandbox/codec.py', os.O_RDONLY), 2)",
+    "flock-dev-null": "libc.flock(os.open('/dev/null', os.O_RDONLY), 2)",
+    "posix-read-lock": f"libc.fcntl(os.open('/runtime/sandbox/codec.py', os.O_RDONLY), 6, {FLOCK_READ})",
+    "ofd-read-lock": f"libc.fcntl(os.open('/runtime/sandbox/codec.py', os.O_RDONLY), 37, {FLOCK_READ})",
+    "posix-lock-test": f"libc.fcntl(os.open('/dev/null', os.O_RDONLY), 5, {FLOCK_WRITE})",
+    "cachestat": ("libc.syscall(451, os.open('/runtime/sandbox/codec.py', os.O_RDONLY), "
+                  "ctypes.create_string_buffer(16), ctypes.create_string_buffer(40), 0)"),
+    # Memory no limit counts: secret memory left after munmap, and AIO contexts from a host-wide quota
+    "memfd_secret": "libc.syscall(447, 0)",
+    "io_setup": "libc.syscall(206, 1, ctypes.byref(ctypes.c_ulong(0)))",
 }
 
 

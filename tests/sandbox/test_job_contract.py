@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox import Limits, SandboxPool
-from grader.sandbox.pool import UID_BASE, UID_COUNT, UidLease, _uid_unused, running_uids
+from grader.sandbox.lease import UID_BASE, UID_COUNT, UidLease, _uid_unused, running_uids
 
 
 def test_a_parameter_some_cases_leave_out_needs_a_default(pool: SandboxPool) -> None:
