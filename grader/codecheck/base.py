@@ -12,12 +12,21 @@ CaseGenerator = Callable[[np.random.Generator, int], list["Case"]]
 
 
 @dataclass(frozen=True)
+class EdgeRow:
+    """The row of the input a named edge case is about, and what that row holds."""
+
+    row: int
+    holds: str  # completes "row 1 is the edge this case is named for: …"; marked with N_
+
+
+@dataclass(frozen=True)
 class Case:
     """One call of the learner's function: keyword arguments and whether its inputs may be shown."""
 
     name: str
     kwargs: dict[str, Any]
     visible: bool = False
+    edge_row: EdgeRow | None = None  # for a case named for one row of a matrix input
 
 
 @dataclass(frozen=True)
@@ -50,9 +59,9 @@ def mutants(*items: Mutant) -> dict[str, Mutant]:
     return {m.name: m for m in items}
 
 
-def edge(name: str, **kwargs: Any) -> Case:
+def edge(name: str, edge_row: EdgeRow | None = None, **kwargs: Any) -> Case:
     """A named edge case: its inputs may be shown to the learner."""
-    return Case(name, kwargs, visible=True)
+    return Case(name, kwargs, visible=True, edge_row=edge_row)
 
 
 def hidden(index: int, **kwargs: Any) -> Case:
