@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
@@ -59,9 +59,14 @@ def mutants(*items: Mutant) -> dict[str, Mutant]:
     return {m.name: m for m in items}
 
 
-def edge(name: str, edge_row: EdgeRow | None = None, **kwargs: Any) -> Case:
+def edge(name: str, **kwargs: Any) -> Case:
     """A named edge case: its inputs may be shown to the learner."""
-    return Case(name, kwargs, visible=True, edge_row=edge_row)
+    return Case(name, kwargs, visible=True)
+
+
+def about_row(row: int, holds: str, case: Case) -> Case:
+    """The edge case, marked as named for one row of its matrix input, which `holds` describes."""
+    return replace(case, edge_row=EdgeRow(row, holds))
 
 
 def hidden(index: int, **kwargs: Any) -> Case:
