@@ -8,7 +8,6 @@ document.addEventListener("DOMContentLoaded", () => {
   // Tab indents, so a keyboard would be caught in the editor: Esc, then Tab, moves on (said under it).
   let leaving = false;
   const indent = (cm) => {
-    if (leaving) return CodeMirror.Pass;
     if (cm.somethingSelected()) {
       cm.indentSelection("add");
     } else {
@@ -17,7 +16,7 @@ document.addEventListener("DOMContentLoaded", () => {
     }
     return undefined;
   };
-  const unindent = (cm) => (leaving ? CodeMirror.Pass : cm.indentSelection("subtract"));
+  const unindent = (cm) => cm.indentSelection("subtract");
   const editor = CodeMirror.fromTextArea(area, {
     mode: { name: "python", version: 3 },
     lineNumbers: true,
@@ -31,7 +30,9 @@ document.addEventListener("DOMContentLoaded", () => {
     extraKeys: { Tab: indent, "Shift-Tab": unindent, Esc: () => { leaving = true; } },
   });
   editor.on("keydown", (cm, event) => {
-    if (event.key !== "Escape" && event.key !== "Tab" && event.key !== "Shift") leaving = false;
+    // Ignored by CodeMirror, so the browser's own Tab moves the focus on.
+    if (event.key === "Tab" && leaving) event.codemirrorIgnore = true;
+    else if (event.key !== "Escape" && event.key !== "Shift") leaving = false;
   });
   editor.on("blur", () => { leaving = false; });
   const field = editor.getInputField();
