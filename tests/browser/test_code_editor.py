@@ -29,6 +29,19 @@ def focused_in_editor(page: Page) -> bool:
     return page.evaluate("document.querySelector('.code-form .CodeMirror').contains(document.activeElement)")
 
 
+CONTRAST = """() => {
+  const rgb = (text) => text.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map((c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; })
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const editor = document.querySelector(".code-form .CodeMirror");
+  const back = rgb(getComputedStyle(editor).backgroundColor);
+  const tokens = [...editor.querySelectorAll(".cm-keyword, .cm-def, .cm-number, .cm-string, .cm-builtin, .CodeMirror-linenumber")];
+  return { dark: lum(back) < 0.2, worst: Math.min(...tokens.map((t) => ratio(rgb(getComputedStyle(t).color), back))),
+           kinds: new Set(tokens.map((t) => t.className)).size };
+}"""
+
+
 def test_the_editor_indents_with_tab_and_lets_the_keyboard_leave_after_esc(
     live_server: LiveServer, page: Page, unique_email: Emails
 ) -> None:
@@ -93,6 +106,13 @@ def test_a_failing_run_from_the_editor_shows_pasteable_inputs_at_desktop_and_pho
     # The starter code is a click away now that the editor holds other code.
     expect(page.locator("details.more summary", has_text="Starter code")).to_be_visible()
     page.screenshot(path=str(artifacts / "code-failing-desktop.png"), full_page=True)
+    # Coloured code stays readable (WCAG AA, 4.5:1) on the editor's background in light and in dark mode.
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        seen = page.evaluate(CONTRAST)
+        assert seen["dark"] == (scheme == "dark") and seen["kinds"] >= 4 and seen["worst"] >= 4.5, (scheme, seen)
+    page.locator(".code-form").screenshot(path=str(artifacts / "code-editor-dark.png"))
+    page.emulate_media(color_scheme="light")
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(artifacts / "code-failing-phone.png"), full_page=True)
     # On a phone the page does not scroll sideways: long input lines scroll inside their own box.
