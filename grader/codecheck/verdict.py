@@ -188,7 +188,7 @@ def _case_outcome(case: Case, expected: Any, run: Any, tolerance: CodeToleranceS
             return "passed", say("Passed.")
         if not case.visible:
             return "failed", HIDDEN_MESSAGES[mismatch.kind]
-        row = _edge_row(case, expected, run.value, tolerance) if mismatch.kind == "values" else None
+        row = _edge_row(case, expected, run.value, tolerance) if mismatch.kind in ("values", "nonfinite") else None
         return "failed", mismatch.detail if row is None else joined([mismatch.detail, row], " ")
     if run.status == "exception":
         return "error", _exception_message(run.error, case.visible)

@@ -82,3 +82,13 @@ def test_a_case_named_for_no_row_and_a_hidden_case_say_nothing_of_rows() -> None
     assert "edge this case is named for" in named["constant-row"]
     assert not any("named for" in named[c.name] for c in prepared.cases if c.name != "constant-row"
                    and c.name != "row-times-10")
+
+
+def test_nan_in_the_row_a_case_is_named_for_is_placed_in_that_row() -> None:
+    spec, prepared = prepared_for("layer-norm", seed=3)
+    index = [c.name for c in prepared.cases].index("constant-row")
+    outputs = [np.array(e, dtype=float) for e in prepared.expected]
+    outputs[index][1] = np.nan  # no eps: 0 / 0 on the constant row
+    verdict = grade_run(spec, prepared, FakeRun(cases=[FakeCaseRun(value=v) for v in outputs])).cases[index]
+    assert "first at index [1, 0]" in verdict.message
+    assert verdict.message.endswith("Row 1 is the edge this case is named for: every entry is 3.0, so its variance is 0.")
