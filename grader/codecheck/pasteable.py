@@ -23,7 +23,8 @@ WIDTH = 96  # characters a line of numbers runs to before it wraps
 PAGE_BUDGET = 200_000
 
 
-def failing_inputs(spec: CodeExerciseSpec, seed: int, names: Sequence[str], budget: int = PAGE_BUDGET) -> dict[str, str]:
+def failing_inputs(spec: CodeExerciseSpec, seed: int, names: Sequence[str],
+                   budget: int = PAGE_BUDGET) -> dict[str, str]:
     """The pasteable call for each named case that is visible, by name; hidden cases are never included."""
     task = get_task(spec.task)
     wanted = set(names)
@@ -66,7 +67,8 @@ def _literal(value: Any, indent: str) -> str:
         return _array(value, indent)
     if isinstance(value, Mapping):
         inner = indent + "    "
-        items = [f"{inner}{key!r}: {_literal(item, inner + ' ' * (len(repr(key)) + 2))}," for key, item in value.items()]
+        items = [f"{inner}{key!r}: {_literal(item, inner + ' ' * (len(repr(key)) + 2))},"
+                 for key, item in value.items()]
         return "{\n" + "\n".join(items) + f"\n{indent}}}" if items else "{}"
     if isinstance(value, (list, tuple)):
         parts = [_literal(item, indent + " ") for item in value]

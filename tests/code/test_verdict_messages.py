@@ -41,7 +41,8 @@ def test_a_timeout_names_the_case_it_stopped_in(stopped_at: int) -> None:
         return
     case = prepared.cases[stopped_at]
     where = case.name if case.visible else "a hidden case"
-    assert f"It stopped in {'case ' if case.visible else ''}{where}, after {stopped_at} of {total} cases." in result.message
+    said = f"It stopped in {'case ' if case.visible else ''}{where}, after {stopped_at} of {total} cases."
+    assert said in result.message
     assert [c.name for c in result.cases] == [c.name for c in prepared.cases[: stopped_at + 1]]
 
 
@@ -91,4 +92,5 @@ def test_nan_in_the_row_a_case_is_named_for_is_placed_in_that_row() -> None:
     outputs[index][1] = np.nan  # no eps: 0 / 0 on the constant row
     verdict = grade_run(spec, prepared, FakeRun(cases=[FakeCaseRun(value=v) for v in outputs])).cases[index]
     assert "first at index [1, 0]" in verdict.message
-    assert verdict.message.endswith("Row 1 is the edge this case is named for: every entry is 3.0, so its variance is 0.")
+    assert verdict.message.endswith("Row 1 is the edge this case is named for: every entry is 3.0, so its "
+                                    "variance is 0.")
