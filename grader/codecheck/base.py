@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Literal, Mapping
 
 import numpy as np
@@ -12,12 +12,21 @@ CaseGenerator = Callable[[np.random.Generator, int], list["Case"]]
 
 
 @dataclass(frozen=True)
+class EdgeRow:
+    """The row of the input a named edge case is about, and what that row holds."""
+
+    row: int
+    holds: str  # completes "row 1 is the edge this case is named for: …"; marked with N_
+
+
+@dataclass(frozen=True)
 class Case:
     """One call of the learner's function: keyword arguments and whether its inputs may be shown."""
 
     name: str
     kwargs: dict[str, Any]
     visible: bool = False
+    edge_row: EdgeRow | None = None  # for a case named for one row of a matrix input
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,11 @@ def mutants(*items: Mutant) -> dict[str, Mutant]:
 def edge(name: str, **kwargs: Any) -> Case:
     """A named edge case: its inputs may be shown to the learner."""
     return Case(name, kwargs, visible=True)
+
+
+def about_row(row: int, holds: str, case: Case) -> Case:
+    """The edge case, marked as named for one row of its matrix input, which `holds` describes."""
+    return replace(case, edge_row=EdgeRow(row, holds))
 
 
 def hidden(index: int, **kwargs: Any) -> Case:

@@ -123,15 +123,33 @@ def _index(position: Any) -> str:
     return "[" + ", ".join(str(int(i)) for i in position) + "]"
 
 
-def _values_detail(expected: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> Text:
-    """The entry furthest outside the tolerance, by how much, and both arrays in short."""
+def _excess(expected: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each entry's absolute error and how many times the allowed error it is (0 within tolerance)."""
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         error = np.abs(got - expected)
         allowed = atol + rtol * np.abs(expected)
         # Equal infinities and paired NaNs are no error; a NaN against a number is the worst one.
         same = (got == expected) | (np.isnan(got) & np.isnan(expected))
         error = np.where(same, 0.0, np.nan_to_num(error, nan=np.inf))
-        excess = np.nan_to_num(error / allowed, nan=0.0)
+        return error, np.nan_to_num(error / allowed, nan=0.0)
+
+
+def worst_index(expected: Any, got: Any, rtol: float, atol: float) -> tuple[int, ...] | None:
+    """Where an array output is furthest outside the tolerance; None when the two are not same-shaped arrays."""
+    try:
+        want, have = np.asarray(expected, dtype=float), np.asarray(got, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    if want.shape != have.shape or not want.ndim:
+        return None
+    excess = _excess(want, have, rtol, atol)[1]
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(excess)), excess.shape))
+
+
+def _values_detail(expected: np.ndarray, got: np.ndarray, rtol: float, atol: float) -> Text:
+    """The entry furthest outside the tolerance, by how much, and both arrays in short."""
+    error, excess = _excess(expected, got, rtol, atol)
+    allowed = atol + rtol * np.abs(expected)
     worst = np.unravel_index(int(np.argmax(excess)), excess.shape) if excess.ndim else ()
     values = {"error": _number(error[worst]), "allowed": _number(allowed[worst]), "want": _number(expected[worst]),
               "got": _number(got[worst])}  # fmt: skip

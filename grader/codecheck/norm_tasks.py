@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from grader.codecheck.base import Case, Mutant, Task, edge, hidden, mutants
+from grader.codecheck.base import Case, Mutant, Task, about_row, edge, hidden, mutants
 from grader.reference.gpt2 import LN_EPS, BlockOptions
 from grader.reference.gpt2 import layer_norm as reference_layer_norm
 from grader.reference.modern import rms_norm as reference_rms_norm
@@ -86,8 +86,8 @@ def layer_norm_cases(rng: np.random.Generator, n_random: int) -> list[Case]:
     large = _ln_inputs(rng, 3, 8)
     large["x"] = 1e4 * large["x"]
     cases = [
-        edge("constant-row", **constant),
-        edge("row-times-10", **scaled),
+        about_row(1, N_("every entry is 3.0, so its variance is 0"), edge("constant-row", **constant)),
+        about_row(1, N_("it is row 0 times 10, so it normalises to the same values"), edge("row-times-10", **scaled)),
         edge("large-magnitudes", **large),
         edge("single-row", **_ln_inputs(rng, 1, 5)),
         edge("gpt2-width-768", **_ln_inputs(rng, 3, 768)),
@@ -152,7 +152,7 @@ def rms_norm_cases(rng: np.random.Generator, n_random: int) -> list[Case]:
     zero = _rms_inputs(rng, (3, 8))
     zero["x"][0] = 0.0
     cases = [
-        edge("zero-row", **zero),
+        about_row(0, N_("every entry is 0, so its mean square is 0"), edge("zero-row", **zero)),
         # mean(x²) = 1e-8 is far below eps, so where eps goes decides the answer.
         edge("tiny-values", **_rms_inputs(rng, (2, 8), scale=1e-4)),
         edge("large-magnitudes", **_rms_inputs(rng, (3, 8), scale=1e4)),

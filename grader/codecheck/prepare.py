@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -52,7 +52,7 @@ def limit_visible(cases: list[Case], visible: int) -> list[Case]:
     for case in cases:
         show = case.visible and shown < visible
         shown += show
-        kept.append(case if show == case.visible else Case(case.name, case.kwargs, show))
+        kept.append(case if show == case.visible else replace(case, visible=show))
     return kept
 
 

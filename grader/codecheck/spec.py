@@ -6,7 +6,7 @@ import ast
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from grader.catalog.loader import (SpecError, collect, is_code_source, read_source, read_sources, spec_from_text,
                                    validated)
@@ -19,6 +19,7 @@ from grader.markup import math_problems
 from grader.texts import Refusal
 
 MAX_RANDOM_CASES = 100
+MIN_HINTS = 2  # one hint alone would be the answer's first step or the answer
 
 
 class CasesSpec(Strict):
@@ -33,6 +34,27 @@ class CodeToleranceSpec(Strict):
 
     rtol: float = Field(ge=0, le=1, allow_inf_nan=False)
     atol: float = Field(ge=0, le=MAX_MAGNITUDE, allow_inf_nan=False)
+
+
+def _renders_all(steps: list[str] | None) -> list[str] | None:
+    """Each hint or step shows: not blank, and its math converts."""
+    for step in steps or []:
+        if not step.strip():
+            raise Refusal("a hint or solution step cannot be blank")
+        for problem in math_problems(step):
+            raise ValueError(problem)
+    return steps
+
+
+Hints = Annotated[list[str], Field(min_length=MIN_HINTS), AfterValidator(_renders_all)]
+Steps = Annotated[list[str], Field(min_length=1), AfterValidator(_renders_all)]
+
+
+class CodeHelpTranslation(CodeTranslation):
+    """A code exercise's title, prompt, hints and worked solution in another language."""
+
+    hints: Hints | None = None
+    solution: Steps | None = None
 
 
 class CodeExerciseSpec(Localised, AttemptPolicy):
@@ -51,7 +73,11 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
     scoring: Literal["fraction", "all"] = "fraction"
     visible_cases: int = Field(default=0, ge=0)
     mutants: list[str] = []
-    translations: dict[Locale, CodeTranslation] = {}
+    # Help for a stuck learner, in order: hints that each go one step further, then the worked
+    # solution's steps (prose and formulas, maybe a short code snippet). Both optional.
+    hints: Hints | None = None
+    solution: Steps | None = None
+    translations: dict[Locale, CodeHelpTranslation] = {}
 
     # Fields are validated in order, so these validators see `task` only when it was valid.
 
@@ -97,11 +123,39 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
                           mutant=repr(unknown[0]), known=", ".join(task.mutants))  # fmt: skip
         return value
 
+    @model_validator(mode="after")
+    def _help_matches(self) -> CodeExerciseSpec:
+        # A translation says the same steps: as many hints and solution steps as the English, and none
+        # where the English has none.
+        for locale, found in self.translations.items():
+            for field, english in (("hints", self.hints), ("solution", self.solution)):
+                given = getattr(found, field)
+                if given is not None and len(given) != len(english or []):
+                    raise Refusal("translations.%(locale)s.%(field)s: give %(num)d, as in English", locale=locale,
+                                  field=field, num=len(english or []))  # fmt: skip
+        return self
+
+    def hints_in(self, locale: str) -> list[str]:
+        """The hints in `locale` if the exercise gives them there, else as written (empty without hints)."""
+        found = self.translations.get(locale)
+        return list(found.hints if found is not None and found.hints else self.hints or [])
+
+    def solution_in(self, locale: str) -> list[str]:
+        """The worked solution's steps in `locale` if the exercise gives them there, else as written."""
+        found = self.translations.get(locale)
+        return list(found.solution if found is not None and found.solution else self.solution or [])
+
     def texts(self) -> list[tuple[Place, str]]:
-        """The prompt and each translated one, with its place in the file."""
-        found: list[tuple[Place, str]] = [(("prompt",), self.prompt)]
-        found.extend((("translations", locale, "prompt"), t.prompt) for locale, t in self.translations.items()
-                     if t.prompt is not None)  # fmt: skip
+        """The prompt, hints and solution steps, and each translated one, with its place in the file."""
+        sets: list[tuple[Place, str | None, list[str] | None, list[str] | None]] = [
+            ((), self.prompt, self.hints, self.solution),
+            *((("translations", locale), t.prompt, t.hints, t.solution) for locale, t in self.translations.items())]
+        found: list[tuple[Place, str]] = []
+        for where, prompt, hints, solution in sets:
+            if prompt is not None:
+                found.append(((*where, "prompt"), prompt))
+            found.extend(((*where, "hints", i), hint) for i, hint in enumerate(hints or []))
+            found.extend(((*where, "solution", i), step) for i, step in enumerate(solution or []))
         return found
 
 

@@ -6,7 +6,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from grader.codecheck.base import Case, Task
-from grader.codecheck.compare import HIDDEN_MESSAGES, compare
+from grader.codecheck.compare import HIDDEN_MESSAGES, compare, worst_index
 from grader.codecheck.prepare import Prepared, prepare, sandbox_cases
 from grader.codecheck.results import CaseStatus, CaseVerdict, CodeResult, CodeStatus
 from grader.codecheck.spec import CodeExerciseSpec, CodeToleranceSpec
@@ -45,6 +45,8 @@ REPORTED = ("syntax_error", "load_error", "bad_signature")
 ONLY_NUMPY = say("Only numpy and Python's standard library can be imported here.")
 UNAVAILABLE = say("Your code could not be run just now; this attempt was not counted. Please try again.")
 STOPPED_HERE = say("The process running your code stopped in this case.")
+LOADING = say("(Code at the top level of your file, outside the function, runs just before the first case and "
+              "counts as part of it.)")
 
 
 def grade(
@@ -87,14 +89,14 @@ def grade(
 def _until_stopped(cases: Sequence[Case], expected_outputs: Sequence[Any], runs: Sequence[Any], run_result: Any,
                    tolerance: CodeToleranceSpec) -> tuple[CaseVerdict, ...]:  # fmt: skip
     """For a run that stopped in a case: the verdicts of the cases before it, then that case's, with what
-    it printed if it is visible; nothing when where it stopped is unknown or may have been the loading."""
+    it printed if it is visible; nothing when where it stopped is unknown."""
     stopped = _stopped_in(run_result, cases)
-    if stopped is None or not len(runs) == len(expected_outputs) == len(cases):
+    if stopped is None or len(expected_outputs) != len(cases):
         return ()
     before = (_case_verdict(c, e, r, tolerance) for c, e, r in zip(cases[:stopped], expected_outputs, runs))
     case, run = cases[stopped], runs[stopped]
     if run.status in ("timeout", "memory_limit"):
-        status, text = _case_outcome(case.visible, None, run, tolerance)
+        status, text = _case_outcome(case, None, run, tolerance)
     else:  # the process crashed: no case status says more than where
         status, text = "error", STOPPED_HERE
     if not case.visible:
@@ -132,15 +134,13 @@ def _told(run_result: Any) -> str:
 
 
 def _stopped_in(run_result: Any, cases: Sequence[Case]) -> int | None:
-    """The index of the case a run that stopped early was in (the first it sent no result for), when that
-    case is known to have begun."""
+    """The index of the case a run that stopped early was in (the first it sent no result for), when the
+    host says which and reports every case; the case list and the sentence both go by it."""
     done = (getattr(run_result, "facts", None) or {}).get("case")
-    if type(done) is not int or not 0 <= done < len(cases):
-        return None
-    # Before any case finished it may still have been loading the module, unless the first case's own
-    # output shows it had begun.
     runs: Sequence[Any] = getattr(run_result, "cases", None) or ()
-    return None if done == 0 and not (runs and runs[0].printed) else done
+    if type(done) is not int or not 0 <= done < len(cases) or len(runs) != len(cases):
+        return None
+    return done
 
 
 def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
@@ -150,9 +150,13 @@ def _case_running(run_result: Any, cases: Sequence[Case]) -> Text | None:
         return None
     running = cases[done]
     if running.visible:
-        return say("It stopped in case %(name)s, after %(done)d of %(total)d cases.", name=running.name,
+        said = say("It stopped in case %(name)s, after %(done)d of %(total)d cases.", name=running.name,
                    done=done, total=len(cases))  # fmt: skip
-    return say("It stopped in a hidden case, after %(done)d of %(total)d cases.", done=done, total=len(cases))
+    else:
+        said = say("It stopped in a hidden case, after %(done)d of %(total)d cases.", done=done, total=len(cases))
+    # Nothing tells a stop in the first case from one while the file loaded, unless the case printed.
+    printed = bool(getattr(run_result.cases[0], "printed", ""))
+    return joined([said, LOADING], " ") if done == 0 and not printed else said
 
 
 def _parameters(task: Task, stub: str) -> str:
@@ -170,28 +174,45 @@ def _cause(facts: Mapping[str, Any]) -> Text | None:
 
 def _case_verdict(case: Case, expected: Any, run: Any, tolerance: CodeToleranceSpec) -> CaseVerdict:
     """Pass, fail, error or timeout for one case, with what a visible case printed."""
-    status, text = _case_outcome(case.visible, expected, run, tolerance)
+    status, text = _case_outcome(case, expected, run, tolerance)
     if not case.visible:
         return CaseVerdict(case.name, status, text)
     return CaseVerdict(case.name, status, text, True, run.printed, run.printed_dropped)
 
 
-def _case_outcome(visible: bool, expected: Any, run: Any, tolerance: CodeToleranceSpec) -> tuple[CaseStatus, Text]:
+def _case_outcome(case: Case, expected: Any, run: Any, tolerance: CodeToleranceSpec) -> tuple[CaseStatus, Text]:
     """The case's status and message; hidden cases are described without values."""
     if run.status == "ok":
         mismatch = compare(expected, run.value, tolerance.rtol, tolerance.atol)
         if mismatch is None:
             return "passed", say("Passed.")
-        return "failed", mismatch.detail if visible else HIDDEN_MESSAGES[mismatch.kind]
+        if not case.visible:
+            return "failed", HIDDEN_MESSAGES[mismatch.kind]
+        row = _edge_row(case, expected, run.value, tolerance) if mismatch.kind in ("values", "nonfinite") else None
+        return "failed", mismatch.detail if row is None else joined([mismatch.detail, row], " ")
     if run.status == "exception":
-        return "error", _exception_message(run.error, visible)
+        return "error", _exception_message(run.error, case.visible)
     if run.status == "timeout":
         return "timeout", say("Took too long on this case.")
     if run.status == "memory_limit":
         return "error", say("Used too much memory on this case.")
     if run.status == "bad_result":
-        return "failed", _uncheckable(run.error if visible else None)
+        return "failed", _uncheckable(run.error if case.visible else None)
     return "error", say("This case could not be run.")
+
+
+def _edge_row(case: Case, expected: Any, got: Any, tolerance: CodeToleranceSpec) -> Text | None:
+    """For a case named for one row, which row that is, and whether the largest error is in it."""
+    if case.edge_row is None:
+        return None
+    worst = worst_index(expected, got, tolerance.rtol, tolerance.atol)
+    if worst is None or len(worst) < 2:
+        return None
+    edge, holds = case.edge_row.row, Text(case.edge_row.holds)
+    if worst[0] == edge:
+        return say("Row %(edge)d is the edge this case is named for: %(holds)s.", edge=edge, holds=holds)
+    return say("The largest error is in row %(row)d, not in the edge this case is named for: row %(edge)d, where "
+               "%(holds)s.", row=worst[0], edge=edge, holds=holds)  # fmt: skip
 
 
 def _uncheckable(error: Any) -> Text:

@@ -9,6 +9,7 @@ from werkzeug.wrappers import Response
 
 from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
+from grader.codecheck.pasteable import failing_inputs
 from grader.codecheck.tasks import get_task
 from grader.services import exercises, extensions, submissions
 from grader.models import Submission, utcnow
@@ -40,7 +41,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
         pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),
         error=error,
         source=source if source is not None else (shown.source if shown else spec.stub),
-        mistake_title=known.title if known else None, said=_said(shown),
+        mistake_title=known.title if known else None, said=_said(shown), inputs=_inputs(exercise_id, shown),
         used=mine.attempts_used if mine else 0, mine=mine,
         left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts),
     )  # fmt: skip
@@ -56,6 +57,19 @@ def _said(shown: Submission | None) -> tuple[str, list[str]]:
         cases = [translated(c["message"]) for c in shown.result.get("cases", [])]
         return translated(shown.result.get("message", "")), cases
     return translated(Text.from_json(texts["message"])), [translated(Text.from_json(t)) for t in texts["cases"]]
+
+
+def _inputs(exercise_id: str, shown: Submission | None) -> dict[str, str]:
+    """Each failing visible case's inputs as pasteable Python, regenerated from the version and seed graded."""
+    cases = (shown.result or {}).get("cases", []) if shown else []
+    failing = [case["name"] for case in cases if case.get("status") != "passed"]
+    stored = exercises.version(exercise_id, shown.version) if failing and shown else None
+    if stored is None or shown is None:
+        return {}
+    try:
+        return failing_inputs(exercises.code_spec_of(stored), shown.seed, failing)
+    except (KeyError, ValueError):  # a version whose task the registry no longer has: the verdict still shows
+        return {}
 
 
 def _uploaded_or_typed() -> bytes | str:

@@ -210,17 +210,34 @@ def test_a_hidden_case_a_run_stopped_in_shows_nothing_it_printed() -> None:
     assert "the hidden x" not in repr(result.to_json())
 
 
-def test_a_crash_names_the_case_it_happened_in_and_a_stop_before_any_output_in_the_first_case_none() -> None:
+def test_a_crash_names_the_case_it_happened_in() -> None:
     spec, prepared = prepared_for("gelu")
     crashed = grade_run(spec, prepared, _stopped_in(prepared, 2, "exception"))
     assert [case.status for case in crashed.cases] == ["passed", "passed", "error"]
     assert crashed.cases[-1].message == STOPPED_HERE.render()
-    # Stopped in the first case without a word printed: it may as well have been loading the module.
-    assert grade_run(spec, prepared, _stopped_in(prepared, 0, "timeout")).cases == ()
-    printed_first = grade_run(spec, prepared, _stopped_in(prepared, 0, "timeout", printed="started\n"))
-    assert [(case.status, case.printed) for case in printed_first.cases] == [("timeout", "started\n")]
-    assert f"It stopped in case {prepared.cases[0].name}, after 0 of" in printed_first.message
-    assert "It stopped" not in grade_run(spec, prepared, _stopped_in(prepared, 0, "timeout")).message
+
+
+@pytest.mark.parametrize("status", ["timeout", "memory_limit", "exception"])
+@pytest.mark.parametrize("printed", ["", "started\n"])
+def test_a_stop_in_the_first_case_lists_that_case_like_any_other(status: str, printed: str) -> None:
+    spec, prepared = prepared_for("gelu")
+    first = prepared.cases[0]
+    result = grade_run(spec, prepared, _stopped_in(prepared, 0, status, printed=printed))
+    assert [(case.name, case.printed) for case in result.cases] == [(first.name, printed)]
+    assert result.cases[0].status == {"timeout": "timeout"}.get(status, "error")
+    assert f"It stopped in case {first.name}, after 0 of {len(prepared.cases)} cases." in result.message
+    # Without a word printed, the time may have gone on loading the file: the verdict says it counts there.
+    assert ("outside the function" in result.message) == (not printed)
+    assert "outside the function" not in grade_run(spec, prepared, _stopped_in(prepared, 1, status)).message
+
+
+def test_where_a_run_stopped_is_said_only_with_every_case_reported() -> None:
+    spec, prepared = prepared_for("gelu")
+    # A host report that lacks cases cannot be placed: no sentence, no list, rather than one without the other.
+    short = _stopped_in(prepared, 1, "timeout")
+    short.cases = short.cases[:2]
+    result = grade_run(spec, prepared, short)
+    assert (result.cases, "It stopped" in result.message) == ((), False)
 
 
 def test_missing_function_message_gives_the_signature() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from grader.codecheck.verdict import _exception_message
@@ -29,16 +30,20 @@ def test_a_bad_signature_is_answered_with_the_stubs_own_signature_defaults_inclu
 @pytest.mark.parametrize("stopped_at", [0, 1, 4, 6, 99])
 def test_a_timeout_names_the_case_it_stopped_in(stopped_at: int) -> None:
     spec, prepared = prepared_for("layer-norm")
-    facts = {"cause": "cpu", "seconds": 2, "case": stopped_at}
-    message = grade_run(spec, prepared, FakeRun(status="timeout", facts=facts)).message
     total = len(prepared.cases)
-    if stopped_at in (0, 99):  # still loading the module, or a number the host cannot place
-        assert "It stopped" not in message
+    facts = {"cause": "cpu", "seconds": 2, "case": stopped_at}
+    # As the host reports one: a result for each case, those from the stopped one on timed out.
+    runs = [FakeCaseRun(value=e) if i < stopped_at else FakeCaseRun(status="timeout")
+            for i, e in enumerate(prepared.expected)]  # fmt: skip
+    result = grade_run(spec, prepared, FakeRun(status="timeout", cases=runs, facts=facts))
+    if stopped_at == 99:  # a number the host cannot place
+        assert "It stopped" not in result.message and result.cases == ()
         return
     case = prepared.cases[stopped_at]
     where = case.name if case.visible else "a hidden case"
-    assert message.endswith(f"It stopped in {'case ' if case.visible else ''}{where}, after {stopped_at} of "
-                            f"{total} cases.")
+    said = f"It stopped in {'case ' if case.visible else ''}{where}, after {stopped_at} of {total} cases."
+    assert said in result.message
+    assert [c.name for c in result.cases] == [c.name for c in prepared.cases[: stopped_at + 1]]
 
 
 def test_what_a_visible_case_printed_is_kept_and_a_hidden_cases_is_not() -> None:
@@ -51,3 +56,41 @@ def test_what_a_visible_case_printed_is_kept_and_a_hidden_cases_is_not() -> None
         shown = (f"mu for {case.name}\n", 7) if case.visible else ("", 0)
         assert (verdict["printed"], verdict["printed_dropped"]) == shown
     assert {c.visible for c in prepared.cases} == {True, False}  # both kinds were checked
+
+
+@pytest.mark.parametrize("task, name, edge", [("layer-norm", "constant-row", 1), ("layer-norm", "row-times-10", 1),
+                                              ("rms-norm", "zero-row", 0)])
+def test_a_case_named_for_a_row_says_which_row_that_was(task: str, name: str, edge: int) -> None:
+    spec, prepared = prepared_for(task, seed=3)
+    index = [c.name for c in prepared.cases].index(name)
+    for wrong_row in (edge, 1 - edge):
+        outputs = [np.array(e, dtype=float) for e in prepared.expected]
+        outputs[index][wrong_row, 2] += 1.0
+        verdict = grade_run(spec, prepared, FakeRun(cases=[FakeCaseRun(value=v) for v in outputs])).cases[index]
+        assert verdict.status == "failed" and f"at index [{wrong_row}, 2]" in verdict.message
+        if wrong_row == edge:
+            assert f"Row {edge} is the edge this case is named for: " in verdict.message
+        else:
+            assert (f"The largest error is in row {wrong_row}, not in the edge this case is named for: row {edge}, "
+                    "where ") in verdict.message
+
+
+def test_a_case_named_for_no_row_and_a_hidden_case_say_nothing_of_rows() -> None:
+    spec, prepared = prepared_for("layer-norm", seed=3)
+    outputs = [np.array(e, dtype=float) + 1.0 for e in prepared.expected]
+    result = grade_run(spec, prepared, FakeRun(cases=[FakeCaseRun(value=v) for v in outputs]))
+    named = {c.name: c.message for c in result.cases}
+    assert "edge this case is named for" in named["constant-row"]
+    assert not any("named for" in named[c.name] for c in prepared.cases if c.name != "constant-row"
+                   and c.name != "row-times-10")
+
+
+def test_nan_in_the_row_a_case_is_named_for_is_placed_in_that_row() -> None:
+    spec, prepared = prepared_for("layer-norm", seed=3)
+    index = [c.name for c in prepared.cases].index("constant-row")
+    outputs = [np.array(e, dtype=float) for e in prepared.expected]
+    outputs[index][1] = np.nan  # no eps: 0 / 0 on the constant row
+    verdict = grade_run(spec, prepared, FakeRun(cases=[FakeCaseRun(value=v) for v in outputs])).cases[index]
+    assert "first at index [1, 0]" in verdict.message
+    assert verdict.message.endswith("Row 1 is the edge this case is named for: every entry is 3.0, so its "
+                                    "variance is 0.")
