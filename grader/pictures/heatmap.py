@@ -42,6 +42,7 @@ class KeyHeatmap:
     edited_key: str | None
     width: float
     height: float
+    decimals: int  # 0 when every score is whole (integer keys and inputs), else 3
     kind: Literal["keys"] = "keys"
 
     @property
@@ -72,6 +73,7 @@ def key_heatmap(scores: Any, row_names: list[str], edited: int | None = None) ->
         rows=tuple(rows), row_labels=tuple((name, TOP + i * ROW + CELL_H / 2) for i, name in enumerate(row_names)),
         col_labels=cols, edited=frame, edited_key=subscript("k", edited) if edited else None,
         width=LEFT + len(first) * CELL_W + 4, height=height,
+        decimals=0 if np.all(table == np.round(table)) else 3,
     )  # fmt: skip
 
 
