@@ -11,8 +11,8 @@ from grader.pictures.layout import Box
 Role = Literal["io", "norm", "op", "add"]
 WIDTH = 300
 ROW, TOP = 30, 8
-BOX = Box(40, 0, 110, 22)
-BADGE_X = 160  # counts and shapes, right of the boxes
+BOX = Box(54, 0, 110, 22)
+BADGE_X = 174  # counts and shapes, right of the boxes
 FRAME_X = 28  # the frame around one layer
 
 
@@ -40,6 +40,7 @@ class StationsPath:
     width: int
     height: float
     badge_x: int = BADGE_X
+    left: float = BOX.x  # the totals line up with the boxes
     kind: Literal["stations"] = "stations"
 
 
@@ -55,7 +56,7 @@ def _skips(stops: list[Stop]) -> tuple[str, ...]:
     paths = []
     for start, add in ((len(BEFORE), len(BEFORE) + 2), (len(BEFORE) + 3, len(BEFORE) + 5)):
         top, join = stops[start].box.y - 4, stops[add].box
-        paths.append(f"M{BOX.cx} {top} H{BOX.x - 6} V{join.cy} H{BOX.x}")
+        paths.append(f"M{BOX.cx} {top} H{BOX.x - 14} V{join.cy} H{BOX.x}")
     return tuple(paths)
 
 
