@@ -6,6 +6,11 @@ it, a practice page and a practice check (new numbers, nothing stored) through F
 in English, Portuguese and Russian. The baseline is a route on the same app that returns a short
 string, so the ratios show what the pages themselves cost, and what translating them adds.
 
+Then the pages with pictures (grader/pictures), each timed with its diagrams and again, in the same
+run, with the picture helpers swapped for ones that draw nothing: the solved block-layernorm page
+(the block diagram by the prompt and in the worked solution), block-gelu (diagram and GELU curve),
+a wrong vector answer shown with its per-entry comparison, and ffn-edit's solution heatmap.
+
     .venv/bin/python benchmarks/pages.py [--requests 300]
 """
 
@@ -27,6 +32,7 @@ from flask.testing import FlaskClient  # noqa: E402
 
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
+from grader.pictures import Pictures  # noqa: E402
 from grader.services import accounts, attempts  # noqa: E402
 from grader.services.sync import sync_directory  # noqa: E402
 
@@ -54,8 +60,61 @@ def app_with_learner(work: Path) -> tuple[Flask, FlaskClient]:
     return app, client
 
 
-def _typed(value: object) -> str:
+PICTURED = ("block-gelu", "ffn-edit")  # solved in the picture timings, so their solutions' pictures show
+
+
+def solve(app: Flask, client: FlaskClient, exercise: str) -> None:
+    """Answer `exercise` right as the benchmark's learner."""
+    with app.app_context():
+        user = accounts.user_by_email("reader@example.com")
+        assert user is not None
+        parts = attempts.learner_variant(user.id, exercise)[1].parts
+    right = {f"part-{p.spec.id}": _typed(p.answer_json(), p.spec.type) for p in parts}
+    assert client.post(f"/exercises/{exercise}", data={"csrf_token": token(client), **right}).status_code == 303
+
+
+def _typed(value: object, kind: str = "") -> str:
+    if kind == "index-set":
+        return "{" + ", ".join(str(v) for v in value) + "}"  # type: ignore[attr-defined]
     return "[" + "; ".join(f"{v:.4f}" for v in value) + "]" if isinstance(value, list) else f"{value:.4f}"
+
+
+def drawing(app: Flask, on: bool) -> None:
+    """Let the templates draw the pictures, or swap the helpers for ones that draw nothing."""
+    from grader.web.pictures import answer_comparison
+    from grader.pictures import variant_pictures
+
+    if on:
+        app.jinja_env.globals.update(exercise_pictures=variant_pictures, answer_comparison=answer_comparison)
+    else:
+        app.jinja_env.globals.update(exercise_pictures=lambda *a: Pictures(), answer_comparison=lambda *a: None)
+    # An imported template (the macros) keeps the globals it was first made with: load them all again.
+    app.jinja_env.cache.clear()
+
+
+def picture_pages(app: Flask, client: FlaskClient, requests: int, bare: float) -> None:
+    """Each page with pictures timed with and without them, in every language."""
+    for exercise in PICTURED:
+        solve(app, client, exercise)
+    wrong = client.post(f"/exercises/{EXERCISE}", data={"csrf_token": token(client), "part-mu": "0.1000",
+                                                       "part-sigma": "1.0000", "part-u": "[1.0000; 2.0000; 3.0000; 4.0000]"})  # fmt: skip
+    pages = {"block-layernorm": f"/exercises/{EXERCISE}", "block-gelu": "/exercises/block-gelu",
+             "wrong vector": wrong.headers["Location"], "ffn-edit": "/exercises/ffn-edit"}  # fmt: skip
+    print("\npages with pictures, timed with them and without (same run):")
+    for locale in ("en", "pt", "ru"):
+        client.post("/language", data={"csrf_token": token(client), "locale": locale, "next": "/"})
+        for name, url in pages.items():
+            drawn = client.get(url).get_data(as_text=True).count("<svg")
+            with_ms = without_ms = float("inf")
+            for _ in range(2):  # alternated, best of each: other work on the machine hits both alike
+                drawing(app, True)
+                with_ms = min(with_ms, per_request_ms(lambda: client.get(url), requests))
+                drawing(app, False)
+                assert "<svg" not in client.get(url).get_data(as_text=True)
+                without_ms = min(without_ms, per_request_ms(lambda: client.get(url), requests))
+            drawing(app, True)
+            print(f"{locale}  {name:<16} {drawn} svg  with {with_ms:7.3f} ms   without {without_ms:7.3f} ms"
+                  f"   pictures {with_ms - without_ms:6.3f} ms   / bare {with_ms / bare:5.1f}")
 
 
 def token(client: FlaskClient) -> str:
@@ -102,6 +161,7 @@ def main() -> int:
         for name, call in pages.items():
             ms = per_request_ms(call, args.requests)
             print(f"{locale}  {name:<15} {ms:7.3f} ms   / bare {ms / bare:5.1f}")
+    picture_pages(app, client, args.requests, bare)
     return 0
 
 

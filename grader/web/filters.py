@@ -16,6 +16,7 @@ from grader.catalog.loader import SpecError
 from grader.catalog.variants import PartVariant
 from grader.markup import render_markdown
 from grader.web.i18n import current_locale, translated
+from grader.web.pictures import register_pictures
 
 
 def markdown(text: str) -> Markup:
@@ -88,3 +89,4 @@ def register_filters(app: Flask) -> None:
     app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
                                  when=when, utc_time=utc_time, percent=percent, browser=browser,
                                  problem=problem, shown=shown)  # fmt: skip
+    register_pictures(app)

@@ -54,7 +54,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         mine=mine, history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
-        resend=RESEND, version=stored.version, help=offered,
+        resend=RESEND, version=stored.version, help=offered, reveal=finished,
     )  # fmt: skip
     return html, status
 
