@@ -103,8 +103,8 @@ MODERN = Scenario(
                 "ffn", "norm", "block", "model", "with_embeddings",
                 "kv_width", "attn_square", "attn_kv", "kv_repeat", "eight_d_thirds"),  # fmt: skip
     mistakes=("full-kv-heads", "ffn-4d", "swiglu-ceil", "forget-layers", "count-biases", "kv-not-repeated",
-              "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split", "head-size-d",
-              "no-wo", "swiglu-unrounded", "one-norm", "norm-without-gain", "heads-not-first"),  # fmt: skip
+              "heads-not-first", "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split",
+              "head-size-d", "no-wo", "swiglu-unrounded", "one-norm", "norm-without-gain"),  # fmt: skip
     compute=_modern,
     hand_paths=("nearest",),  # only swiglu-unrounded reads it
     well_posed=_modern_well_posed,
