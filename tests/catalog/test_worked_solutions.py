@@ -38,8 +38,11 @@ def test_every_shipped_numeric_exercise_has_at_least_three_steps_in_every_langua
 
 
 def test_the_last_step_states_every_final_answer(catalog: Catalog) -> None:
-    missing = [(spec.id, locale, part.quantity) for spec in numeric(catalog) for locale in LOCALES
-               for part in spec.parts if part.quantity not in PLACEHOLDER.findall(templates(spec, locale)[-1])]  # fmt: skip
+    missing = []
+    for spec in numeric(catalog):
+        for locale in LOCALES:
+            last = PLACEHOLDER.findall(templates(spec, locale)[-1])
+            missing += [(spec.id, locale, part.quantity) for part in spec.parts if part.quantity not in last]
     assert missing == []
 
 
@@ -106,10 +109,26 @@ def test_modern_params_shows_each_count(catalog: Catalog) -> None:
         assert shown in text
 
 
-def test_printed_values_reads_math_back_as_text() -> None:
-    values = printed_values("$a = {{a}}$ and b = {{b}}.", "$a = 1\\,120{,}5$ and b = [1; 2].")
-    assert values == [("a", "1\u202f120,5"), ("b", "[1; 2]")]
-    assert printed_values("a = {{a}}.", "b = 1.") is None
+def test_printed_values_are_read_as_a_learner_reads_them_inside_math_too() -> None:
+    text = (DEFAULT_EXERCISES / "gpt2-block" / "block-layernorm.yaml").read_text(encoding="utf-8")
+    steps = '  - "In math: $\\\\sigma = {{sigma}}$."\n  - "As text: {{mu}}."\n  - "Both: $u = {{u}}$ and {{u}}."\n'
+    text = text[: text.index("solution:\n")] + "solution:\n" + steps
+    spec, errors = spec_from_text(text, "math.yaml")
+    assert errors == [] and spec is not None
+    variant = make_variant(spec, 0)
+    assert printed_values(spec, variant, "en") == [
+        [("sigma", "1.041")], [("mu", "−0.092")],
+        [("u", "[−1.102; 0.964; −0.892; 1.030]"), ("u", "[−1.102; 0.964; −0.892; 1.030]")],
+    ]  # fmt: skip
+    assert printed_values(spec, variant, "pt") == printed_values(spec, variant, "en")  # no translation: English
+    tampered = replace(variant, solution=("In math: $\\sigma = 1.041$.", "As text: 0.092.", variant.solution[2]))
+    assert printed_values(spec, tampered, "en")[:2] == [[("sigma", "1.041")], None]
+
+
+def test_printed_values_use_each_languages_notation(catalog: Catalog) -> None:
+    spec, variant = catalog.get("block-layernorm"), catalog.variant("block-layernorm", 0)
+    assert ("var", "1,083") in printed_values(spec, variant, "ru")[1]  # type: ignore[operator]
+    assert ("dev", "[−1,147; 1,003; −0,929; 1,072]") in printed_values(spec, variant, "pt")[1]  # type: ignore[operator]
 
 
 @pytest.mark.parametrize("exercise", ["block-gelu", "block-layernorm", "ffn-edit", "microgpt-params", "modern-shapes"])
@@ -122,25 +141,48 @@ def test_the_self_check_grades_every_printed_answer(catalog: Catalog, exercise: 
 
 
 def test_the_self_check_names_a_printed_number_that_disagrees(catalog: Catalog) -> None:
-    spec = catalog.get("block-gelu")
-    variant = catalog.variant("block-gelu", 0)
-    pt_prompt, pt_steps = variant.translated["pt"]
-    tampered = replace(variant, solution=tuple(s.replace("0.952", "0.962") for s in variant.solution),
-                       translated={**variant.translated, "pt": (pt_prompt, tuple(s.replace("−0,149", "−0,194")
-                                                                                 for s in pt_steps))})  # fmt: skip
+    # A solution printing numbers of another route than the ones graded: gelu(z) 0.962, gelu(-z) -0.194.
+    spec, variant = catalog.get("block-gelu"), catalog.variant("block-gelu", 0)
+    swaps = {"en": [("0.952", "0.962"), ("−0.149", "−0.194")], "pt": [("0,952", "0,962"), ("−0,149", "−0,194")]}
+    swaps["ru"] = swaps["pt"]
+
+    def swapped(steps: tuple[str, ...], locale: str) -> tuple[str, ...]:
+        for old, new in swaps[locale]:
+            steps = tuple(step.replace(old, new) for step in steps)
+        return steps
+
+    tampered = replace(
+        variant, quantities={**variant.quantities, "gelu_pos": 0.962, "gelu_neg": -0.194},
+        solution=swapped(variant.solution, "en"),
+        translated={loc: (prompt, swapped(steps, loc)) for loc, (prompt, steps) in variant.translated.items()},
+    )  # fmt: skip
     report = SelfCheckReport()
     check_printed(spec, tampered, report)
-    assert any(f.startswith("block-gelu seed 0 en solution step 3 part pos: printed '0.962' -> incorrect")
-               for f in report.failures)  # fmt: skip
-    assert any(f.startswith("block-gelu seed 0 pt solution step 2 part neg: printed '−0,194' -> incorrect")
-               for f in report.failures)  # fmt: skip
-    assert not any(" ru " in f for f in report.failures)
+    for locale, (pos, neg) in {"en": ("0.962", "−0.194"), "pt": ("0,962", "−0,194"), "ru": ("0,962", "−0,194")}.items():
+        assert any(f.startswith(f"block-gelu seed 0 {locale} solution step 3 part pos: printed '{pos}' -> incorrect")
+                   for f in report.failures)  # fmt: skip
+        assert any(f.startswith(f"block-gelu seed 0 {locale} solution step 2 part neg: printed '{neg}' -> incorrect")
+                   for f in report.failures)  # fmt: skip
+    assert not any("is not its template" in f for f in report.failures)
+
+
+def test_the_self_check_names_a_step_that_is_not_its_template_filled(catalog: Catalog) -> None:
+    spec, variant = catalog.get("block-gelu"), catalog.variant("block-gelu", 0)
+    tampered = replace(variant, solution=tuple(s.replace("0.952", "0.962") for s in variant.solution))
+    report = SelfCheckReport()
+    check_printed(spec, tampered, report)
+    assert report.failures == [
+        f"block-gelu seed 0 en solution step {step}: the step is not its template filled with this variant's numbers"
+        for step in (3, 4)
+    ]
 
 
 def test_the_self_check_catches_a_solution_printed_coarser_than_its_part_accepts() -> None:
     text = (DEFAULT_EXERCISES / "gpt2-block" / "block-layernorm.yaml").read_text(encoding="utf-8")
     # sigma now asks for 5 decimals, while the solution prints it to 3: a learner copying it is refused.
-    text = text.replace("    quantity: sigma\n    tolerance: {abs: 0.0005}", "    quantity: sigma\n    tolerance: {abs: 0.000005}")
+    asked = "    quantity: sigma\n    tolerance: {abs: 0.0005}"
+    assert asked in text
+    text = text.replace(asked, asked.replace("0.0005", "0.000005"))
     spec, errors = spec_from_text(text, "coarse.yaml")
     assert errors == [] and spec is not None
     failures = check_spec(spec, [1]).failures
