@@ -22,7 +22,7 @@ class Misconception:
 
 
 _ALL = [
-    Misconception("sample-variance", N_("the sample variance (dividing by n − 1)"),
+    Misconception("sample-variance", N_("the sample variance (dividing by d − 1)"),
                   N_("LayerNorm divides the squared deviations by d, the number of entries in the row, "
                      "not by d − 1: it describes this row, it does not estimate a population.")),
     Misconception("no-centering", N_("the mean left in (RMS instead of LayerNorm)"),
@@ -106,6 +106,10 @@ _ALL = [
     Misconception("heads-not-split", N_("the heads not split out (n × d)"),
                   N_("Q, K and V are split into heads before the scores: one n × d_h matrix per head, "
                      "h × n × d_h in all.")),
+    Misconception("heads-not-first", N_("tokens before heads, (n, h, d_h)"),
+                  N_("(n, h, d_h) is Q right after the reshape. Each head then works on its own n × d_h "
+                     "matrix, so the head axis is moved to the front: (h, n, d_h), and the scores are "
+                     "(h, n, n).")),
     Misconception("head-size-d", N_("each head given the full width d instead of d_h = d / h"),
                   N_("The heads share the width: each is d_h = d / h wide, so Q is h × n × d_h, not h × n × d.")),
     Misconception("scores-without-heads", N_("the head axis left out of the scores"),

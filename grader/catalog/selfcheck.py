@@ -1,16 +1,18 @@
 """The catalogue self-check: for every exercise and seed, the reference grades correct in every
-accepted syntax, and every named mistake grades incorrect under its own name."""
+accepted syntax, every named mistake grades incorrect under its own name, and every answer a worked
+solution prints (in each language) grades correct."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable, Iterator, Mapping
 
 from grader.answers import syntax
 from grader.answers.kinds import KINDS, NumericKind, grade_part, render_answer
 from grader.answers.tolerance import decimal_places
+from grader.catalog.display import ENGLISH, Notation, fill, notation, show
 from grader.catalog.spec import ExerciseSpec, Place
-from grader.catalog.variants import PartVariant, VariantError, make_variant
+from grader.catalog.variants import PartVariant, Variant, VariantError, make_variant
 from grader.markup import STRAY_DOLLAR, has_stray_dollar
 
 
@@ -62,6 +64,61 @@ def stray_dollars(exercise_id: str, texts: Iterable[tuple[Place, str]]) -> list[
             if has_stray_dollar(text)]  # fmt: skip
 
 
+class _Recording(Mapping[str, str]):
+    """A variant's numbers as one notation writes them, noting each one a template prints and how it reads."""
+
+    def __init__(self, values: Mapping[str, tuple[Any, int]], style: Notation, read_as: Notation,
+                 seen: list[tuple[str, str]]) -> None:  # fmt: skip
+        self.numbers, self.style, self.read_as, self.seen = values, style, read_as, seen
+
+    def __getitem__(self, name: str) -> str:
+        value, decimals = self.numbers[name]
+        self.seen.append((name, show(value, decimals, self.read_as)))  # inside $…$ too, as a learner reads it
+        return show(value, decimals, self.style)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.numbers)
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+
+def printed_values(spec: ExerciseSpec, variant: Variant, locale: str) -> list[list[tuple[str, str]] | None]:
+    """Per step of the worked solution in `locale`: each placeholder and the number it prints (None for a
+    step that is not its template filled with the variant's numbers)."""
+    # Written as variants.py writes them: quantities to 3 decimals, parameters to their own.
+    values = {name: (value, 3) for name, value in variant.quantities.items()}
+    values.update({name: (variant.params[name], p.random.decimals) for name, p in spec.params.items()})
+    translation = spec.translations.get(locale)
+    style = ENGLISH if translation is None else notation(locale)  # an untranslated exercise shows its English
+    templates = (translation.solution if translation is not None else None) or spec.solution
+    found: list[list[tuple[str, str]] | None] = []
+    for template, filled in zip(templates, variant.solution_in(locale)):
+        seen: list[tuple[str, str]] = []
+        text = fill(template, _Recording(values, style, style, seen), _Recording(values, style.in_math(), style, seen))
+        found.append(seen if text == filled else None)
+    return found
+
+
+def check_printed(spec: ExerciseSpec, variant: Variant, report: SelfCheckReport) -> None:
+    """Each answer a worked solution prints, in each language, must grade correct for its part."""
+    asked = {p.spec.quantity: p for p in variant.parts if p.spec.entry is None}
+    for locale in ("en", *spec.translations):
+        for step, values in enumerate(printed_values(spec, variant, locale), start=1):
+            where = f"{spec.id} seed {variant.seed} {locale} solution step {step}"
+            if values is None:
+                report.failures.append(f"{where}: the step is not its template filled with this variant's numbers")
+                continue
+            # A parameter of the same name is what a placeholder prints; no part asks for it.
+            for name, printed in ((n, t) for n, t in values if n in asked and n not in spec.params):
+                part = asked[name]
+                result = grade_part(part.spec.type, printed, part.target, part.tolerance, part.spec.partial_credit)
+                report.checks += 1
+                if result.status != "correct":
+                    report.failures.append(f"{where} part {part.spec.id}: printed {printed!r} -> {result.status}: "
+                                           f"{result.message}")  # fmt: skip
+
+
 def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
     """Self-check one exercise over the given seeds."""
     report = SelfCheckReport(exercises=1, failures=stray_dollars(spec.id, spec.texts()))
@@ -74,6 +131,7 @@ def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
         report.variants += 1
         for part in variant.parts:
             _check_part(f"{spec.id} seed {seed} part {part.spec.id}", part, report)
+        check_printed(spec, variant, report)
     return report
 
 

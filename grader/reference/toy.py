@@ -37,6 +37,7 @@ class HandPath:
     round_u: bool = True  # carry u' rounded (the page does not: it rounds only the GELU values)
     round_gelu: bool = True  # carry each GELU value rounded
     page_constants: bool = True  # GELU with 0.798 and 0.0447
+    printed_z: bool = True  # the single-number GELU check starts from z as the prompt prints it
 
     def round(self, value: np.ndarray) -> np.ndarray:
         """Round to the lesson's precision."""
@@ -51,6 +52,9 @@ _FULL_PRECISION = HandPath(round_u=False, round_gelu=False, page_constants=False
 _EVERY_MIX = (HandPath(round_stats=stats, round_u=u, round_gelu=gelu, page_constants=page)
               for page, stats, u, gelu in itertools.product((True, False), repeat=4))
 LESSON_HAND_PATHS = (PAGE_HAND_PATH, *(p for p in _EVERY_MIX if p not in (PAGE_HAND_PATH, _FULL_PRECISION)))
+# The page to the letter: u' unrounded, so its GELU check reads the unrounded z as well (gelu(1.102)
+# = 0.952 is gelu(1.10169)). Worked solutions print this route; a learner's routes are those above.
+PAGE_ROUTE = replace(PAGE_HAND_PATH, printed_z=False)
 
 
 @lru_cache(maxsize=8)
@@ -102,7 +106,7 @@ def gelu_check_z(
     gelu(1.10169).
     """
     z = _exact_z(tuple(np.asarray(x, dtype=float).tolist()), tuple(np.asarray(a, dtype=float).tolist()), opts)
-    return z if hand is None else float(f"{z:.{PRINTED_DECIMALS}f}")
+    return z if hand is None or not hand.printed_z else float(f"{z:.{PRINTED_DECIMALS}f}")
 
 
 @lru_cache(maxsize=1024)
@@ -116,16 +120,23 @@ def toy_quantities(
 ) -> dict[str, object]:
     """Everything the block exercises ask about, including the row with attention switched off.
 
-    z1 = |u'[0]| and gelu(-z1), gelu(z1) are the page's single-number GELU check (see gelu_check_z).
+    z1 = |u'[0]| and gelu(-z1), gelu(z1) are the page's single-number GELU check (see gelu_check_z),
+    with the steps a worked solution prints: z1 cubed, the tanh argument and the tanh.
     """
     row = toy_row(x, a, opts, hand)
     quiet = toy_row(x, np.zeros_like(x), opts, hand)
     act_opts = _hand_options(opts, hand)
     z1 = gelu_check_z(x, a, opts, hand)
+    argument = act_opts.gelu_c * (z1 + act_opts.gelu_k * z1**3)
     return {
         **row,
         "z1": z1,
+        "gelu_cube": z1**3,
+        "gelu_arg": argument,
+        "gelu_tanh": float(np.tanh(argument)),
         "gelu_neg": float(_carry(activate(np.array(-z1), act_opts), hand, "gelu")),
         "gelu_pos": float(_carry(activate(np.array(z1), act_opts), hand, "gelu")),
+        "u_no_attention": quiet["u"],
+        "m_no_attention": quiet["m"],
         "y_no_attention": quiet["y"],
     }

@@ -54,7 +54,7 @@ def test_after_solving_a_learner_practises_with_new_numbers(
     assert re.fullmatch(r"Score for these answers: \d+\u00a0%", score) and score != "Score for these answers: 100\u00a0%"
     assert page.locator("#part-neg-msg .verdict.correct").is_visible()
     assert page.locator("#part-pos-msg .verdict.incorrect").is_visible()
-    assert page.locator("section.solution ol > li").count() == 2 and page.locator("section.solution ol").is_visible()
+    assert page.locator("section.solution ol > li").count() == 4 and page.locator("section.solution ol").is_visible()
     assert attempts_of(live_server.app, email) == 1  # the solving attempt only
     page.screenshot(path=str(artifacts / "practice.png"), full_page=True)
 

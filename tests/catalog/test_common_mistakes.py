@@ -67,9 +67,10 @@ def test_lm_head_taken_as_tied_to_the_embedding(catalog: Catalog) -> None:
 
 
 def test_ffn_edit_read_with_every_firing_value_at_full_strength(catalog: Catalog) -> None:
-    keys = np.array([[1, 0, 2], [0, -1, -2], [1, -1, 1], [1, 1, -1]], dtype=float)
-    values = np.array([[2, 2, 1], [1, -1, -2], [-3, 1, -1], [1, -1, 0]], dtype=float)  # memory 3 edited
-    probe = np.array([0, 0, 1], dtype=float)  # input 3
+    # Seed 0 since draws with two identical inputs are refused (the earlier seed 0 had two).
+    keys = np.array([[0, 1, -2], [1, 1, -1], [-1, -2, 2], [1, 0, -2]], dtype=float)
+    values = np.array([[0, 1, 2], [1, 2, 2], [-2, -1, 2], [2, -1, -2]], dtype=float)  # memory 1 edited
+    probe = np.array([0, 2, -2], dtype=float)  # input 1
     unweighted = (keys @ probe > 0).astype(float) @ values
     assert named(catalog, "ffn-edit", 0, out=typed(unweighted)) == {"out": "unweighted-values"}
 

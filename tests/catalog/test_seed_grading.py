@@ -114,7 +114,11 @@ def test_page_shapes(catalog: Catalog) -> None:
 
 
 def test_transposed_shape_is_graded_incorrect_and_named(catalog: Catalog) -> None:
+    # Tokens before heads has a name of its own, with the lesson's reason; any other order is "transposed".
     part = grade(catalog, "modern-shapes", q="(5, 2, 4)")["q"]
+    assert part["status"] == "incorrect"
+    assert part["misconception"] == "heads-not-first"
+    part = grade(catalog, "modern-shapes", hidden="(21, 5)")["hidden"]
     assert part["status"] == "incorrect"
     assert part["misconception"] == "transposed-shape"
 

@@ -118,7 +118,8 @@ def test_each_mistake_is_offered_once_and_counted_once(app: Flask, instructor: F
     html = instructor.get("/teach/exercises/modern-shapes/edit").get_data(as_text=True)
     assert part_area(html, 1).count('<option value="transposed-shape"') == 2  # once in each of the two lists
     fields: MultiDict = editor_fields(html)
-    fields.add("part-0-mistakes", "transposed-shape")  # as the page offered it twice before
+    # The SwiGLU hidden part lists it already (Q names its own (n, h, d_h) mistake, heads-not-first).
+    fields.add("part-3-mistakes", "transposed-shape")  # as the page offered it twice before
     fields["action"] = "save"
     assert instructor.post("/teach/exercises/modern-shapes/edit", data=fields).status_code == 303
     assert exercise_row(app, "modern-shapes") == (1, 1)

@@ -43,8 +43,12 @@ def _unrounded(d: int, hand: Any) -> int:
 
 
 def _transposed(shapes: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
-    # The usual slip: keeping tokens first, (n, h, d_h) instead of (h, n, d_h).
+    # Every shape's first two axes swapped, the 2-D ones included.
     return {name: (s[1], s[0], *s[2:]) for name, s in shapes.items()}
+
+
+# The tensors that carry a head axis: a learner who keeps tokens first writes them (n, h, …).
+HEAD_TENSORS = ("q", "kv", "kv_cache", "scores")
 
 
 def _mistaken_shapes(shapes: dict[str, tuple[int, ...]], cfg: ModernConfig,
@@ -58,6 +62,8 @@ def _mistaken_shapes(shapes: dict[str, tuple[int, ...]], cfg: ModernConfig,
         "head-size-d": {"q": (h, n, d), "kv": (h, n, d)},
     }
     shapes = {**shapes, **changed.get(mistake or "", {})}
+    if mistake == "heads-not-first":  # Q reshaped to (n, h, d_h) and never transposed
+        return {**shapes, **{name: s for name, s in _transposed(shapes).items() if name in HEAD_TENSORS}}
     return _transposed(shapes) if mistake == "transposed-shape" else shapes
 
 
@@ -68,9 +74,13 @@ def _modern(params: Params, mistake: str | None, hand: Any) -> Quantities:
     gains = {"one-norm": 1, "norm-without-gain": 0}.get(mistake or "", 2)
     counts = param_counts(cfg, biases=mistake == "count-biases", ffn_matrices=matrices,
                           output_projection=mistake != "no-wo", norm_gains=gains)
+    kv_width = cfg.n_kv_head * cfg.head_dim
     return {**shapes, "d_h": cfg.head_dim, "f": cfg.f, "attention": counts.attention,
             "ffn": counts.ffn, "norm": counts.norm, "block": counts.block, "model": counts.blocks,
-            "with_embeddings": counts.total}  # fmt: skip
+            "with_embeddings": counts.total,
+            # printed by worked solutions only
+            "kv_width": kv_width, "attn_square": 2 * cfg.d * cfg.d, "attn_kv": 2 * cfg.d * kv_width,
+            "kv_repeat": cfg.n_head // cfg.n_kv_head, "eight_d_thirds": 8 * cfg.d / 3}  # fmt: skip
 
 
 def _modern_well_posed(params: Params) -> str | None:
@@ -90,10 +100,11 @@ MODERN = Scenario(
     params=("d", "n_head", "n_kv_head"),
     optional=("n", "n_layer", "vocab"),
     quantities=("x", "q", "kv", "kv_cache", "scores", "hidden", "out", "d_h", "f", "attention",
-                "ffn", "norm", "block", "model", "with_embeddings"),  # fmt: skip
+                "ffn", "norm", "block", "model", "with_embeddings",
+                "kv_width", "attn_square", "attn_kv", "kv_repeat", "eight_d_thirds"),  # fmt: skip
     mistakes=("full-kv-heads", "ffn-4d", "swiglu-ceil", "forget-layers", "count-biases", "kv-not-repeated",
-              "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split", "head-size-d",
-              "no-wo", "swiglu-unrounded", "one-norm", "norm-without-gain"),  # fmt: skip
+              "heads-not-first", "transposed-shape", "two-matrix-ffn", "scores-without-heads", "heads-not-split",
+              "head-size-d", "no-wo", "swiglu-unrounded", "one-norm", "norm-without-gain"),  # fmt: skip
     compute=_modern,
     hand_paths=("nearest",),  # only swiglu-unrounded reads it
     well_posed=_modern_well_posed,
@@ -110,13 +121,17 @@ def _swiglu(params: Params, mistake: str | None, hand: Any) -> Quantities:
         "swiglu-ceil": _rounded_up(d),
         "swiglu-unrounded": _unrounded(d, hand),
     }
-    return {"f": widths[mistake], "d": d}
+    f = widths[mistake]
+    # The steps of the worked solution: why 8d/3 (three d x f matrices cost what two d x 4d did),
+    # then 8d/3 in units of 256 and its nearest whole number.
+    return {"f": f, "d": d, "eight_d_thirds": float(exact), "in_256": float(exact / 256),
+            "multiples": round(exact / 256), "classic_ffn": 2 * d * 4 * d, "swiglu_ffn": 3 * d * f}  # fmt: skip
 
 
 SWIGLU_WIDTH = Scenario(
     name="swiglu-width",
     params=("d",),
-    quantities=("f", "d"),
+    quantities=("f", "d", "eight_d_thirds", "in_256", "multiples", "classic_ffn", "swiglu_ffn"),
     mistakes=("ffn-4d", "swiglu-floor", "swiglu-ceil", "swiglu-unrounded"),
     compute=_swiglu,
     hand_paths=("nearest",),
@@ -131,13 +146,15 @@ def _share(params: Params, mistake: str | None, hand: Any) -> Quantities:
         share = 1 - share
     if mistake == "one-ffn-matrix":
         share = Fraction(d * d_ff, 4 * d * d + d * d_ff)
-    return {"share": share, "d_ff": d_ff, "attention": 4 * d * d, "ffn": 2 * d * d_ff}
+    # d cancels: 2·d·(k·d) / (4d² + 2·d·(k·d)) = 2k / (4 + 2k) = k / (2 + k).
+    return {"share": share, "d_ff": d_ff, "attention": 4 * d * d, "ffn": 2 * d * d_ff,
+            "large": 4 * d * d + 2 * d * d_ff, "two_plus_k": 2 + k, "share_decimal": float(share)}  # fmt: skip
 
 
 FFN_SHARE = Scenario(
     name="ffn-share",
     params=("d", "ffn_mult"),
-    quantities=("share", "d_ff", "attention", "ffn"),
+    quantities=("share", "d_ff", "attention", "ffn", "large", "two_plus_k", "share_decimal"),
     mistakes=("attention-share", "one-ffn-matrix"),
     compute=_share,
 )
@@ -177,14 +194,19 @@ def _microgpt(params: Params, mistake: str | None, hand: Any) -> Quantities:
     # had its own name call it transposed-shape, so that name still computes it.
     if mistake in ("weight-in-out", "transposed-shape"):
         stations["fc1_shape"], stations["fc2_shape"] = stations["fc2_shape"], stations["fc1_shape"]
-    return {**table, **stations, "outside_share": outside, "head_dim": cfg.head_dim}
+    outside_count = table["wte"] + table["wpe"] + table["lm_head"]
+    return {**table, **stations, "outside_share": outside, "head_dim": cfg.head_dim,
+            # printed by worked solutions only
+            "outside": outside_count, "outside_decimal": float(outside), "hidden_width": 4 * e,
+            "layer_attention": 4 * e * e, "layer_mlp": 8 * e * e}  # fmt: skip
 
 
 MICROGPT = Scenario(
     name="microgpt",
     params=("vocab", "n_embd", "block_size", "n_head", "n_layer"),
     quantities=("wte", "wpe", "lm_head", "attention", "mlp", "total", "outside_share", "norms",
-                "residual_adds", "fc1_shape", "fc2_shape", "head_dim"),  # fmt: skip
+                "residual_adds", "fc1_shape", "fc2_shape", "head_dim", "outside", "outside_decimal",
+                "hidden_width", "layer_attention", "layer_mlp"),  # fmt: skip
     mistakes=("forget-layers", "count-biases", "tied-head", "one-ffn-matrix", "no-wo", "inside-share",
               "forget-initial-norm", "extra-final-norm", "norms-of-one-layer", "weight-in-out",
               "transposed-shape"),  # fmt: skip

@@ -9,7 +9,7 @@ import numpy as np
 
 from grader.catalog.scenarios.base import Params, Quantities, Scenario
 from grader.reference.gpt2 import CORRECT, LN_EPS, BlockOptions, row_stats
-from grader.reference.toy import LESSON_HAND_PATHS, HandPath, toy_quantities
+from grader.reference.toy import LESSON_HAND_PATHS, PAGE_ROUTE, HandPath, toy_quantities
 
 MISTAKES: dict[str, BlockOptions] = {
     "sample-variance": replace(CORRECT, ddof=1),
@@ -42,7 +42,19 @@ def _compute(params: Params, mistake: str | None, hand: HandPath | None) -> Quan
     quantities = toy_quantities(x, -a if mistake == "subtracted-residual" else a, opts, hand)
     if mistake == "variance-not-sigma":
         quantities["sigma"] = float(quantities["sigma"]) ** 2 - LN_EPS  # type: ignore[arg-type]
-    return quantities
+    return {**quantities, **_steps(quantities)}
+
+
+def _steps(q: Quantities) -> Quantities:
+    """The intermediate numbers a worked solution prints: first entries, deviations, variance, sums."""
+    h, gelu = np.asarray(q["h"]), np.asarray(q["gelu"])
+    half = len(gelu) // 2
+    return {
+        "x_1": float(np.asarray(q["x"])[0]), "a_1": float(np.asarray(q["a"])[0]), "h_1": float(h[0]),
+        "h_sum": float(h.sum()), "dev": h - float(q["mu"]), "var": float(q["sigma"]) ** 2 - LN_EPS,
+        "gelu_1": float(gelu[0]), "gelu_mirror": float(gelu[half]), "m_1": float(np.asarray(q["m"])[0]),
+        "gelu_gap": float(q["gelu_pos"]) - float(q["gelu_neg"]),
+    }  # fmt: skip
 
 
 def _well_posed(params: Params) -> str | None:
@@ -78,13 +90,18 @@ TOY_BLOCK = Scenario(
     name="gpt2-toy",
     params=("x", "a"),
     quantities=("x", "a", "h", "mu", "sigma", "u", "z", "gelu", "m", "y", "z1", "gelu_neg",
-                "gelu_pos", "y_no_attention"),  # fmt: skip
+                "gelu_pos", "y_no_attention",
+                # printed by worked solutions only
+                "x_1", "a_1", "h_1", "h_sum", "dev", "var", "gelu_cube", "gelu_arg", "gelu_tanh",
+                "gelu_gap", "gelu_1", "gelu_mirror", "m_1", "u_no_attention", "m_no_attention"),  # fmt: skip
     mistakes=(*MISTAKES, *OWN_MISTAKES),
     compute=_compute,
-    hand_paths=LESSON_HAND_PATHS,
+    # The page's own route first: it is what worked solutions print (GELU values rounded, so m is
+    # the sum of those printed, and gelu(z) of the unrounded z, as the page gives it).
+    hand_paths=(PAGE_ROUTE, *LESSON_HAND_PATHS),
     well_posed=_well_posed,
     suits_story=_story_problem,
-    shown_route=1,  # the page's own route: GELU values rounded, so m is the sum of those printed
+    shown_route=1,
 )
 
 __all__: list[Any] = ["TOY_BLOCK"]
