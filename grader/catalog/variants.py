@@ -159,7 +159,7 @@ class _Builder:
                 mutants = [m for m in mutants if m.name not in dropped]
             elif kind.distinguishable(right, mutant.routes, tol):
                 mutants.append(mutant)
-        return PartVariant(part, Target(right, tuple(mutants)), tol, labels)
+        return PartVariant(part, Target(right, tuple(mutants), shown=self.scenario.shown_route), tol, labels)
 
 
 def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | str:

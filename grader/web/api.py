@@ -202,7 +202,7 @@ VariantFields = tuple[str, str, str, str, dict[str, Any], list[PartDetail]]
 def variant_fields(spec: ExerciseSpec, variant: Variant, lang: str) -> VariantFields:
     """A variant's VariantDetail fields in order: id, title, lesson, prompt, shown parameters, answer fields."""
     params = {name: plain(variant.params[name]) for name, param in spec.params.items() if param.show}
-    parts = [PartDetail(p.spec.id, p.spec.type, p.label_in(lang), syntax_hint(p.spec.type)) for p in variant.parts]
+    parts = [PartDetail(p.spec.id, p.spec.type, p.label_in(lang), syntax_hint(p.spec.type, p.target.exact)) for p in variant.parts]
     return spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts
 
 

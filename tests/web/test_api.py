@@ -111,7 +111,7 @@ def test_own_variant_without_answers(app: Flask, client: FlaskClient, token: str
         variant = attempts.learner_variant(user.id, EXERCISE)[1]
     assert body["params"] == {name: variant.params[name].tolist() for name in ("x", "a")}
     assert "LayerNorm" in body["prompt"] and body["prompt"] == variant.prompt
-    hints = [(p.spec.id, syntax_hint(p.spec.type)) for p in variant.parts]
+    hints = [(p.spec.id, syntax_hint(p.spec.type, p.target.exact)) for p in variant.parts]
     assert [(p["id"], p["hint"]) for p in body["parts"]] == hints
     # Whole numbers, not substrings; and only answers with more digits than the page shows: a mean
     # that happens to be -0.3 is no leak when -0.3 is also one of the inputs.

@@ -174,3 +174,13 @@ def test_the_instructor_sees_hints_taken_and_giving_up(app: Flask, learner: Flas
     _post(learner, "block-layernorm", "give-up")
     page = instructor.get(f"/teach/gradebook/{_user_id(app)}/block-layernorm").get_data(as_text=True)
     assert "1 hint taken" in page and "gave up" in page
+
+
+def test_a_wrong_number_with_no_named_mistake_gets_a_clue_only_when_counted(app: Flask, learner: FlaskClient) -> None:
+    right = expected(app, "block-layernorm")
+    flipped = {k: fmt([-v for v in value] if isinstance(value, list) else -value) for k, value in right.items()}  # type: ignore[union-attr]
+    flipped["mu"] = fmt(right["mu"])  # type: ignore[arg-type]
+    response = post_answers(learner, "block-layernorm", {**flipped, "sigma": "abc"})  # not counted: no clue
+    assert response.status_code == 422 and "A clue." not in response.get_data(as_text=True)
+    page = learner.get(post_answers(learner, "block-layernorm", flipped).headers["Location"]).get_data(as_text=True)
+    assert "A clue." in page and "sign" in page.split("A clue.")[1].split("</p>")[0]
