@@ -50,7 +50,8 @@ def texts(svg: ET.Element) -> list[str]:
 
 
 def three(value: float, decimal: str = ".") -> str:
-    return f"{value:.3f}".replace("-", MINUS).replace(".", decimal)
+    text = f"{value + 0.0:.3f}"  # + 0.0: a drawn −0.0 is printed 0.000
+    return ("0.000" if float(text) == 0 else text).replace("-", MINUS).replace(".", decimal)
 
 
 def test_the_block_diagram_draws_the_learners_x_and_a_and_asks_for_h(app: Flask, learner: FlaskClient) -> None:
