@@ -45,6 +45,7 @@ TOO_LATE = say("Not graded: the grading service did not answer in time. This try
 GRADER_FAILED = say("Not graded: the grader failed on this submission. This try was not counted.")
 # The web page's own refusal, so the sentence is translated already.
 LIMIT_REACHED = say("You have used all your attempts for this exercise.")
+GAVE_UP = say("You gave up on this exercise, so this run was not counted.")
 MAX_UPLOAD_READ = 64 * 1024 + 1  # one byte more than allowed, to tell "too large" apart
 _executor: ThreadPoolExecutor | None = None
 
@@ -70,6 +71,10 @@ def _code_exercise(exercise_id: str, early: bool = False) -> Exercise:
     return exercise
 
 
+class GaveUp(RuntimeError):
+    """The learner gave up on the exercise (and saw its solution): no run counts any more."""
+
+
 class AttemptsUsed(RuntimeError):
     """The learner has no attempts left on this exercise."""
 
@@ -93,6 +98,9 @@ def create(user_id: int, exercise_id: str, raw: bytes | str, early: bool = False
     if same is not None:  # not a new attempt, so never refused: it shows the one that counts
         db.session.rollback()
         return Submitted(same, False)
+    if mine.gave_up_at is not None:
+        db.session.rollback()
+        raise GaveUp(exercise_id)
     if attempts_left(code_spec_of(stored).max_attempts, _taken(mine)) == 0:
         db.session.rollback()
         raise AttemptsUsed(exercise_id)
@@ -147,6 +155,8 @@ def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = Attem
         return db.session.get(Submission, submission_id)
     if result.counted and _limit_reached(mine):
         result = CodeResult("invalid", 0.0, text=LIMIT_REACHED, duration_ms=result.duration_ms)
+    elif result.counted and mine.gave_up_at is not None:  # sent before giving up, graded after: the solution was seen
+        result = CodeResult("invalid", 0.0, text=GAVE_UP, duration_ms=result.duration_ms)
     if result.counted:
         row.number, row.score = progress.credit(mine, result.score, policy, row.created_at)
         row.late = policy.is_late(row.created_at)

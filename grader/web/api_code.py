@@ -79,6 +79,8 @@ def submit_code(exercise_id: str) -> ResponseReturnValue:
         abort(409, "This exercise takes typed answers: POST them to /api/v1/exercises/<id>/attempts.")
     except submissions.AttemptsUsed:
         abort(409, "No attempts are left on this exercise.")
+    except submissions.GaveUp:
+        abort(409, "You gave up on this exercise: no run counts any more.")
     except SourceRejected as error:
         abort(422, str(error))
     if made.submission.status == "pending":

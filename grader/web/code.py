@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from flask import abort, current_app, redirect, render_template, request, url_for
-from flask_babel import gettext, lazy_gettext as _l
+from flask_babel import get_locale, gettext, lazy_gettext as _l
 from flask_login import current_user
 from werkzeug.wrappers import Response
 
@@ -11,9 +11,9 @@ from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.codecheck.pasteable import failing_inputs
 from grader.codecheck.tasks import get_task
-from grader.services import exercises, extensions, submissions
+from grader.services import exercises, extensions, help, submissions
 from grader.models import Submission, utcnow
-from grader.services.attempts import progress_of
+from grader.services.attempts import finished as finished_with, progress_of
 from grader.texts import Text
 from grader.web.forms import AnswerForm, query_int
 from grader.web.i18n import translated
@@ -34,6 +34,8 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     wanted = query_int("submission")
     shown = next((s for s in history if s.id == wanted), history[0] if history else None)
     mine = progress_of(current_user.id, exercise_id)
+    finished = finished_with(mine, spec, utcnow())
+    offered = help.help_for(spec, spec.hints_in(str(get_locale())), mine, finished)
     # A mistake of the task the code was graded on: one the registry no longer has is left unnamed.
     known = get_task(spec.task).mutants.get((shown.result or {}).get("misconception") or "") if shown else None
     html = render_template(
@@ -43,7 +45,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
         source=source if source is not None else (shown.source if shown else spec.stub),
         mistake_title=known.title if known else None, said=_said(shown), inputs=_inputs(exercise_id, shown),
         used=mine.attempts_used if mine else 0, mine=mine,
-        left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts),
+        left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts), help=offered, finished=finished,
     )  # fmt: skip
     return html, status
 
@@ -90,6 +92,8 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
     except submissions.AttemptsUsed:
         return page(exercise_id, gettext("You have used all your attempts for this exercise."), 409,
                     request.form.get("source"))  # fmt: skip
+    except submissions.GaveUp:
+        return page(exercise_id, translated(submissions.GAVE_UP), 409, request.form.get("source"))
     if made.submission.status == "pending":
         if submissions.dispatch(current_app._get_current_object(), made.submission.id):  # type: ignore[attr-defined]
             submissions.wait_until_graded(made.submission.id)

@@ -8,7 +8,8 @@ from flask_login import current_user, login_required
 from werkzeug.wrappers import Response
 
 from grader.extensions import limiter, user_key
-from grader.services import attempts, help
+from grader.catalog.policy import AttemptPolicy
+from grader.services import attempts, exercises, help
 from grader.web.forms import AnswerForm
 from grader.web.learn import bp
 
@@ -28,15 +29,22 @@ def _back(exercise_id: str, anchor: str) -> Response:
 def hint(exercise_id: str) -> Response:
     """Reveal the learner's next hint (a step of the worked solution with their numbers)."""
     _checked_form()
-    try:
-        stored, variant = attempts.learner_variant(current_user.id, exercise_id, early=current_user.is_instructor)
-    except attempts.CodeExercise:
+    policy, steps = _hints(exercise_id)
+    if not policy.offer_hints:
         abort(404)
-    if not stored.policy().offer_hints:
-        abort(404)
-    count = len(variant.hints_in(str(get_locale())))
-    help.take_hint(current_user.id, exercise_id, count)
+    help.take_hint(current_user.id, exercise_id, len(steps))
     return _back(exercise_id, "hints")
+
+
+def _hints(exercise_id: str) -> tuple[AttemptPolicy, list[str]]:
+    """The exercise's policy and its hints in the page's language, typed answers or code alike."""
+    early, locale = current_user.is_instructor, str(get_locale())
+    try:
+        stored, variant = attempts.learner_variant(current_user.id, exercise_id, early=early)
+        return stored.policy(), list(variant.hints_in(locale))
+    except attempts.CodeExercise:
+        spec = exercises.code_spec_of(exercises.existing_version(exercise_id))
+        return spec, spec.hints_in(locale)  # open: learner_variant checked that before the kind
 
 
 @bp.post("/exercises/<exercise_id>/give-up")
@@ -45,9 +53,6 @@ def hint(exercise_id: str) -> Response:
 def give_up(exercise_id: str) -> Response:
     """End scoring on the learner's numbers and show the worked solution."""
     _checked_form()
-    try:
-        attempts.open_version(current_user.id, exercise_id, early=current_user.is_instructor)
-    except attempts.CodeExercise:
-        abort(404)
+    _hints(exercise_id)  # refuses an unknown exercise, or one not open yet
     help.give_up(current_user.id, exercise_id)
     return _back(exercise_id, "solution")

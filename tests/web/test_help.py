@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import Attempt, Progress, User
 from grader.services import attempts
-from grader.services.exercises import save_source
+from grader.services.exercises import code_spec_of, existing_version, save_source
 from grader.services.regrade import regrade
 from tests.web.conftest import csrf_from, make_user, login
 from tests.web.test_editor_round_trip import editor_fields, save_unchanged, source_of
@@ -184,3 +184,21 @@ def test_a_wrong_number_with_no_named_mistake_gets_a_clue_only_when_counted(app:
     assert response.status_code == 422 and "A clue." not in response.get_data(as_text=True)
     page = learner.get(post_answers(learner, "block-layernorm", flipped).headers["Location"]).get_data(as_text=True)
     assert "A clue." in page and "sign" in page.split("A clue.")[1].split("</p>")[0]
+
+
+def test_code_exercises_offer_their_hints_and_a_solution_after_giving_up(app: Flask, learner: FlaskClient) -> None:
+    with app.app_context():
+        spec = code_spec_of(existing_version("code-gelu"))
+    assert len(spec.hints_in("en")) >= 2 and spec.solution_in("en")
+    assert "Show a hint" in learner.get("/exercises/code-gelu").get_data(as_text=True)
+    _post(learner, "code-gelu", "hint")
+    page = learner.get("/exercises/code-gelu").get_data(as_text=True)
+    first_words = spec.hints_in("en")[0].split()[:3]
+    assert " ".join(first_words) in page.split('id="hints"')[1]
+    assert "Worked solution" not in page
+    _post(learner, "code-gelu", "give-up")
+    page = learner.get("/exercises/code-gelu").get_data(as_text=True)
+    assert "Worked solution" in page and "You gave up on this exercise" in page
+    token = csrf_from(page)
+    refused = learner.post("/exercises/code-gelu", data={"csrf_token": token, "source": "def gelu(z):\n    return z\n"})
+    assert refused.status_code == 409 and "this run was not counted" in refused.get_data(as_text=True)
