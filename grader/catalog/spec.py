@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal, Union
 
@@ -13,10 +14,12 @@ from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.scenarios import SCENARIOS
+from grader.catalog.formula_model import FORMULA, FormulaMistake, FormulaText, formula_program, scenario_from_json
+from grader.catalog.scenarios import SCENARIOS, Scenario
 from grader.catalog.strict import Strict
 from grader.catalog.translations import Localised, Locale, Translation
 from grader.markup import math_problems
+from grader.formulas.program import ProgramError
 from grader.texts import Refusal, Text, say
 
 SLUG = r"^[a-z0-9][a-z0-9-]*$"
@@ -86,14 +89,8 @@ class ToleranceSpec(Strict):
 class MisconceptionRef(Strict):
     """A mistake a part recognises; optional ones are dropped where they cannot be told apart."""
 
-    name: str
+    name: str = Field(pattern=SLUG, max_length=80)
     optional: bool = False
-
-    @model_validator(mode="after")
-    def _known(self) -> MisconceptionRef:
-        if self.name not in MISCONCEPTIONS:
-            raise Refusal("unknown misconception %(name)s", name=repr(self.name))
-        return self
 
 
 def _as_ref(value: Any) -> Any:
@@ -190,12 +187,35 @@ class ExerciseSpec(Localised, AttemptPolicy):
     parts: list[PartSpec] = Field(min_length=1)
     solution: list[str] = []
     translations: dict[Locale, Translation] = {}
+    # model: formula carries its computation (grader.catalog.formula_model); other models take none.
+    compute: dict[Annotated[str, Field(pattern=PART_ID)], FormulaText] | None = None
+    mistakes: dict[Slug, FormulaMistake] | None = None
+    hand: dict[str, FormulaText] | None = None
+    well_posed: list[FormulaText] | None = None
+
+    @property
+    def scenario(self) -> Scenario:
+        """The computation this exercise asks about: a built-in scenario, or its own formulas."""
+        if self.model != FORMULA:
+            return SCENARIOS[self.model]
+        mistakes = {name: m.model_dump(mode="json") for name, m in (self.mistakes or {}).items()}
+        written = {"params": list(self.params), "compute": self.compute, "mistakes": mistakes, "hand": self.hand,
+                   "well_posed": self.well_posed, "graded": [p.quantity for p in self.parts]}  # fmt: skip
+        return scenario_from_json(json.dumps(written, sort_keys=False, default=str))
+
+    def mistake_words(self, name: str) -> tuple[str, str]:
+        """A mistake's title and hint: the exercise's own formula mistake, else the named misconception."""
+        if self.mistakes and name in self.mistakes:
+            return self.mistakes[name].words(name)
+        known = MISCONCEPTIONS[name]
+        return known.title, known.hint
 
     @model_validator(mode="after")
     def _consistent(self) -> ExerciseSpec:
-        scenario = SCENARIOS.get(self.model)
+        self._formulas()
+        scenario = self.scenario if self.model == FORMULA else SCENARIOS.get(self.model)
         if scenario is None:
-            raise Refusal("model must be one of %(models)s", models=", ".join(SCENARIOS))
+            raise Refusal("model must be one of %(models)s", models=", ".join([*SCENARIOS, FORMULA]))
         missing = set(scenario.params) - set(self.params)
         unknown = set(self.params) - set(scenario.params) - set(scenario.optional)
         if missing or unknown:
@@ -205,6 +225,22 @@ class ExerciseSpec(Localised, AttemptPolicy):
         self._check_labels()
         self._check_placeholders(set(self.params) | set(scenario.quantities))
         return self
+
+    def _formulas(self) -> None:
+        formulas = {"compute": self.compute, "mistakes": self.mistakes, "hand": self.hand, "well_posed": self.well_posed}
+        if self.model != FORMULA:
+            given = [k for k, v in formulas.items() if v is not None]
+            if given:
+                raise Refusal("%(fields)s: only for model: formula", fields=", ".join(given))
+            return
+        if not self.compute:
+            raise Refusal("compute: a formula exercise computes its answers here, one named step per line")
+        try:
+            formula_program(list(self.params), self.compute, self.mistakes or {}, self.hand, self.well_posed)
+        except ProgramError as error:
+            raise _located(str(error), error.where, "") from None
+        for name, mistake in (self.mistakes or {}).items():
+            mistake.words(name)
 
     def label_in(self, part_id: str, locale: str) -> str:
         """Part `part_id`'s label in `locale` if the exercise gives one there, else as written (KeyError if none)."""
@@ -225,6 +261,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
                 raise Refusal("part %(part)s: quantity must be one of %(quantities)s", part=part.id,
                               quantities=", ".join(quantities))
             for ref in part.misconceptions:
+                if ref.name not in MISCONCEPTIONS and not (self.mistakes and ref.name in self.mistakes):
+                    raise Refusal("unknown misconception %(name)s", name=repr(ref.name))
                 if ref.name not in mistakes and ref.name != "transposed-shape":
                     raise Refusal("part %(part)s: model %(model)s cannot compute %(mistake)s", part=part.id,
                                   model=self.model, mistake=repr(ref.name))

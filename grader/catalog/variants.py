@@ -24,8 +24,6 @@ from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
 from grader.texts import Text
 from grader.catalog.display import ENGLISH, Notation, fill, notation, show
-from grader.catalog.misconceptions import MISCONCEPTIONS
-from grader.catalog.scenarios import SCENARIOS, Scenario
 from grader.catalog.spec import ExerciseSpec, ParamSpec, PartSpec
 
 MAX_DRAWS = 500
@@ -123,8 +121,8 @@ def _pick(value: Any, part: PartSpec) -> Any:
 class _Builder:
     """Computes routes once per mistake for one parameter set."""
 
-    def __init__(self, scenario: Scenario, params: Mapping[str, Any]) -> None:
-        self.scenario, self.params = scenario, params
+    def __init__(self, spec: ExerciseSpec, params: Mapping[str, Any]) -> None:
+        self.spec, self.scenario, self.params = spec, spec.scenario, params
         self._routes: dict[str | None, list[dict[str, Any]]] = {}
 
     def routes(self, mistake: str | None) -> list[dict[str, Any]]:
@@ -142,8 +140,8 @@ class _Builder:
         unnamed: list[Mutant] = []
         optional = {ref.name for ref in part.misconceptions if ref.optional}
         for ref in part.misconceptions:
-            info = MISCONCEPTIONS[ref.name]
-            mutant = Mutant(ref.name, info.title, info.hint,
+            title, hint = self.spec.mistake_words(ref.name)
+            mutant = Mutant(ref.name, title, hint,
                             tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name)))  # fmt: skip
             clashes = [m for m in mutants if not kind.distinguishable(mutant.routes, m.routes, tol, right[0])]
             if not ref.optional:
@@ -163,11 +161,11 @@ class _Builder:
 
 
 def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | str:
-    scenario = SCENARIOS[spec.model]
+    scenario = spec.scenario
     reason = scenario.well_posed(params)
     if reason:
         return reason
-    builder = _Builder(scenario, params)
+    builder = _Builder(spec, params)
     parts = [builder.part(p, _labels(spec, p.id)) for p in spec.parts]
     problems = [p for p in parts if isinstance(p, str)]
     if problems:
@@ -238,7 +236,7 @@ def make_variant(spec: ExerciseSpec, seed: int) -> Variant:
     last = ""
     for draw in range(MAX_DRAWS):
         params = _draw_params(spec, seed, draw)
-        built = SCENARIOS[spec.model].suits_story(params) or _build(spec, seed, params)
+        built = spec.scenario.suits_story(params) or _build(spec, seed, params)
         if not isinstance(built, str):
             return built
         last = built
