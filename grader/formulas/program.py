@@ -52,9 +52,11 @@ class Program:
         replacing = {**(self.hand if hand else {}), **(self.mistakes[mistake] if mistake else {})}
         started = time.monotonic()
         for name, formula in self.steps.items():
-            values[name] = evaluate(formula, values)
+            values[name] = _placed(("compute", name), formula, values)
             if name in replacing:
-                values[name] = evaluate(replacing[name], values)
+                where = ("mistakes", str(mistake), "replace", name) if mistake and name in self.mistakes[mistake] \
+                    else ("hand", name)
+                values[name] = _placed(where, replacing[name], values)
             if time.monotonic() - started > MAX_SECONDS:
                 raise FormulaError(f"the formulas take too long to compute (more than {MAX_SECONDS} s)")
         return values
@@ -73,6 +75,15 @@ class Program:
             if np.issubdtype(value.dtype, np.number) and not np.all(np.isfinite(value)):
                 return f"compute.{name} is not a finite number"
         return None
+
+
+def _placed(where: tuple[str, ...], formula: Formula, values: Mapping[str, Any]) -> Any:
+    try:
+        return evaluate(formula, values)
+    except ProgramError:
+        raise
+    except FormulaError as error:
+        raise ProgramError(where, str(error)) from None
 
 
 def _reads_ahead(where: tuple[str, ...], formula: Formula, known: set[str], itself: str | None = None) -> None:
