@@ -20,11 +20,11 @@ from grader.models import Exercise, utcnow
 from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
 from grader.web import openapi
 from grader.web.csv_download import csv_attachment
-from grader.web.api_schema import (CODE_PART, ApiIndex, AttemptIn, AttemptOut, ExerciseDetail, ExerciseItem, InLanguage,
-                                   PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
+from grader.web.api_schema import (ANSWERS_PER_EXERCISE, CODE_PART, ApiIndex, AttemptIn, AttemptOut, ExerciseDetail,
+                                   ExerciseItem, InLanguage, PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
 from grader.web.errors import error_response
 from grader.web.i18n import DEFAULT, LANGUAGES
-from grader.web.openapi import ErrorBody, PerValue, Reply, documented
+from grader.web.openapi import ErrorBody, Reply, documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
@@ -80,26 +80,6 @@ def language() -> str:
     if asked not in LANGUAGES:
         abort(400, f"lang must be one of {', '.join(LANGUAGES)}.")
     return asked
-
-
-def answer_fields() -> dict[str, dict[str, dict[str, Any]]]:
-    """Per exercise that takes typed answers, the schema of `answers`: its current part ids, each
-    described by its label and what may be typed into it (for the document's per-exercise bodies)."""
-    found = {}
-    for exercise in exercises.all_exercises():
-        stored = exercises.version(exercise.id, exercise.current_version)
-        if exercise.kind == CODE_KIND or stored is None:
-            continue
-        spec = exercises.spec_of(stored)
-        parts = {p.id: {"type": "string", "description": f"{spec.label_in(p.id, DEFAULT)}: {syntax_hint(p.type)}"}
-                 for p in spec.parts}  # fmt: skip
-        found[exercise.id] = {"answers": {"type": "object", "properties": parts, "additionalProperties": False,
-                                          "minProperties": 1}}  # fmt: skip
-    return found
-
-
-# The part ids are the exercise's own: the document gives each exercise's attempts its own path.
-ANSWERS_PER_EXERCISE = PerValue("exercise_id", answer_fields)
 
 
 @bp.get("/exercises")

@@ -13,9 +13,9 @@ from flask.typing import ResponseReturnValue
 
 from grader.extensions import limiter, practice_draws
 from grader.services import attempts, practice
-from grader.web.api import (ANSWERS_PER_EXERCISE, answers_from_body, bearer, bp, caller, caller_key, language,
-                            part_verdicts, variant_fields)  # fmt: skip
-from grader.web.api_schema import PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
+from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, language, part_verdicts,
+                            variant_fields)  # fmt: skip
+from grader.web.api_schema import ANSWERS_PER_EXERCISE, PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
 from grader.web.openapi import ErrorBody, Reply, documented
 
 REFUSED = {

@@ -6,9 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from grader.answers.results import Status
+from grader.answers.syntax import syntax_hint
+from grader.catalog.spec import CODE_KIND
 from grader.code_grading import MAX_SOURCE_BYTES
+from grader.services import exercises
 from grader.services.attempts import Outcome
-from grader.web.openapi import constrained
+from grader.web.i18n import DEFAULT
+from grader.web.openapi import PerValue, constrained
 
 Language = Literal["en", "pt", "ru"]  # grader.web.i18n.LANGUAGES; a test keeps the two the same
 # An empty answers object grades nothing: refused by the document as by the API.
@@ -183,3 +187,23 @@ class PracticeOut:
     readable: bool
     score: float
     parts: dict[str, PartVerdict]
+
+
+def answer_fields() -> dict[str, dict[str, dict[str, Any]]]:
+    """Per exercise that takes typed answers, the schema of `answers`: its current part ids, each
+    described by its label and what may be typed into it (for the document's per-exercise bodies)."""
+    found = {}
+    for exercise in exercises.all_exercises():
+        stored = exercises.version(exercise.id, exercise.current_version)
+        if exercise.kind == CODE_KIND or stored is None:
+            continue
+        spec = exercises.spec_of(stored)
+        parts = {p.id: {"type": "string", "description": f"{spec.label_in(p.id, DEFAULT)}: {syntax_hint(p.type)}"}
+                 for p in spec.parts}  # fmt: skip
+        found[exercise.id] = {"answers": {"type": "object", "properties": parts, "additionalProperties": False,
+                                          "minProperties": 1}}  # fmt: skip
+    return found
+
+
+# The part ids are the exercise's own: the document gives each exercise's attempts its own path.
+ANSWERS_PER_EXERCISE = PerValue("exercise_id", answer_fields)

@@ -217,7 +217,8 @@ def _per_value(paths: dict[str, dict[str, Any]], per_value: dict[tuple[str, str]
                     del concrete["parameters"]
                 if other == method:
                     concrete["requestBody"]["content"] = {"application/json": {"schema": schemas.inline(op.body, fields)}}
-                item[other] = concrete if other == method else item.get(other, concrete)
+                if other == method or other not in item:  # another per-value method may have written it
+                    item[other] = concrete
         for operation in paths[template].values():
             for parameter in operation["parameters"]:
                 if parameter["name"] == name and values:
