@@ -102,3 +102,12 @@ def test_one_helper_writes_hidden_characters_as_escapes_and_leaves_the_rest() ->
     assert visible.hidden_in("x\r\ny") == [] and visible.hidden_in("\ufeffx") == ["\ufeff"]
     data = {"printed": "\x1b]0;owned\x07 \u202e"}
     assert json.loads(visible.visible(json.dumps(data, ensure_ascii=False))) == {"printed": "\x1b]0;owned\x07 \u202e"}
+
+
+def test_the_cli_prints_a_learners_code_with_hidden_characters_as_escapes(app: Flask, learner: FlaskClient) -> None:
+    assert send(learner, TROJAN).status_code == 303
+    result = app.test_cli_runner().invoke(args=["users", "export", "--email", "ada@example.com"])
+    assert result.exit_code == 0 and not any(char in result.output for char in RAW)
+    assert "\\u202e" in result.output and "\\u001b[2J" in result.output
+    [sent] = json.loads(result.output)["submissions"]  # still JSON, which reads back as the code sent
+    assert sent["source"] == TROJAN
