@@ -19,6 +19,7 @@ from grader.extensions import db
 from grader.models import ROLES, User
 from grader.services import accounts, password_reset, privacy
 from grader.services.sync import sync_directory
+from grader.visible import visible
 
 users = AppGroup("users", help="Manage accounts.")
 exercises = AppGroup("exercises", help="Manage the exercise catalogue.")
@@ -81,7 +82,8 @@ def bootstrap(email: str) -> None:
 @click.option("--email", required=True)
 def export_user(email: str) -> None:
     """Print everything kept about a user as JSON (what they get from their profile page)."""
-    click.echo(json.dumps(privacy.export(_user(email)), ensure_ascii=False, indent=2))
+    # What they typed and their code, hidden characters as escapes (\u202e): the output stays JSON.
+    click.echo(visible(json.dumps(privacy.export(_user(email)), ensure_ascii=False, indent=2)))
 
 
 @users.command("delete")

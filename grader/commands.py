@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import textwrap
 from pathlib import Path
@@ -15,20 +14,13 @@ from grader.catalog.loader import collect, read_sources
 from grader.catalog.selfcheck import check_catalog
 from grader.catalog.variants import VariantError
 from grader.codecheck.spec import any_spec_from_text
+from grader.visible import visible
 
 
 def _print_json(data: Any) -> None:
-    print(_for_terminal(json.dumps(data, ensure_ascii=False, indent=2)))
-
-
-# C0 controls but tab and newline, DEL and C1: escape sequences a learner's text could use to
-# retitle, clear or rewrite the terminal of whoever grades it.
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _for_terminal(text: str) -> str:
-    """`text` with every control character but tab and newline written as its escape, \\u001b, as in JSON."""
-    return _CONTROLS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    # Learner text could retitle, clear or rewrite the terminal, or read as other than it is: hidden
+    # characters print as their escapes, \u001b or \u202e, as in JSON (so the output stays JSON).
+    print(visible(json.dumps(data, ensure_ascii=False, indent=2)))
 
 
 def _load(root: Path) -> Catalog:
@@ -175,10 +167,10 @@ def cmd_grade_code(args: argparse.Namespace) -> int:
         _print_json(result.to_json())
     else:
         for case in result.cases:
-            print(_for_terminal(f"{case.status:>7}  {case.name}  {case.message}"))
+            print(visible(f"{case.status:>7}  {case.name}  {case.message}"))  # learner text: grader/visible.py
             if case.printed:
-                print(_for_terminal(textwrap.indent(case.printed.rstrip("\n"), "         | ")))
-        print(_for_terminal(f"{result.status}: {result.message} (score {result.score})"))
+                print(visible(textwrap.indent(case.printed.rstrip("\n"), "         | ")))
+        print(visible(f"{result.status}: {result.message} (score {result.score})"))
     return 0
 
 

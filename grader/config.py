@@ -6,8 +6,9 @@ through grader/environment.py, so a malformed one is refused the same way. The R
 
 GRADER_DATABASE_URL      SQLAlchemy URL (default: SQLite in instance/grader.db)
 GRADER_SECRET_KEY        session signing key (default: generated once, kept in instance/secret_key)
-GRADER_RATELIMIT_STORAGE Flask-Limiter storage URI (default: memory://, per process;
-                         redis://host:6379/1 at scale)
+GRADER_RATELIMIT_STORAGE Flask-Limiter storage URI (default: a SQLite file shared by this machine's
+                         processes, beside a SQLite database, else in instance/; redis://host:6379/1
+                         for several hosts; memory:// counts in each process alone)
 GRADER_RATELIMIT_ENABLED  "false" switches rate limits off (benchmarks only; default on)
 GRADER_BROKER_URL        Redis URL for Celery code grading, e.g. redis://localhost:6379/0
                          (default: none, grading runs on a local pool in each web process)
@@ -37,6 +38,7 @@ from limits.storage import SCHEMES
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
+from grader import rate_limit_store  # registers the sqlite:// storage with the limits package
 from grader.environment import flag, sandbox_mode, sandbox_slots, whole_number
 from grader.services.mail import SmtpServer
 
@@ -98,11 +100,25 @@ def _database_url(env: Mapping[str, str], instance: Path) -> str:
     return url
 
 
-def _rate_limit_storage(env: Mapping[str, str]) -> str:
-    """The Flask-Limiter storage URI; an unknown scheme is refused at start, naming the variable."""
-    uri = env.get("GRADER_RATELIMIT_STORAGE") or "memory://"
-    if urlsplit(uri).scheme not in SCHEMES:  # the URL itself is not repeated: it can hold a password
-        raise ValueError("GRADER_RATELIMIT_STORAGE must be memory:// or a redis://host:port/db URL")
+def _rate_limit_storage(env: Mapping[str, str], database_url: str, instance: Path) -> str:
+    """The Flask-Limiter storage URI; an unknown scheme is refused at start, naming the variable.
+
+    By default a SQLite file that every gunicorn worker of this machine counts in (memory:// would
+    give each worker the whole limit): beside a SQLite database, so each install keeps its own,
+    else in instance/.
+    """
+    uri = env.get("GRADER_RATELIMIT_STORAGE")
+    if not uri:
+        database = make_url(database_url)
+        beside = database.get_backend_name() == "sqlite" and database.database not in (None, "", ":memory:")
+        folder = Path(str(database.database)).resolve().parent if beside else instance.resolve()
+        return f"{rate_limit_store.SCHEME}:///{folder / 'rate-limits.db'}"
+    scheme = urlsplit(uri).scheme
+    # A sqlite URI naming no file is refused here, not at the first login.
+    no_file = scheme == rate_limit_store.SCHEME and (not uri.startswith("sqlite:///") or uri == "sqlite:///")
+    if scheme not in SCHEMES or no_file:  # the URL itself is not repeated: it can hold a password
+        raise ValueError("GRADER_RATELIMIT_STORAGE must be memory:// or a redis://host:port/db URL, "
+                         "or sqlite:////path/to/rate-limits.db")  # fmt: skip
     return uri
 
 
@@ -123,10 +139,11 @@ def _secure_cookies(env: Mapping[str, str]) -> bool:
 def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Flask configuration from the environment."""
     env = os.environ if env is None else env
+    database_url = _database_url(env, instance)
     return {
-        "SQLALCHEMY_DATABASE_URI": _database_url(env, instance),
+        "SQLALCHEMY_DATABASE_URI": database_url,
         "SECRET_KEY": _secret_key(instance, env),
-        "RATELIMIT_STORAGE_URI": _rate_limit_storage(env),
+        "RATELIMIT_STORAGE_URI": _rate_limit_storage(env, database_url, instance),
         "RATELIMIT_ENABLED": flag(env, "GRADER_RATELIMIT_ENABLED", True),
         "EXERCISES_DIR": Path(env.get("GRADER_EXERCISES_DIR", PROJECT_ROOT / "exercises")),
         "MAX_CONTENT_LENGTH": whole_number(env, "GRADER_MAX_UPLOAD_BYTES", 2**20, 2**16, 2**30),

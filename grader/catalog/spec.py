@@ -239,8 +239,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
             program = formula_program(list(self.params), self.compute, self.mistakes or {}, self.hand, self.well_posed)
             page = {name: p.page for name, p in self.params.items()}
             if None not in page.values():  # the page's example runs here, so a step that cannot run is placed
-                for mistake in (None, *program.mistakes):
-                    program.run({k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()}, mistake,
+                for route in (None, *program.mistakes):
+                    program.run({k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()}, route,
                                 bool(program.hand))  # fmt: skip
         except ProgramError as error:
             raise _located(str(error), error.where, "") from None

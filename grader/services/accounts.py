@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -12,17 +13,30 @@ from typing import Any, cast
 import sqlalchemy as sa
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+import email_validator
+from email_validator import EmailNotValidError, validate_email
 
 from grader.extensions import db
 from grader.models import ROLES, ApiToken, User, utcnow
 from grader.services import last_seen, sign_ins
 from grader.texts import Refusal
+from grader.visible import hidden_in
 
 MIN_PASSWORD = 10
 MAX_PASSWORD = 256
 TOKEN_PREFIX = "gr_"
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
+# Japanese writes with three scripts at once, Korean with two: one family each, as Unicode's own
+# mixed-script rule (UTS #39) counts them.
+_SCRIPT_FAMILY = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "HANGUL": "CJK"}
+# Cyrillic and Greek letters drawn like Latin ones (а с е о р х у ѕ і ј ӏ һ ԁ ԛ ԝ, ο ν ι κ ρ τ υ χ α),
+# and digits and the hyphen, which every script shares.
+_LOOK_LATIN = frozenset("асеорхуѕіјӏһԁԛԝъьпгѵѡҽοινκρτυχα0123456789-")
 _hasher = PasswordHasher()
+# A site's own private domain is an address here (the first instructor is instructor@grader.local):
+# email-validator documents editing this list to allow one.
+if "local" in email_validator.SPECIAL_USE_DOMAIN_NAMES:
+    email_validator.SPECIAL_USE_DOMAIN_NAMES.remove("local")
 # Verifying against this keeps a login for an unknown email as slow as one for a known email.
 _DUMMY_HASH = _hasher.hash("not a password of anyone")
 
@@ -42,8 +56,41 @@ def check_email(email: str) -> None:
         raise AccountError("Enter a valid email address.")
 
 
-def _check_new(email: str, password: str, role: str) -> None:
+def _scripts(part: str) -> set[str]:
+    """The writing systems of a part's letters, from their Unicode names (LATIN, CYRILLIC, GREEK, ...)."""
+    names = (unicodedata.name(char, "") for char in part if unicodedata.category(char).startswith("L"))
+    return {_SCRIPT_FAMILY.get(word, word) for word in (name.split(" ", 1)[0] for name in names) if word}
+
+
+def new_email(email: str) -> str:
+    """A new account's email, checked and normalised; raises AccountError, saying why, for one that
+    could pass for another: invisible or text-direction characters ("alice@\\u202emoc.elpmaxe" shows
+    as alice@example.com), or letters of two alphabets in one part ("аlice" with a Cyrillic а).
+    Syntax and the domain (IDNA) are email-validator's; accounts made before keep their emails."""
+    email = normalise_email(email)
     check_email(email)
+    if hidden_in(email):
+        raise AccountError("This email address contains invisible or text-direction characters. Type it again "
+                           "by hand.")  # fmt: skip
+    try:
+        checked = normalise_email(validate_email(email, check_deliverability=False).normalized)
+    except EmailNotValidError:
+        raise AccountError("Enter a valid email address.") from None
+    parts = re.split(r"[@.]", checked)  # a punycode domain is read in its own letters by now
+    if any(len(_scripts(part)) > 1 for part in parts) or _latin_in_disguise(parts):
+        raise AccountError("This email address mixes letters of different alphabets, so it can pass for another "
+                           "address. Use one alphabet in each part.")  # fmt: skip
+    return checked
+
+
+def _latin_in_disguise(parts: list[str]) -> bool:
+    """A part written only in Cyrillic or Greek letters that look Latin (аррӏе), beside Latin parts: the
+    whole-script look-alike that browsers refuse in domain names too."""
+    latin = any(_scripts(part) == {"LATIN"} for part in parts)
+    return latin and any(_scripts(part) in ({"CYRILLIC"}, {"GREEK"}) and set(part) <= _LOOK_LATIN for part in parts)
+
+
+def _check_new(email: str, password: str, role: str) -> None:
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
     if role not in ROLES:
@@ -51,8 +98,8 @@ def _check_new(email: str, password: str, role: str) -> None:
 
 
 def create_user(email: str, password: str, role: str = "learner", locale: str = "en") -> User:
-    """Create a user; raises AccountError for a bad or taken email or a weak password."""
-    email = normalise_email(email)
+    """Create a user; raises AccountError for a bad, deceptive or taken email or a weak password."""
+    email = new_email(email)
     _check_new(email, password, role)
     taken = AccountError("An account with this email already exists.")
     if db.session.scalar(sa.select(User.id).where(User.email == email)) is not None:

@@ -15,6 +15,7 @@ from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User, utc_text
 from grader.services.insights import LEARNERS_ONLY
+from grader.visible import visible
 
 BATCH = 500
 
@@ -35,7 +36,9 @@ PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:[.,]\d*)?|[.,]\d+)(?:[eE][+-]?\d+)?")
 
 
 def spreadsheet_safe(text: str) -> str:
-    """Text a spreadsheet will not run: a cell starting with = + - @ would be read as a formula."""
+    """Text a spreadsheet shows as it is and will not run: hidden and text-direction characters as their
+    escapes (\\u202e, grader/visible.py), and a cell starting with = + - @ not read as a formula."""
+    text = visible(text)
     if text[:1] in ("=", "+", "-", "@") and not PLAIN_NUMBER.fullmatch(text):
         return "'" + text
     return text

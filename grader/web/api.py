@@ -7,7 +7,7 @@ from dataclasses import asdict, fields
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, abort, current_app, g, jsonify, make_response, request
+from flask import Blueprint, abort, current_app, g, jsonify, make_response, request, url_for
 from flask.typing import ResponseReturnValue
 
 from grader.answers.results import ExerciseResult
@@ -20,15 +20,17 @@ from grader.models import Exercise, utcnow
 from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
 from grader.web import openapi
 from grader.web.csv_download import csv_attachment
-from grader.web.api_schema import (CODE_PART, AttemptIn, AttemptOut, ExerciseDetail, ExerciseItem, InLanguage,
-                                   PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
+from grader.web.api_schema import (ANSWERS_PER_EXERCISE, CODE_PART, ApiIndex, AttemptIn, AttemptOut, ExerciseDetail,
+                                   ExerciseItem, InLanguage, PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
 from grader.web.errors import error_response
-from grader.web.i18n import DEFAULT, LANGUAGES, supported
+from grader.web.i18n import DEFAULT, LANGUAGES
 from grader.web.openapi import ErrorBody, Reply, documented
 
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
 View = Callable[..., ResponseReturnValue]
+# The site serves no documentation pages: the README ships with the code, and names this API's calls.
+DOCS = "README.md, section 'JSON API', beside the code; every call is described in the OpenAPI document."
 CODE_HINT = "Python source (UTF-8, at most 64 KB) defining the function in the stub"
 
 
@@ -73,9 +75,9 @@ def caller_key() -> str:
 
 
 def language() -> str:
-    """The ?lang= asked for (400 for an unsupported one), else the default."""
-    asked = request.args.get("lang") or DEFAULT
-    if supported(asked) is None:
+    """The ?lang= asked for (400 for an unsupported one, an empty one included), else the default."""
+    asked = request.args.get("lang", DEFAULT)
+    if asked not in LANGUAGES:
         abort(400, f"lang must be one of {', '.join(LANGUAGES)}.")
     return asked
 
@@ -136,7 +138,8 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
                ErrorBody),
     422: Reply("An answer is malformed: per-part messages; nothing stored.", AttemptOut),
     429: Reply("More than 30 attempts a minute.", ErrorBody),
-}, body=AttemptIn, description="Graded against your own variant and stored as from the web form.")
+}, body=AttemptIn, description="Graded against your own variant and stored as from the web form.",
+   per_value=ANSWERS_PER_EXERCISE)
 @bearer
 @limiter.limit("30 per minute", key_func=caller_key)
 def submit_attempt(exercise_id: str) -> ResponseReturnValue:
@@ -182,6 +185,15 @@ def gradebook_csv() -> ResponseReturnValue:
     given = {f.name: request.args.get(f.name) or None for f in fields(gradebook.Filters)}
     filters = gradebook.Filters(**given)
     return csv_attachment(lambda: gradebook.csv_lines(filters), "gradebook.csv")
+
+
+@bp.get("")
+@documented("Where to start", {200: Reply("Links to this API's description and documentation.", ApiIndex)})
+def index() -> ResponseReturnValue:
+    """The API's front door (no token needed): links, so that /api/v1 is not a 404."""
+    links = ApiIndex("grader API", "1", url_for("api.openapi_document", _external=True), DOCS,
+                     url_for("auth.profile", _external=True))  # fmt: skip
+    return jsonify(asdict(links))
 
 
 @bp.get("/openapi.json")

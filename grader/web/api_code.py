@@ -13,14 +13,8 @@ from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
 from grader.web.api import bearer, body_object, bp, caller, caller_key
+from grader.web.api_schema import SourceIn
 from grader.web.openapi import ErrorBody, Reply, documented
-
-
-@dataclass(frozen=True)
-class SourceIn:
-    """Python source as JSON (or a multipart upload in the field `file`)."""
-
-    source: str
 
 
 @dataclass(frozen=True)
@@ -50,9 +44,11 @@ def _source() -> bytes | str:
         if unknown:
             abort(400, f"Unknown field {', '.join(map(repr, unknown[:5]))}. {usage}")
         upload = request.files.get("file")
-        if upload is None:
-            abort(400, usage)
-        return upload.read(submissions.MAX_UPLOAD_READ)
+        if upload is not None:
+            return upload.read(submissions.MAX_UPLOAD_READ)
+        if "file" in request.form:  # a part without a file name (curl -F 'file=<code.py'): its text
+            return request.form["file"]
+        abort(400, usage)
     source = body_object(("source",), usage).get("source")
     if not isinstance(source, str):
         abort(400, usage)

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from grader.answers.results import Status
+from grader.answers.syntax import syntax_hint
+from grader.catalog.spec import CODE_KIND
+from grader.code_grading import MAX_SOURCE_BYTES
+from grader.services import exercises
 from grader.services.attempts import Outcome
+from grader.web.i18n import DEFAULT
+from grader.web.openapi import PerValue, constrained
+
+Language = Literal["en", "pt", "ru"]  # grader.web.i18n.LANGUAGES; a test keeps the two the same
+# An empty answers object grades nothing: refused by the document as by the API.
+SOME_ANSWERS = constrained(minProperties=1)
+# Characters str.strip() removes (so a source of only these is empty), and U+FEFF, which a UTF-8
+# file may start with. A source needs one other character, and may hold no NUL.
+_BLANK = r"\t\n\u000b\u000c\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+SOURCE_TEXT = constrained(minLength=1, maxLength=MAX_SOURCE_BYTES, pattern=rf"^[^\u0000]*[^\u0000{_BLANK}][^\u0000]*$",
+                          description=f"UTF-8, at most {MAX_SOURCE_BYTES // 1024} KB, not blank, no NUL character")  # fmt: skip
+
+@dataclass(frozen=True)
+class ApiIndex:
+    """Where to start: links to the OpenAPI document and to the page where tokens are made; where the docs are."""
+
+    name: str
+    version: str
+    openapi: str
+    docs: str
+    tokens: str
+
 
 @dataclass(frozen=True)
 class PartInfo:
@@ -71,7 +97,7 @@ class AttemptIn:
     numbers may have too: the reply is a 409 and nothing is graded or stored.
     """
 
-    answers: dict[str, str]
+    answers: dict[str, str] = field(metadata=SOME_ANSWERS)
     version: int | None = None
 
 
@@ -118,7 +144,7 @@ class ProgressItem:
 class InLanguage:
     """?lang=pt: an exercise's title and prompt in that language when it is translated (else as written)."""
 
-    lang: str | None = None
+    lang: Language | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +170,14 @@ class PracticeIn:
     """Answers to practice numbers, with the `numbers` the practice reply gave."""
 
     numbers: str
-    answers: dict[str, str]
+    answers: dict[str, str] = field(metadata=SOME_ANSWERS)
+
+
+@dataclass(frozen=True)
+class SourceIn:
+    """Python source as JSON (or a multipart upload in the field `file`)."""
+
+    source: str = field(metadata=SOURCE_TEXT)
 
 
 @dataclass(frozen=True)
@@ -154,3 +187,23 @@ class PracticeOut:
     readable: bool
     score: float
     parts: dict[str, PartVerdict]
+
+
+def answer_fields() -> dict[str, dict[str, dict[str, Any]]]:
+    """Per exercise that takes typed answers, the schema of `answers`: its current part ids, each
+    described by its label and what may be typed into it (for the document's per-exercise bodies)."""
+    found = {}
+    for exercise in exercises.all_exercises():
+        stored = exercises.version(exercise.id, exercise.current_version)
+        if exercise.kind == CODE_KIND or stored is None:
+            continue
+        spec = exercises.spec_of(stored)
+        parts = {p.id: {"type": "string", "description": f"{spec.label_in(p.id, DEFAULT)}: {syntax_hint(p.type)}"}
+                 for p in spec.parts}  # fmt: skip
+        found[exercise.id] = {"answers": {"type": "object", "properties": parts, "additionalProperties": False,
+                                          "minProperties": 1}}  # fmt: skip
+    return found
+
+
+# The part ids are the exercise's own: the document gives each exercise's attempts its own path.
+ANSWERS_PER_EXERCISE = PerValue("exercise_id", answer_fields)

@@ -19,21 +19,9 @@ from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm,
                               PasswordForm, RegisterForm, TokenForm)  # fmt: skip
 from grader.web.i18n import remember, supported, translated
+from grader.web.login_limits import failed, login_email, login_limits
 
 bp = Blueprint("auth", __name__)
-
-
-def _login_email() -> str:
-    """The email a login or reset request names, read where its form reads it: Flask-WTF takes JSON bodies too."""
-    sent: object = request.form.get("email", "")
-    if request.is_json:
-        body = request.get_json(silent=True)
-        sent = body.get("email") if isinstance(body, dict) else ""
-    return accounts.normalise_email(sent if isinstance(sent, str) else "")[:254] or "-"
-
-
-def _failed(response: Response) -> bool:
-    return response.status_code >= 400  # success redirects
 
 
 MAX_NEXT = 2000  # a longer "next" is no page of this site; it would come back as a huge Location
@@ -64,8 +52,7 @@ def sign_in(user: User) -> None:
 # login must count whether or not its CSRF token was good.
 @bp.route("/login", methods=["GET", "POST"])
 @csrf.exempt
-@limiter.limit("10 per minute", methods=["POST"], deduct_when=_failed)
-@limiter.limit("30 per hour", methods=["POST"], key_func=_login_email, deduct_when=_failed)
+@login_limits
 def login() -> ResponseReturnValue:
     """Sign in with email and password."""
     form = LoginForm()
@@ -84,7 +71,7 @@ def login() -> ResponseReturnValue:
 
 @bp.route("/register", methods=["GET", "POST"])
 @csrf.exempt
-@limiter.limit("10 per hour", methods=["POST"], deduct_when=_failed)
+@limiter.limit("10 per hour", methods=["POST"], deduct_when=failed)
 # Accounts made from one address, failed or not: room for a class behind one NAT, not for a script.
 @limiter.limit("60 per hour", methods=["POST"])
 def register() -> ResponseReturnValue:
@@ -151,7 +138,7 @@ def profile() -> tuple[str, int]:
 
 @bp.post("/profile/password")
 @login_required
-@limiter.limit("10 per hour", deduct_when=_failed)
+@limiter.limit("10 per hour", deduct_when=failed)
 def change_password() -> ResponseReturnValue:
     """Change your own password (the current one is asked for)."""
     form = PasswordForm(prefix="pw")
@@ -188,7 +175,7 @@ def my_data() -> Response:
 
 @bp.post("/profile/close")
 @login_required
-@limiter.limit("10 per hour", deduct_when=_failed)
+@limiter.limit("10 per hour", deduct_when=failed)
 def close_account() -> ResponseReturnValue:
     """Erase your own learner account and all its work, confirmed with your password."""
     form = CloseAccountForm(prefix="close")
@@ -234,7 +221,7 @@ def _reset_mail(user: User) -> EmailMessage:
 # The reply is the same whether or not the address has an account, the same mail is written either
 # way, and it goes out on another thread: neither the page nor its timing tells who is registered.
 @bp.route("/forgot", methods=["GET", "POST"])
-@limiter.limit("5 per hour", methods=["POST"], key_func=_login_email)
+@limiter.limit("5 per hour", methods=["POST"], key_func=login_email)
 @limiter.limit("20 per hour", methods=["POST"])
 def forgot() -> ResponseReturnValue:
     """Ask for a reset link by mail (when the site can send mail; else, whom to ask)."""

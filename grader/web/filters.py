@@ -7,7 +7,9 @@ from typing import Any
 
 from flask import Flask
 from flask_babel import format_datetime, gettext
-from markupsafe import Markup
+from markupsafe import Markup, escape
+
+from grader import visible as hidden
 
 from grader.answers.results import PartResult
 from grader.answers.syntax import syntax_hint
@@ -22,6 +24,24 @@ from grader.web.pictures import register_pictures
 def markdown(text: str) -> Markup:
     """Markdown + LaTeX as sanitised HTML."""
     return Markup(render_markdown(text))  # noqa: S704 - sanitised by nh3 in render_markdown
+
+
+def visible(text: str | None) -> Markup:
+    """Learner text for a page: each hidden or text-direction character as its escape (\\u202e), marked
+    and named on hover, the rest escaped as usual (grader/visible.py)."""
+    out = Markup("")
+    for piece, is_hidden in hidden.split(text or ""):
+        if is_hidden:
+            out += Markup('<span class="hidden-char" title="{}">{}</span>').format(hidden.describe(piece),
+                                                                                 hidden.escape(piece))  # fmt: skip
+        else:
+            out += escape(piece)
+    return out
+
+
+def hidden_count(text: str | None) -> int:
+    """How many hidden or text-direction characters `text` holds (for a warning above it)."""
+    return len(hidden.hidden_in(text or ""))
 
 
 def when(moment: datetime | None) -> str:
@@ -88,5 +108,6 @@ def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
     app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
                                  when=when, utc_time=utc_time, percent=percent, browser=browser,
-                                 problem=problem, shown=shown)  # fmt: skip
+                                 problem=problem, shown=shown, visible=visible, visible_text=hidden.visible,
+                                 hidden_count=hidden_count)  # fmt: skip
     register_pictures(app)

@@ -6,12 +6,14 @@ still appears (marked `x-undocumented`) instead of silently missing.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import re
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+from urllib.parse import quote
 
 from flask import Flask
 from werkzeug.routing import Rule
@@ -21,6 +23,7 @@ BEARER = "bearerToken"
 _DOC = "_openapi_operation"
 _SECURED = "_openapi_secured"
 _NONE = type(None)
+_KEYWORDS = "json_schema"
 _PRIMITIVES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean",
                                _NONE: "null"}  # fmt: skip
 _PARAM = re.compile(r"<(?:([A-Za-z_]\w*)(?:\([^)]*\))?:)?([A-Za-z_]\w*)>")
@@ -44,6 +47,21 @@ class Reply:
     media: str = "application/json"
 
 
+def constrained(**schema: Any) -> dict[str, Any]:
+    """Field metadata that adds JSON Schema keywords to the field's schema: `field(metadata=constrained(minLength=1))`."""
+    return {_KEYWORDS: schema}
+
+
+@dataclass(frozen=True)
+class PerValue:
+    """An operation documented once per value of a path parameter, each with its own body fields:
+    for a body whose keys depend on the resource (the part ids of each exercise). `fields` gives, per
+    value, the schema of each body field that differs from the body dataclass's."""
+
+    parameter: str
+    fields: Callable[[], Mapping[str, Mapping[str, dict[str, Any]]]]
+
+
 @dataclass(frozen=True)
 class Operation:
     """What a view says about itself."""
@@ -53,15 +71,17 @@ class Operation:
     description: str | None = None
     body: Any = None
     query: type | None = None
-    upload: str | None = None  # a multipart field that may carry the body's content as a file instead
+    upload: str | None = None  # a multipart field that may carry the body's one field as a file instead
+    per_value: PerValue | None = None
 
 
-def documented(summary: str, replies: Mapping[int, Reply], *, description: str | None = None,
-               body: Any = None, query: type | None = None, upload: str | None = None) -> Callable[[V], V]:  # fmt: skip
+def documented(summary: str, replies: Mapping[int, Reply], *, description: str | None = None, body: Any = None,
+               query: type | None = None, upload: str | None = None,
+               per_value: PerValue | None = None) -> Callable[[V], V]:  # fmt: skip
     """Attach an operation's documentation to a view (put it right under the route decorator)."""
 
     def mark(view: V) -> V:
-        setattr(view, _DOC, Operation(summary, replies, description, body, query, upload))
+        setattr(view, _DOC, Operation(summary, replies, description, body, query, upload, per_value))
         return view
 
     return mark
@@ -87,7 +107,7 @@ class Schemas:
         if origin in (Union, types.UnionType):
             return self._union(args)
         if origin is Literal:
-            return {"enum": list(args)}
+            return {"type": _PRIMITIVES[type(args[0])], "enum": list(args)}
         if origin in (list, tuple):
             return {"type": "array", "items": self.of(args[0]) if args else {}}
         if origin is dict:
@@ -113,28 +133,42 @@ class Schemas:
             self.components[name] = self._object(cls)
         return {"$ref": f"#/components/schemas/{name}"}
 
-    def _object(self, cls: type) -> dict[str, Any]:
+    def _object(self, cls: type, replaced: Mapping[str, dict[str, Any]] | None = None) -> dict[str, Any]:
         hints = get_type_hints(cls)
-        names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
-        schema: dict[str, Any] = {"type": "object", "properties": {n: self.of(hints[n]) for n in names},
-                                  "required": names, "additionalProperties": False}  # fmt: skip
+        fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+        properties = {f.name: {**self.of(hints[f.name]), **f.metadata.get(_KEYWORDS, {})} for f in fields}
+        properties.update(replaced or {})
+        # A field with a default may be left out (a body's); a reply's fields have none, so all are given.
+        required = [f.name for f in fields if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING]
+        schema: dict[str, Any] = {"type": "object", "properties": properties, "required": required,
+                                  "additionalProperties": False}  # fmt: skip
         if cls.__doc__:
             schema["description"] = cls.__doc__.strip().splitlines()[0]
         return schema
+
+    def inline(self, cls: type, replaced: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+        """The schema of a dataclass written out (not a $ref), with some fields' schemas replaced."""
+        return self._object(cls, replaced)
 
 
 def document(app: Flask, prefix: str, title: str, version: str) -> dict[str, Any]:
     """The OpenAPI document for every route under `prefix`, documented or not."""
     schemas = Schemas()
     paths: dict[str, dict[str, Any]] = {}
+    per_value: dict[tuple[str, str], Operation] = {}
     for rule in sorted(app.url_map.iter_rules(), key=lambda r: r.rule):
         if rule.rule != prefix and not rule.rule.startswith(prefix + "/"):
             continue
         view = app.view_functions[rule.endpoint]
         methods = sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})
-        item = paths.setdefault(_PARAM.sub(r"{\2}", rule.rule), {})
+        template = _PARAM.sub(r"{\2}", rule.rule)
+        item = paths.setdefault(template, {})
         for method in methods:
             item[method.lower()] = _operation(view, rule, method.lower() if len(methods) > 1 else "", schemas)
+            op: Operation | None = getattr(view, _DOC, None)
+            if op is not None and op.per_value is not None:
+                per_value[template, method.lower()] = op
+    _per_value(paths, per_value, schemas)
     return {
         "openapi": "3.1.0",
         "info": {"title": title, "version": version},
@@ -166,6 +200,31 @@ def _operation(view: Callable[..., Any], rule: Rule, suffix: str, schemas: Schem
     return out
 
 
+def _per_value(paths: dict[str, dict[str, Any]], per_value: dict[tuple[str, str], Operation], schemas: Schemas) -> None:
+    """Each operation with a `per_value` parameter written out under one concrete path per value, with that
+    value's body, and the other operations of its path beside it. The templated path stays for any other
+    value (an unknown id, say), which its parameter's schema now excludes the listed ones from."""
+    for (template, method), op in sorted(per_value.items()):
+        assert op.per_value is not None
+        name, values = op.per_value.parameter, op.per_value.fields()
+        for value, fields in sorted(values.items()):
+            item = paths.setdefault(template.replace("{" + name + "}", quote(value, safe="")), {})
+            for other, operation in paths[template].items():
+                concrete = copy.deepcopy(operation)
+                concrete["operationId"] += "_" + re.sub(r"\W", "_", value)
+                concrete["parameters"] = [p for p in concrete["parameters"] if p["name"] != name]
+                if not concrete["parameters"]:
+                    del concrete["parameters"]
+                if other == method:
+                    concrete["requestBody"]["content"] = {"application/json": {"schema": schemas.inline(op.body, fields)}}
+                if other == method or other not in item:  # another per-value method may have written it
+                    item[other] = concrete
+        for operation in paths[template].values():
+            for parameter in operation["parameters"]:
+                if parameter["name"] == name and values:
+                    parameter["schema"] = {**parameter["schema"], "not": {"enum": sorted(values)}}
+
+
 def _described(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, Any]:
     out: dict[str, Any] = {"summary": op.summary}
     if op.description:
@@ -173,12 +232,17 @@ def _described(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, A
     if op.body is not None:
         body = {"application/json": {"schema": schemas.of(op.body)}}
         if op.upload:
-            file = {"type": "object", "properties": {op.upload: {"type": "string", "contentMediaType": "text/x-python"}},
-                    "required": [op.upload]}  # fmt: skip
-            body["multipart/form-data"] = {"schema": file}
+            body["multipart/form-data"] = {"schema": _upload(op.body, op.upload, schemas)}
         out["requestBody"] = {"required": True, "content": body}
     out["responses"] = _responses(op, is_secured, schemas)
     return out
+
+
+def _upload(body: type, name: str, schemas: Schemas) -> dict[str, Any]:
+    """The multipart form that carries the body's one field as a file: the same constraints on its text."""
+    [only] = schemas.inline(body, {})["properties"].values()
+    return {"type": "object", "properties": {name: {**only, "contentMediaType": "text/x-python"}},
+            "required": [name], "additionalProperties": False}  # fmt: skip
 
 
 def _responses(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, Any]:

@@ -9,10 +9,12 @@ from pathlib import Path
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
+from limits import parse
 
 from grader.extensions import db
 from grader.models import ApiToken, User
 from grader.services import accounts
+from grader.web import login_limits
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
 
@@ -159,14 +161,15 @@ def test_the_per_email_limit_counts_logins_sent_as_json_too(tmp_path: Path) -> N
     make_user(app, "ada@example.com")
 
     def guess(address: str, **body: object) -> int:
-        # Each from its own address, so only the per-email limit (30 an hour) can refuse it.
+        # Each from its own address, so only the per-email ceiling (100 in 15 minutes) can refuse it.
         client = app.test_client()
         client.environ_base["REMOTE_ADDR"] = address
         token = csrf_from(client.get("/login").get_data(as_text=True))
         return client.post("/login", **{k: {**v, "csrf_token": token} for k, v in body.items()}).status_code
 
     wrong = {"email": "Ada@Example.com", "password": "not it"}
-    assert [guess(f"10.0.0.{i}", data=wrong) for i in range(30)] == [401] * 30
+    ceiling = parse(login_limits.PER_EMAIL).amount
+    assert [guess(f"10.0.{i // 200}.{i % 200}", data=wrong) for i in range(ceiling)] == [401] * ceiling
     assert guess("10.0.1.1", json=wrong) == 429  # Flask-WTF reads JSON bodies: they name the same account
 
 
