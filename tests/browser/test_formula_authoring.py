@@ -1,0 +1,53 @@
+"""An instructor writes a new computation as formulas in the browser's YAML editor, watches the live preview,
+saves, and a learner solves it: no Python anywhere."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Callable
+
+from tests.browser.conftest import LiveServer, NewPage, expected, fmt, login, mistake, register
+from tests.web.conftest import make_user
+
+SOURCE = (Path(__file__).resolve().parents[1] / "catalog" / "formula_examples" / "softmax-temperature.yaml").read_text(
+    encoding="utf-8").replace("id: softmax-temperature", "id: browser-softmax").replace("lesson: demo", "lesson: browser-formulas")
+EXERCISE = "browser-softmax"
+
+
+def test_an_instructor_writes_a_formula_exercise_in_the_browser_and_a_learner_solves_it(
+    live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str], artifacts: Path
+) -> None:
+    base, app = live_server.url, live_server.app
+    teacher, learner = unique_email("teacher"), unique_email("learner")
+    make_user(app, teacher, "instructor")
+
+    staff = new_page()
+    login(staff, base, teacher)
+    staff.goto(f"{base}/teach/exercises/new?mode=yaml")
+    source = staff.locator("textarea.source")
+    source.fill(SOURCE.replace("z: s / T", "z: s.__class__"))  # a refused formula first
+    preview = staff.locator("[data-preview-target]")
+    preview.get_by_text("compute.z").first.wait_for()
+    assert "the only attribute is .T" in preview.inner_text()
+    source.fill(SOURCE)
+    preview.get_by_text("Valid, and the self-check passed on 20 variants.").wait_for()
+    assert "Compute" in preview.locator(".prompt").inner_text() and "{{" not in preview.locator(".prompt").inner_text()
+    staff.screenshot(path=str(artifacts / "formula-editor-desktop.png"), full_page=True)
+    staff.locator("form .actions button.primary", has_text="Save").click()
+    staff.wait_for_url(f"{base}/teach/exercises/{EXERCISE}")
+    assert staff.locator(".flash").inner_text() == f"Created {EXERCISE}."
+
+    student = new_page()
+    register(student, base, learner)
+    student.goto(f"{base}/exercises/{EXERCISE}")
+    student.fill("#part-p", fmt(mistake(app, learner, EXERCISE, "p", "no-temperature")))
+    student.click("button.primary")
+    student.wait_for_url(re.compile(rf"/exercises/{EXERCISE}\?attempt=\d+"))
+    assert "the temperature left out" in student.locator("#part-p-msg").inner_text()
+    student.fill("#part-p", fmt(expected(app, learner, EXERCISE)["p"]))
+    student.click("button.primary")
+    student.wait_for_url(re.compile(rf"/exercises/{EXERCISE}\?attempt=\d+"))
+    assert student.locator("#feedback .notice").inner_text() == "Score for this attempt: 100\u00a0%"
+    student.set_viewport_size({"width": 390, "height": 844})
+    student.screenshot(path=str(artifacts / "formula-solved-phone.png"), full_page=True)
