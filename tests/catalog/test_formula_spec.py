@@ -3,6 +3,7 @@ built-in scenarios, against an independent numpy computation."""
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -108,3 +109,15 @@ def test_well_posed_conditions_redraw_the_variant() -> None:
     found, errors = spec_from_text(picky, "ex.yaml")
     assert errors == [] and found is not None
     assert all(make_variant(found, seed).params["s"][0] > 1 for seed in range(1, 30))
+
+
+def test_the_readmes_formula_examples_are_valid_and_pass_the_self_check() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Exercises as formulas", 1)[1].split("\n## ", 1)[0]
+    examples = re.findall(r"```yaml\n(.*?)```", section, re.S)
+    assert len(examples) == 2
+    for text in examples:
+        found, errors = spec_from_text(text, "README.md")
+        assert errors == [] and found is not None, errors
+        report = check_spec(found, range(20))
+        assert report.failures == [], report.failures
