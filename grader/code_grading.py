@@ -12,7 +12,6 @@ from typing import Protocol
 from grader.codecheck.prepare import prepare, sandbox_cases
 from grader.codecheck.results import CodeResult
 from grader.codecheck.spec import CodeExerciseSpec
-from grader.codecheck.tasks import get_task
 from grader.codecheck.verdict import grade
 from grader.texts import N_, Refusal, say
 
@@ -57,7 +56,7 @@ def read_source(raw: bytes | str) -> str:
 
 def grade_code(spec: CodeExerciseSpec, source: str, seed: int, runner: Runner) -> CodeResult:
     """Prepare fresh cases for `seed`, run the submission in the sandbox and judge its outputs."""
-    task = get_task(spec.task)
+    task = spec.task_object
     prepared = prepare(spec, seed)
     run = runner.run(source, task.function, list(task.params), sandbox_cases(prepared), task.changes)
     if getattr(run, "status", None) == "starved":

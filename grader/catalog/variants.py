@@ -91,7 +91,8 @@ class Variant:
         raise KeyError(part_id)
 
 
-def _draw(spec: ParamSpec, rng: np.random.Generator) -> Any:
+def draw_param(spec: ParamSpec, rng: np.random.Generator) -> Any:
+    """One draw of a parameter: uniform at its decimals (never 0 when asked), or one of its choices."""
     rule = spec.random
     size = tuple(spec.shape) or None
     value: Any
@@ -219,7 +220,7 @@ def story_key(spec: ExerciseSpec, param: str) -> str:
 
 def _draw_params(spec: ExerciseSpec, seed: int, draw: int) -> dict[str, Any]:
     """One draw of every parameter, each from its own generator keyed by story_key."""
-    return {name: _draw(p, np.random.default_rng([seed, draw, zlib.crc32(story_key(spec, name).encode())]))
+    return {name: draw_param(p, np.random.default_rng([seed, draw, zlib.crc32(story_key(spec, name).encode())]))
             for name, p in spec.params.items()}  # fmt: skip
 
 

@@ -15,7 +15,6 @@ import numpy as np
 
 from grader.codecheck.prepare import cases_for
 from grader.codecheck.spec import CodeExerciseSpec
-from grader.codecheck.tasks import get_task
 
 WIDTH = 96  # characters a line of numbers runs to before it wraps
 # What one page shows at most: microGPT's weights alone are ~90,000 characters a case. The first
@@ -26,7 +25,7 @@ PAGE_BUDGET = 200_000
 def failing_inputs(spec: CodeExerciseSpec, seed: int, names: Sequence[str],
                    budget: int = PAGE_BUDGET) -> dict[str, str]:
     """The pasteable call for each named case that is visible, by name; hidden cases are never included."""
-    task = get_task(spec.task)
+    task = spec.task_object
     wanted = set(names)
     shown: dict[str, str] = {}
     used = 0

@@ -11,7 +11,6 @@ import numpy as np
 from grader.codecheck.base import Case
 from grader.codecheck.compare import WithChanges
 from grader.codecheck.spec import CodeExerciseSpec
-from grader.codecheck.tasks import get_task
 
 
 @dataclass(frozen=True)
@@ -32,12 +31,12 @@ def case_rng(spec: CodeExerciseSpec, seed: int) -> np.random.Generator:
 
 def cases_for(spec: CodeExerciseSpec, seed: int) -> list[Case]:
     """The cases of `seed`: the task's edge cases (the first visible_cases of them visible), then random ones."""
-    return limit_visible(get_task(spec.task).cases(case_rng(spec, seed), spec.cases.random), spec.visible_cases)
+    return limit_visible(spec.task_object.cases(case_rng(spec, seed), spec.cases.random), spec.visible_cases)
 
 
 def prepare(spec: CodeExerciseSpec, seed: int) -> Prepared:
     """Generate the cases for `seed` and compute the reference and mutant outputs on them."""
-    task = get_task(spec.task)
+    task = spec.task_object
     cases = cases_for(spec, seed)
     expected = [_call(task.reference, case, task.changes) for case in cases]
     outputs = {name: [_call(task.mutants[name].compute, case, task.changes) for case in cases]

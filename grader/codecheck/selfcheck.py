@@ -18,7 +18,6 @@ from grader.catalog.selfcheck import SelfCheckReport, stray_dollars
 from grader.codecheck.compare import WithChanges
 from grader.codecheck.prepare import Prepared, prepare
 from grader.codecheck.spec import CodeExerciseSpec
-from grader.codecheck.tasks import get_task
 from grader.codecheck.verdict import grade
 from grader.sandbox.results import CaseRun, RunResult
 
@@ -72,7 +71,7 @@ def _check_seed(spec: CodeExerciseSpec, loose: CodeExerciseSpec, seed: int, repo
 
 
 def _graded(spec: CodeExerciseSpec, prepared: Prepared, outputs: Sequence[Any]) -> Any:
-    task = get_task(spec.task)
+    task = spec.task_object
     return grade(spec, task, prepared.cases, prepared.expected, prepared.mutant_outputs, returning(outputs))
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+import numpy as np
+from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from grader.catalog.loader import (SpecError, collect, is_code_source, read_source, read_sources, spec_from_text,
                                    validated)
@@ -14,11 +17,21 @@ from grader.catalog.policy import AttemptPolicy
 from grader.catalog.spec import MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Place, Slug, Title
 from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
-from grader.codecheck.tasks import TASKS, visible_edge_count
+from grader.codecheck.formula_task import FormulaReference, formula_task
+from grader.codecheck.tasks import TASKS, Task, get_task, visible_edge_count
+from grader.formulas.program import ProgramError
 from grader.markup import math_problems
 from grader.texts import Refusal
 
 MAX_RANDOM_CASES = 100
+FORMULA_TASK = "formula"
+
+
+def _located_in_reference(error: ProgramError) -> ValidationError:
+    """A refused formula of a code exercise's reference, placed as reference.compute.NAME."""
+    details = InitErrorDetails(type=PydanticCustomError("value_error", "{problem}", {"problem": str(error)}),
+                               loc=("reference", *error.where), input="")  # fmt: skip
+    return ValidationError.from_exception_data("CodeExerciseSpec", [details])
 MIN_HINTS = 2  # one hint alone would be the answer's first step or the answer
 
 
@@ -78,14 +91,25 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
     hints: Hints | None = None
     solution: Steps | None = None
     translations: dict[Locale, CodeHelpTranslation] = {}
+    # task: formula brings its reference, mistakes and inputs as formulas (grader.codecheck.formula_task).
+    reference: FormulaReference | None = None
 
-    # Fields are validated in order, so these validators see `task` only when it was valid.
+    @property
+    def task_object(self) -> Task:
+        """The task learners' code is graded on: a built-in one, or the one this exercise's formulas describe."""
+        if self.task != FORMULA_TASK:
+            return get_task(self.task)
+        assert self.reference is not None  # the model validator requires it
+        return formula_task(json.dumps(self.reference.model_dump(mode="json"), default=str))
+
+    # Fields are validated in order, so these validators see `task` only when it was valid. A formula
+    # task is checked once its reference is read (_formula_task, below).
 
     @field_validator("task")
     @classmethod
     def _known_task(cls, value: str) -> str:
-        if value not in TASKS:
-            raise Refusal("task must be one of %(tasks)s", tasks=", ".join(TASKS))
+        if value not in TASKS and value != FORMULA_TASK:
+            raise Refusal("task must be one of %(tasks)s", tasks=", ".join([*TASKS, FORMULA_TASK]))
         return value
 
     @field_validator("prompt")
@@ -122,6 +146,26 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
             raise Refusal("task %(task)s has no mutant %(mutant)s; it has %(known)s", task=task.name,
                           mutant=repr(unknown[0]), known=", ".join(task.mutants))  # fmt: skip
         return value
+
+    @model_validator(mode="after")
+    def _formula_task(self) -> CodeExerciseSpec:
+        if (self.task == FORMULA_TASK) != (self.reference is not None):
+            raise Refusal("reference: give one exactly when task is formula")
+        if self.reference is None:
+            return self
+        try:
+            self.reference.program()
+            task = self.task_object
+        except ProgramError as error:
+            raise _located_in_reference(error) from None
+        _check_stub(self.stub, task.function, task.params)
+        edges = sum(case.visible for case in task.cases(np.random.default_rng(0), 0))
+        if self.visible_cases > edges:
+            raise Refusal("reference has only %(num)d edge cases to show", num=edges)
+        unknown = [name for name in self.mutants if name not in task.mutants]
+        if unknown:
+            raise Refusal("reference.mistakes has no %(mutant)s", mutant=repr(unknown[0]))
+        return self
 
     @model_validator(mode="after")
     def _help_matches(self) -> CodeExerciseSpec:

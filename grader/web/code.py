@@ -10,7 +10,6 @@ from werkzeug.wrappers import Response
 from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.codecheck.pasteable import failing_inputs
-from grader.codecheck.tasks import get_task
 from grader.services import exercises, extensions, help, submissions
 from grader.models import Submission, utcnow
 from grader.services.attempts import finished as finished_with, progress_of
@@ -37,7 +36,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     finished = finished_with(mine, spec, utcnow())
     offered = help.help_for(spec, spec.hints_in(str(get_locale())), mine, finished)
     # A mistake of the task the code was graded on: one the registry no longer has is left unnamed.
-    known = get_task(spec.task).mutants.get((shown.result or {}).get("misconception") or "") if shown else None
+    known = spec.task_object.mutants.get((shown.result or {}).get("misconception") or "") if shown else None
     html = render_template(
         "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown, now=utcnow(),
         pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),

@@ -97,7 +97,7 @@ def test_loader_skips_other_files_and_reports_errors_and_duplicates(tmp_path: Pa
     assert specs == []  # a and b share an id (neither is loaded); c is invalid
     assert [str(e) for e in errors] == [
         f"{tmp_path / 'c.yaml'}: task: {VALUE}task must be one of layer-norm, gelu, "
-        "causal-attention, gpt2-block, rms-norm, swiglu, microgpt, param-count",
+        "causal-attention, gpt2-block, rms-norm, swiglu, microgpt, param-count, formula",
         f"{tmp_path / 'a.yaml'}: id: 'code-gelu' is also the id of {tmp_path / 'b.yaml'}; neither file is loaded "
         "until one is renamed",
         f"{tmp_path / 'b.yaml'}: id: 'code-gelu' is also the id of {tmp_path / 'a.yaml'}; neither file is loaded "
