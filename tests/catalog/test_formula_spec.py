@@ -14,6 +14,8 @@ from grader.catalog.catalog import check_answers
 from grader.catalog.loader import spec_from_text
 from grader.catalog.selfcheck import check_spec
 from grader.catalog.variants import make_variant
+from grader.codecheck.selfcheck import check_code_spec
+from grader.codecheck.spec import code_spec_from_text
 
 EXAMPLE = (Path(__file__).parent / "formula_examples" / "softmax-temperature.yaml").read_text(encoding="utf-8")
 
@@ -115,8 +117,10 @@ def test_the_readmes_formula_examples_are_valid_and_pass_the_self_check() -> Non
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     section = readme.split("## Exercises as formulas", 1)[1].split("\n## ", 1)[0]
     examples = re.findall(r"```yaml\n(.*?)```", section, re.S)
-    assert len(examples) == 2
-    for text in examples:
+    assert len(examples) == 3
+    code, errors = code_spec_from_text(examples[2], "README.md")
+    assert errors == [] and code is not None and check_code_spec(code, range(5)).failures == []
+    for text in examples[:2]:
         found, errors = spec_from_text(text, "README.md")
         assert errors == [] and found is not None, errors
         report = check_spec(found, range(20))
