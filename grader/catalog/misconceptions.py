@@ -147,3 +147,9 @@ _ALL = [
 ]  # fmt: skip
 
 MISCONCEPTIONS: dict[str, Misconception] = {m.name: m for m in _ALL}
+
+
+def known_words(name: str) -> tuple[str, str]:
+    """A named mistake's title and hint (KeyError for a name the catalogue does not know)."""
+    known = MISCONCEPTIONS[name]
+    return known.title, known.hint

@@ -12,7 +12,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
-from grader.catalog.misconceptions import MISCONCEPTIONS
+from grader.catalog.misconceptions import MISCONCEPTIONS, known_words
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.formula_model import FORMULA, FormulaMistake, FormulaText, formula_program, scenario_from_json
 from grader.catalog.scenarios import SCENARIOS, Scenario
@@ -207,8 +207,7 @@ class ExerciseSpec(Localised, AttemptPolicy):
         """A mistake's title and hint: the exercise's own formula mistake, else the named misconception."""
         if self.mistakes and name in self.mistakes:
             return self.mistakes[name].words(name)
-        known = MISCONCEPTIONS[name]
-        return known.title, known.hint
+        return known_words(name)
 
     @model_validator(mode="after")
     def _consistent(self) -> ExerciseSpec:
@@ -261,13 +260,15 @@ class ExerciseSpec(Localised, AttemptPolicy):
         ids = [p.id for p in self.parts]
         if len(set(ids)) != len(ids):
             raise Refusal("part ids must be unique")
+        for i, part in enumerate(self.parts):
+            for j, ref in enumerate(part.misconceptions):
+                if ref.name not in MISCONCEPTIONS and not (self.mistakes and ref.name in self.mistakes):
+                    raise _located(f"unknown misconception {ref.name!r}", ("parts", i, "misconceptions", j), ref.name)
         for part in self.parts:
             if part.quantity not in quantities:
                 raise Refusal("part %(part)s: quantity must be one of %(quantities)s", part=part.id,
                               quantities=", ".join(quantities))
             for ref in part.misconceptions:
-                if ref.name not in MISCONCEPTIONS and not (self.mistakes and ref.name in self.mistakes):
-                    raise Refusal("unknown misconception %(name)s", name=repr(ref.name))
                 if ref.name not in mistakes and ref.name != "transposed-shape":
                     raise Refusal("part %(part)s: model %(model)s cannot compute %(mistake)s", part=part.id,
                                   model=self.model, mistake=repr(ref.name))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -24,6 +24,8 @@ from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
 from grader.texts import Text
 from grader.catalog.display import ENGLISH, Notation, fill, notation, show
+from grader.catalog.misconceptions import known_words
+from grader.catalog.scenarios import Scenario
 from grader.catalog.spec import ExerciseSpec, ParamSpec, PartSpec
 
 MAX_DRAWS = 500
@@ -103,7 +105,8 @@ def draw_param(spec: ParamSpec, rng: np.random.Generator) -> Any:
         value = np.round(rng.uniform(rule.low, rule.high, size=size), rule.decimals)
         if rule.exclude_zero:
             value = np.where(value == 0, rule.high, value)
-    if rule.decimals == 0 and np.issubdtype(np.asarray(value).dtype, np.number):
+    whole = rule.choices is None or all(float(c).is_integer() for c in rule.choices)  # 5.67 stays 5.67
+    if rule.decimals == 0 and whole and np.issubdtype(np.asarray(value).dtype, np.number):
         value = np.asarray(value).astype(int)
     return value.item() if np.ndim(value) == 0 else value
 
@@ -122,8 +125,9 @@ def _pick(value: Any, part: PartSpec) -> Any:
 class _Builder:
     """Computes routes once per mistake for one parameter set."""
 
-    def __init__(self, spec: ExerciseSpec, params: Mapping[str, Any]) -> None:
-        self.spec, self.scenario, self.params = spec, spec.scenario, params
+    def __init__(self, scenario: Scenario, params: Mapping[str, Any],
+                 words: Callable[[str], tuple[str, str]] = known_words) -> None:  # fmt: skip
+        self.scenario, self.params, self.words = scenario, params, words
         self._routes: dict[str | None, list[dict[str, Any]]] = {}
 
     def routes(self, mistake: str | None) -> list[dict[str, Any]]:
@@ -141,7 +145,7 @@ class _Builder:
         unnamed: list[Mutant] = []
         optional = {ref.name for ref in part.misconceptions if ref.optional}
         for ref in part.misconceptions:
-            title, hint = self.spec.mistake_words(ref.name)
+            title, hint = self.words(ref.name)
             mutant = Mutant(ref.name, title, hint,
                             tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name)))  # fmt: skip
             clashes = [m for m in mutants if not kind.distinguishable(mutant.routes, m.routes, tol, right[0])]
@@ -166,7 +170,7 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     reason = scenario.well_posed(params)
     if reason:
         return reason
-    builder = _Builder(spec, params)
+    builder = _Builder(scenario, params, spec.mistake_words)
     parts = [builder.part(p, _labels(spec, p.id)) for p in spec.parts]
     problems = [p for p in parts if isinstance(p, str)]
     if problems:

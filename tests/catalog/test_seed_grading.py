@@ -170,16 +170,24 @@ def grade_seed(catalog: Catalog, exercise: str, seed: int, **answers: str) -> di
     return catalog.check(exercise, seed, answers).to_json()["parts"]
 
 
-@pytest.mark.parametrize("seed, typed", [(0, "5,670,961,147"), (6, "54862807000")])
-def test_a_count_a_few_units_off_is_incorrect(catalog: Catalog, seed: int, typed: str) -> None:
+def seed_where(catalog: Catalog, exercise: str, part: str, value: object) -> int:
+    """The first seed whose variant expects `value` for `part`: tests need a seed with some property, and
+    which seed has it depends on how variants are drawn."""
+    return next(seed for seed in range(1, 2000) if catalog.variant(exercise, seed).part(part).answer_json() == value)
+
+
+@pytest.mark.parametrize("seed, typed", [(0, "5,670,961,147"), (None, "54862807000")])
+def test_a_count_a_few_units_off_is_incorrect(catalog: Catalog, seed: int | None, typed: str) -> None:
+    seed = seed_where(catalog, "modern-params", "model", 54_862_807_040) if seed is None else seed
     part = grade_seed(catalog, "modern-params", seed, model=typed)["model"]
     assert part["status"] == "incorrect"
 
 
 def test_a_count_of_billions_rounded_with_a_suffix_asks_for_the_whole_number(catalog: Catalog) -> None:
-    part = grade_seed(catalog, "modern-params", 6, model="54.862807B")["model"]
+    seed = seed_where(catalog, "modern-params", "model", 54_862_807_040)
+    part = grade_seed(catalog, "modern-params", seed, model="54.862807B")["model"]
     assert part["status"] == "invalid" and "exact whole number" in part["message"]
-    assert grade_seed(catalog, "modern-params", 6, model="54,862,807,040")["model"]["status"] == "correct"
+    assert grade_seed(catalog, "modern-params", seed, model="54,862,807,040")["model"]["status"] == "correct"
 
 
 def test_a_wrong_count_is_told_in_a_sentence(catalog: Catalog) -> None:
@@ -200,7 +208,8 @@ def test_gelu_is_checked_at_the_z_the_prompt_prints(catalog: Catalog) -> None:
 
 @pytest.mark.parametrize("share", ["0.941", "94.1 %", "0.9412"])
 def test_the_inside_share_is_named_at_its_own_significant_figures(catalog: Catalog, share: str) -> None:
-    part = grade_seed(catalog, "microgpt-params", 5, outside_share=share)["outside_share"]  # inside: 16/17
+    seed = seed_where(catalog, "microgpt-params", "outside_share", 1 / 17)  # inside: 16/17
+    part = grade_seed(catalog, "microgpt-params", seed, outside_share=share)["outside_share"]
     assert part["status"] == "incorrect" and part["misconception"] == "inside-share"
 
 
@@ -211,7 +220,8 @@ def test_an_ffn_share_of_exactly_three_quarters_typed_short_is_correct(catalog: 
                                                                         status: str) -> None:  # fmt: skip
     # A short share is right only when it is exactly the share. A short wrong one is graded when 3/4 can be
     # written that short (74 %: counted), and otherwise asks for digits (0.8: no attempt used).
-    assert grade_seed(catalog, "ffn-share", 2, share=share)["share"]["status"] == status
+    seed = seed_where(catalog, "ffn-share", "share", 0.75)
+    assert grade_seed(catalog, "ffn-share", seed, share=share)["share"]["status"] == status
 
 
 def test_the_swiglu_hint_gives_the_rule_for_small_widths_too(catalog: Catalog) -> None:
@@ -280,21 +290,29 @@ def test_a_microgpt_exercise_saved_with_the_older_mistake_name_still_makes_varia
         assert [m.name for m in fc1.target.mutants] == ["transposed-shape"]
 
 
+def test_whole_numbers_are_the_exact_output_of_a_memory_read(catalog: Catalog) -> None:
+    out = catalog.variant("ffn-keys", 1).part("out").answer_json()  # integer keys, values and inputs
+    assert all(float(v).is_integer() for v in out)
+    typed = "[" + "; ".join(str(int(v)) for v in out) + "]"
+    assert grade_seed(catalog, "ffn-keys", 1, out=typed)["out"]["status"] == "correct"
+
+
 @pytest.mark.parametrize("exercise, seed, part, typed", [
     ("block-residual", 0, "h", "[-1.239; 0.911; -1.021; 0.98]"),  # 0.980 on the page
-    ("ffn-share", 3, "share", "0,6"),
-    ("ffn-share", 3, "share", "3/5"),
-    ("ffn-share", 3, "share", "60 %"),
-    ("ffn-keys", 4, "out", "[16; 16; 2]"),
+    ("ffn-share", ("share", 0.6), "share", "0,6"),
+    ("ffn-share", ("share", 0.6), "share", "3/5"),
+    ("ffn-share", ("share", 0.6), "share", "60 %"),
 ])  # fmt: skip
-def test_a_short_answer_that_is_exactly_the_value_is_correct(catalog: Catalog, exercise: str, seed: int, part: str,
+def test_a_short_answer_that_is_exactly_the_value_is_correct(catalog: Catalog, exercise: str, seed: object, part: str,
                                                              typed: str) -> None:  # fmt: skip
-    assert grade_seed(catalog, exercise, seed, **{part: typed})[part]["status"] == "correct"
+    if isinstance(seed, tuple):
+        seed = seed_where(catalog, exercise, *seed)
+    assert grade_seed(catalog, exercise, seed, **{part: typed})[part]["status"] == "correct"  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("exercise, seed, part, typed", [
     ("block-residual", 0, "h", "[-1.239; 0.911; -1.021; 1]"),  # 0.980 cannot be written as a whole number
-    ("ffn-share", 3, "share", "1"),
+    ("ffn-share", 1, "share", "1"),
     ("block-mlp", 0, "m", "[0.803; 0.64; 0.560; 0.718]"),  # 0.6405 rounded: never correct
 ])  # fmt: skip
 def test_a_short_answer_that_is_not_the_value_asks_for_digits(catalog: Catalog, exercise: str, seed: int, part: str,
@@ -305,12 +323,14 @@ def test_a_short_answer_that_is_not_the_value_asks_for_digits(catalog: Catalog, 
 
 @pytest.mark.parametrize("exercise, seed, part, typed", [
     ("block-residual", 0, "h", "[-1.239; 0.911; -1.021; 0.97]"),  # 0.980 can be written 0.98: graded, counted
-    ("ffn-share", 3, "share", "0,7"),
-    ("ffn-share", 3, "share", "70 %"),
+    ("ffn-share", ("share", 0.6), "share", "0,7"),
+    ("ffn-share", ("share", 0.6), "share", "70 %"),
 ])  # fmt: skip
-def test_a_short_wrong_answer_to_a_short_value_is_graded_not_a_free_guess(catalog: Catalog, exercise: str, seed: int,
+def test_a_short_wrong_answer_to_a_short_value_is_graded_not_a_free_guess(catalog: Catalog, exercise: str, seed: object,
                                                                          part: str, typed: str) -> None:  # fmt: skip
-    assert grade_seed(catalog, exercise, seed, **{part: typed})[part]["status"] == "incorrect"
+    if isinstance(seed, tuple):
+        seed = seed_where(catalog, exercise, *seed)
+    assert grade_seed(catalog, exercise, seed, **{part: typed})[part]["status"] == "incorrect"  # type: ignore[arg-type]
 
 
 def test_the_precision_asked_fits_each_shipped_part(catalog: Catalog) -> None:

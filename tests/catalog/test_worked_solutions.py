@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from grader.catalog.catalog import DEFAULT_EXERCISES, Catalog
+from grader.catalog.display import show
 from grader.catalog.loader import spec_from_text
 from grader.catalog.selfcheck import SelfCheckReport, check_printed, check_spec, printed_values
 from grader.catalog.spec import PLACEHOLDER, ExerciseSpec
@@ -89,10 +91,19 @@ def test_ffn_share_shows_that_d_cancels(catalog: Catalog) -> None:
     assert "4,718,592 / 7,077,888 = 4 / 6" in text and "2/3" in text and "0.667" in text
 
 
+def _weights(keys: object, x: object) -> str:
+    """The sum a memory read writes out: each value weighted by ReLU(kᵢ·x), computed here with numpy."""
+    weights = np.maximum(np.asarray(keys, dtype=float) @ np.asarray(x, dtype=float), 0)
+    return " + ".join(f"{int(w)}·v{chr(0x2081 + i)}" for i, w in enumerate(weights))
+
+
 def test_ffn_keys_and_edit_write_the_sum_out(catalog: Catalog) -> None:
-    assert "2·v₁ + 0·v₂ + 0·v₃ + 0·v₄" in solution(catalog, "ffn-keys")
-    edit = solution(catalog, "ffn-edit")
-    assert "6·v₁ + 4·v₂ + 0·v₃ + 4·v₄" in edit and "now [0; 1; 2]" in edit
+    keys = catalog.variant("ffn-keys", 0).params  # drawn: the page gives no numbers
+    assert _weights(keys["keys"], keys["x"]) in solution(catalog, "ffn-keys")
+    edit = catalog.variant("ffn-edit", 0).params
+    probe = np.asarray(edit["inputs"])[int(edit["probe"]) - 1]
+    text = solution(catalog, "ffn-edit")
+    assert _weights(edit["keys"], probe) in text and f"now {show(edit['new_value'], 0)}" in text
 
 
 def test_microgpt_params_shows_the_share_outside_the_blocks(catalog: Catalog) -> None:
