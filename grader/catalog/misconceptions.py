@@ -143,6 +143,23 @@ _ALL = [
                   N_("microGPT keeps lm_head as its own vocab × n_embd matrix; it is not tied to wte.")),
     Misconception("inside-share", N_("the share inside the block instead of outside it"),
                   N_("The question asks for the embeddings and lm_head, the parts outside the block.")),
+    Misconception("kv-cache-all-heads", N_("a cache of all h heads instead of the h_kv K/V heads"),
+                  N_("With grouped-query attention only the h_kv key/value heads are computed and cached: "
+                     "per block and token the cache holds 2·h_kv·d_h numbers, not 2·d.")),
+    Misconception("kv-cache-one-tensor", N_("only the keys (or only the values) counted"),
+                  N_("Every block caches both the keys and the values of each token: count two tensors, "
+                     "and both W_K and W_V.")),
+    Misconception("bits-for-bytes", N_("bits counted as bytes"),
+                  N_("A 16-bit float takes 2 bytes: divide the number of bits by 8 to get bytes.")),
+    Misconception("tied-embeddings", N_("the output layer tied to the embedding table"),
+                  N_("Llama 3 8B keeps its output layer as its own vocabulary × d matrix, separate from the "
+                     "token embedding: count both.")),
+    Misconception("relu-gate", N_("ReLU in place of SiLU on the gate"),
+                  N_("SwiGLU's gate is SiLU, z·σ(z): a negative input gives a small negative number, not 0, "
+                     "and a positive one is slightly damped.")),
+    Misconception("gate-on-value", N_("SiLU applied to the value branch instead of the gate"),
+                  N_("SiLU goes on xW₁, the gate; xW₃ is the value and passes through unchanged: "
+                     "h = SiLU(xW₁) ⊙ xW₃.")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 
