@@ -160,6 +160,30 @@ _ALL = [
     Misconception("gate-on-value", N_("SiLU applied to the value branch instead of the gate"),
                   N_("SiLU goes on xW₁, the gate; xW₃ is the value and passes through unchanged: "
                      "h = SiLU(xW₁) ⊙ xW₃.")),
+
+    Misconception("bias-ignored", N_("the bias b₁ left out"),
+                  N_("The bias is added to every key's score before the ReLU: h = max(0, xW₁ + b₁). A negative "
+                     "bias raises a key's threshold, a positive one lowers it.")),
+    Misconception("forgot-other-keys", N_("the other firing keys left out of the edit"),
+                  N_("Input p fires other keys too, and their values stay in its output: solve "
+                     "hⱼ·vⱼ = target − Σᵢ≠ⱼ hᵢ·vᵢ, not hⱼ·vⱼ = target.")),
+    Misconception("edited-key", N_("the key kⱼ rewritten instead of the value vⱼ"),
+                  N_("The edit writes a new value vⱼ and leaves the key kⱼ alone, so an input's output changes "
+                     "exactly when kⱼ fires on it (kⱼ·x > 0). Rewriting the key would change which inputs "
+                     "fire instead.")),
+    Misconception("layernorm-for-rmsnorm", N_("LayerNorm in place of RMSNorm"),
+                  N_("microGPT's rmsnorm does not subtract the mean: it divides x by √(mean(x²) + 10⁻⁵).")),
+    Misconception("log-base-10", N_("a base-10 logarithm"),
+                  N_("Cross-entropy uses the natural logarithm: a uniform guess over V tokens costs ln V.")),
+    Misconception("flops-n-not-2n", N_("N FLOPs per token instead of 2N"),
+                  N_("Every weight takes part in one multiplication and one addition per token, so a forward "
+                     "pass costs about 2N FLOPs.")),
+    Misconception("training-forward-only", N_("training costed as a forward pass"),
+                  N_("The backward pass costs about twice the forward pass (gradients for the activations and "
+                     "for the weights), so a training step costs about 6N FLOPs per token.")),
+    Misconception("adam-no-second-moment", N_("Adam's second moment v left out"),
+                  N_("Adam keeps two buffers for every parameter, the first moment m and the second moment v, "
+                     "besides the weight itself: three numbers per parameter.")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 
