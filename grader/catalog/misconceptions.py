@@ -75,6 +75,9 @@ _ALL = [
     Misconception("scaled-output", N_("the normalised row scaled by the same factor"),
                   N_("A norm divides by the row's own spread, which scales with the row: LN(c·h) = LN(h) "
                      "up to ε. Only the residual stream keeps the factor.")),
+    Misconception("output-unscaled", N_("the block output left at the old scale"),
+                  N_("LayerNorm rescales only the copy the MLP reads; the residual adds m to the scaled row "
+                     "itself, so y keeps the factor.")),
     Misconception("eps-ignored", N_("ε left out of the square root"),
                   N_("When the row is tiny its mean square is comparable to ε, and ε in √(ms + ε) "
                      "shrinks the output: keep it.")),
