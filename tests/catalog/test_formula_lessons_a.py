@@ -79,14 +79,16 @@ def test_attention_by_hand_at_seed_0_is_the_worked_head(catalog: Catalog) -> Non
     got = answers(catalog, "attention-by-hand", 0)
     assert catalog.variant("attention-by-hand", 0).params["q"].tolist() == [[1, 0], [2, 1], [0, 1]]
     np.testing.assert_allclose(got["s"][1], [2.121, 0.707, 1.414], atol=5e-4)
-    np.testing.assert_allclose(got["a"], [[1, 0, 0], [0.804, 0.196, 0], [0.306, 0.074, 0.620]], atol=5e-4)
+    weights = np.array([[1, 0, 0], [0.804, 0.196, 0], [0.306, 0.074, 0.620]])
+    np.testing.assert_allclose(got["a"], weights, atol=5e-4)
     np.testing.assert_allclose(got["o2"], [0.609, 1.804], atol=5e-4)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_attention_by_hand_matches_numpy(catalog: Catalog, seed: int) -> None:
     params = catalog.variant("attention-by-hand", seed).params
-    s, a, o2 = attention(*(np.asarray(params[n], dtype=float) for n in ("q", "k", "v")))
+    q, k, v = (np.asarray(params[n], dtype=float) for n in ("q", "k", "v"))
+    s, a, o2 = attention(q, k, v)
     got = answers(catalog, "attention-by-hand", seed)
     np.testing.assert_allclose(got["s"], s, atol=1e-9)
     np.testing.assert_allclose(got["a"], a, atol=1e-9)
@@ -97,9 +99,9 @@ def test_attention_by_hand_matches_numpy(catalog: Catalog, seed: int) -> None:
 @pytest.mark.parametrize("seed", [0, 7, 23])
 def test_attention_mistakes_are_named(catalog: Catalog, seed: int) -> None:
     q, k, v = (np.asarray(catalog.variant("attention-by-hand", seed).params[n], dtype=float) for n in "qkv")
-    for mistake, kwargs in [("no-scaling", {"scale": False}), ("no-causal-mask", {"mask": False}),
-                            ("softmax-over-columns", {"axis": 0})]:  # fmt: skip
-        _, a, o2 = attention(q, k, v, **kwargs)  # type: ignore[arg-type]
+    wrong = {"no-scaling": attention(q, k, v, scale=False), "no-causal-mask": attention(q, k, v, mask=False),
+             "softmax-over-columns": attention(q, k, v, axis=0)}  # fmt: skip
+    for mistake, (_, a, o2) in wrong.items():
         assert named(catalog, "attention-by-hand", seed, a=typed(a), o2=typed(o2)) == {"a": mistake, "o2": mistake}
     raw = attention(q, k, v, scale=False)[0]
     assert named(catalog, "attention-by-hand", seed, s=typed(raw)) == {"s": "no-scaling"}
@@ -179,8 +181,8 @@ def test_layernorm_scale_matches_numpy(catalog: Catalog, seed: int) -> None:
 def test_layernorm_scale_mistakes_are_named(catalog: Catalog, seed: int) -> None:
     h = np.asarray(catalog.variant("layernorm-scale", seed).params["h"], dtype=float)
     scaled = 10 * layer_norm(h)
-    assert named(catalog, "layernorm-scale", seed, ln_big=typed(scaled), y_big=typed(10 * h + toy_mlp(scaled)),
-                 rms_small=typed(rms_norm(h) / 1000)) == dict.fromkeys(["ln_big", "y_big", "rms_small"], "scaled-output")  # fmt: skip
+    wrong = {"ln_big": typed(scaled), "y_big": typed(10 * h + toy_mlp(scaled)), "rms_small": typed(rms_norm(h) / 1000)}
+    assert named(catalog, "layernorm-scale", seed, **wrong) == dict.fromkeys(wrong, "scaled-output")
     assert named(catalog, "layernorm-scale", seed, y_big=typed(h + toy_mlp(layer_norm(h)))) == {
         "y_big": "output-unscaled"
     }
