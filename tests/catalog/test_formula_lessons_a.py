@@ -105,6 +105,7 @@ def test_attention_mistakes_are_named(catalog: Catalog, seed: int) -> None:
         assert named(catalog, "attention-by-hand", seed, a=typed(a), o2=typed(o2)) == {"a": mistake, "o2": mistake}
     raw = attention(q, k, v, scale=False)[0]
     assert named(catalog, "attention-by-hand", seed, s=typed(raw)) == {"s": "no-scaling"}
+    assert named(catalog, "attention-by-hand", seed, s=typed(raw / 2)) == {"s": "scale-dh"}
 
 
 # --- causal-rows ---------------------------------------------------------------------------------------
