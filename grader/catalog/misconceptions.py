@@ -60,6 +60,27 @@ _ALL = [
     Misconception("no-causal-mask", N_("no causal mask"),
                   N_("A token may only attend to itself and earlier tokens: add −∞ above the diagonal "
                      "before the softmax.")),
+    Misconception("no-scaling", N_("the scores not divided by √d_h"),
+                  N_("Divide every dot product q·k by √d_h before the softmax; without it the weights come "
+                     "out too sharp.")),
+    Misconception("softmax-over-columns", N_("the softmax taken down each column"),
+                  N_("Each token's weights over the tokens it reads form a row of A, and each row adds up "
+                     "to 1: take the softmax along the rows.")),
+    Misconception("all-rows-change", N_("every row changing"),
+                  N_("With the causal mask, token i only reads tokens 1 to i: rows before the changed token "
+                     "never see it.")),
+    Misconception("only-row-j", N_("only the changed token's row changing"),
+                  N_("Attention carries the change forward: every later token reads the changed token's key "
+                     "and value, so its row changes too.")),
+    Misconception("scaled-output", N_("the normalised row scaled by the same factor"),
+                  N_("A norm divides by the row's own spread, which scales with the row: LN(c·h) = LN(h) "
+                     "up to ε. Only the residual stream keeps the factor.")),
+    Misconception("output-unscaled", N_("the block output left at the old scale"),
+                  N_("LayerNorm rescales only the copy the MLP reads; the residual adds m to the scaled row "
+                     "itself, so y keeps the factor.")),
+    Misconception("eps-ignored", N_("ε left out of the square root"),
+                  N_("When the row is tiny its mean square is comparable to ε, and ε in √(ms + ε) "
+                     "shrinks the output: keep it.")),
     Misconception("full-kv-heads", N_("a full set of K/V heads instead of GQA"),
                   N_("With grouped-query attention W_K and W_V only produce h_kv heads of size d_h, "
                      "so each is d × (h_kv·d_h), not d × d.")),

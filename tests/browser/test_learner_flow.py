@@ -71,7 +71,7 @@ def test_learner_registers_solves_with_decimal_commas_and_sees_progress(
     page.click("header.topbar a.brand")
     page.wait_for_url(f"{base}/")
     lesson = page.locator("section.lesson", has=page.locator("a", has_text=TITLE))
-    assert lesson.locator(".pill").inner_text() == "1 / 5 solved"
+    assert lesson.locator(".pill").inner_text() == "1 / 8 solved"
     assert lesson.locator("li", has_text=TITLE).locator(".badge.ok").inner_text() == "solved"
     page.screenshot(path=str(artifacts / "dashboard.png"), full_page=True)
 

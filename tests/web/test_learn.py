@@ -47,7 +47,7 @@ def count(app: Flask, model: type) -> int:
 def test_dashboard_lists_lessons_with_progress(learner: FlaskClient) -> None:
     html = learner.get("/").get_data(as_text=True)
     assert "The GPT-2 block, by hand" in html
-    assert "0 / 5 solved" in html
+    assert "0 / 8 solved" in html  # five block exercises and the three formula ones
     assert html.index("The first residual") < html.index("LayerNorm of a row")
 
 
@@ -80,7 +80,7 @@ def test_correct_decimal_comma_answer_is_stored_and_redirects(app: Flask, learne
     assert "Score for this attempt: 100\u00a0%" in page
     assert "Worked solution" in page
     assert count(app, Attempt) == 1
-    assert "1 / 5 solved" in learner.get("/").get_data(as_text=True)
+    assert "1 / 8 solved" in learner.get("/").get_data(as_text=True)
 
 
 def test_garbage_is_reported_inline_and_not_counted(app: Flask, learner: FlaskClient) -> None:
