@@ -18,7 +18,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 def test_validate_passes_on_the_catalogue() -> None:
     result = run("exercises", "validate")
     assert result.returncode == 0, result.stdout
-    assert result.stdout.strip() == "24 exercises valid"  # 16 numeric and 8 code exercises
+    assert result.stdout.strip() == "32 exercises valid"  # 24 numeric and 8 code exercises
 
 
 def test_validate_fails_with_file_field_message_lines(tmp_path: Path) -> None:
@@ -88,7 +88,7 @@ def test_selfcheck_command_prints_a_summary_and_exits_zero() -> None:
     result = run("selfcheck", "--seeds", "5")
     assert result.returncode == 0
     assert result.stdout.strip().endswith("0 failures")
-    assert "selfcheck: 24 exercises, " in result.stdout  # 16 numeric and 8 code exercises
+    assert "selfcheck: 32 exercises, " in result.stdout  # 24 numeric and 8 code exercises
 
 
 def test_selfcheck_fails_a_code_exercise_whose_mistakes_would_pass(tmp_path: Path) -> None:
