@@ -16,7 +16,10 @@ from grader.models import Exercise
 from tests.web.test_teach import editor_fields, exercise_row, part_area, source_of, upload
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
-NUMERIC = sorted(p.stem for p in EXERCISES.glob("*/*.yaml") if not is_code_source(p.read_text(encoding="utf-8")))
+SOURCES = {p.stem: p.read_text(encoding="utf-8") for p in EXERCISES.glob("*/*.yaml")}
+# The exercises the structured form holds; formula exercises carry a computation, edited in the YAML tab.
+NUMERIC = sorted(i for i, text in SOURCES.items() if not is_code_source(text) and "model: formula" not in text)
+FORMULAS = sorted(i for i, text in SOURCES.items() if "model: formula" in text)
 
 # block-gelu with what no shipped exercise has: an optional mistake listed before a required one, a weight,
 # a never-zero parameter, the attempt policy and dates, and a translated label.
@@ -57,6 +60,21 @@ def origin_of(app: Flask, exercise_id: str) -> str:
 
 def test_every_numeric_exercise_is_covered() -> None:
     assert len(NUMERIC) >= 13 and "microgpt-stations" in NUMERIC and "code-gelu" not in NUMERIC
+    assert len(FORMULAS) >= 11 and "attention-by-hand" in FORMULAS
+
+
+@pytest.mark.parametrize("exercise_id", FORMULAS)
+def test_a_formula_exercise_opens_in_the_yaml_editor_and_saving_it_unchanged_keeps_its_version(
+        app: Flask, instructor: FlaskClient, exercise_id: str) -> None:  # fmt: skip
+    opened = instructor.get(f"/teach/exercises/{exercise_id}/edit", follow_redirects=True)
+    html = opened.get_data(as_text=True)
+    assert opened.request.args.get("mode") == "yaml" and "compute:" in html  # the YAML tab, holding the formulas
+    fields = editor_fields(html, "card")
+    fields["action"] = "save"
+    response = instructor.post(f"/teach/exercises/{exercise_id}/edit?mode=yaml", data=fields)
+    assert response.status_code == 303, response.get_data(as_text=True)
+    assert f"No changes to {exercise_id}." in instructor.get(response.headers["Location"]).get_data(as_text=True)
+    assert exercise_row(app, exercise_id) == (1, 1)
 
 
 @pytest.mark.parametrize("exercise_id", NUMERIC)
