@@ -78,8 +78,11 @@ def test_a_loosened_tolerance_turns_near_misses_right_with_the_penalty(app: Flas
 def test_an_attempt_the_fix_cannot_read_keeps_its_verdict(app: Flask) -> None:
     save(app, LOOSE)
     ada = make_user(app, "ada@example.com")
-    submit(app, ada, off_by(app, "ada@example.com", 0.004))  # right under LOOSE, 3 decimals typed
-    save(app, STRICTER)  # asks for 4 decimals: the typed answer is now unreadable
+    right = np.array(expected(app, "quiz", "ada@example.com")["h"], dtype=float)
+    submit(app, ada, "[" + "; ".join(f"{v:.2f}" for v in right) + "]")  # right under LOOSE, 2 decimals typed
+    # STRICTER asks for 4 decimals, and h (3 decimals) cannot be written with 2 unless each entry ends in 0:
+    # the typed answer is now unreadable (a chance of 1 in 10,000 that the drawn h is that round).
+    save(app, STRICTER)
     with app.app_context():
         done = regrade("quiz")
     assert done.changed == 0 and len(done.kept) == 1
