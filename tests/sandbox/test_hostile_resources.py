@@ -87,7 +87,8 @@ def test_forking_cpu_hog_gets_a_timeout(hostile: Hostile) -> None:
     """
     graded = hostile.grade(submission(body))
     assert_not_passed(graded, "timeout")
-    assert graded.code.message in (CPU_MESSAGE, WALL_MESSAGE), graded.code.message
+    # The run-level sentence, then (since a stop in the first case is listed like any other) where it stopped.
+    assert graded.code.message.startswith((CPU_MESSAGE, WALL_MESSAGE)), graded.code.message
     assert graded.watch.processes <= PROCESS_CAP, graded.watch.processes
     # The zygote's own deadline stopped it, not the host's (wall + 3 s grace, then a cold slot).
     assert graded.seconds < HOSTILE_LIMITS.wall_seconds + 2.5
@@ -292,7 +293,7 @@ def test_deep_native_recursion_segfaults_only_the_job(hostile: Hostile) -> None:
 def test_ctypes_segfault_kills_only_the_job(hostile: Hostile) -> None:
     graded = hostile.grade(submission("import ctypes\nctypes.string_at(0)\nreturn x"))
     assert_not_passed(graded, "memory_limit", SEGV_MESSAGE)
-    assert graded.code.message.endswith("or native code crashed.")
+    assert "or native code crashed." in graded.code.message
     assert slot_pids(hostile.uids) == hostile.before
 
 
