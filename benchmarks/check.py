@@ -23,7 +23,7 @@ from grader.catalog.spec import ExerciseSpec  # noqa: E402
 from grader.catalog.variants import make_variant  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-FORMULA = ROOT / "tests" / "catalog" / "formula_examples" / "softmax-temperature.yaml"
+FORMULA = ROOT / "tests" / "catalog" / "formula_examples" / "block-residual-formula.yaml"  # block-residual, as formulas
 
 
 def _answers(catalog: Catalog, exercise_id: str) -> dict[str, str]:
@@ -44,7 +44,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--formula", type=Path, default=FORMULA, help="a formula exercise file")
-    parser.add_argument("--builtin", default="block-layernorm", help="a built-in scenario's exercise to compare with")
+    parser.add_argument("--builtin", default="block-residual", help="a built-in scenario's exercise to compare with")
     args = parser.parse_args()
     catalog, errors = Catalog.from_directory()
     if errors:

@@ -125,3 +125,10 @@ def test_the_readmes_formula_examples_are_valid_and_pass_the_self_check() -> Non
         assert errors == [] and found is not None, errors
         report = check_spec(found, range(20))
         assert report.failures == [], report.failures
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parent / "formula_examples").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_formula_example_is_valid_and_passes_the_self_check(path: Path) -> None:
+    found, errors = spec_from_text(path.read_text(encoding="utf-8"), path.name)
+    assert errors == [] and found is not None, errors
+    assert check_spec(found, range(20)).failures == []
