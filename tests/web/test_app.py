@@ -81,8 +81,8 @@ def test_sync_then_sync_again_changes_nothing(tmp_path: Path) -> None:
         env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
         assert flask_cli("db", "upgrade", env=env).returncode == 0
         assert flask_cli("exercises", "sync", env=env).stdout.strip() == \
-            "exercises: 21 created, 0 updated, 0 unchanged, 0 errors"  # fmt: skip
-        assert "0 created, 0 updated, 21 unchanged" in flask_cli("exercises", "sync", env=env).stdout
+            "exercises: 32 created, 0 updated, 0 unchanged, 0 errors"  # fmt: skip
+        assert "0 created, 0 updated, 32 unchanged" in flask_cli("exercises", "sync", env=env).stdout
 
 
 def test_upgrading_fills_the_attempt_limit_of_exercises_stored_before_it_was_kept(tmp_path: Path) -> None:
