@@ -60,6 +60,14 @@ def formula_program(params: list[str], compute: Mapping[str, Any], mistakes: Map
     return build_program(params, compute, replacements, hand, well_posed)
 
 
+def formula_scenario_of(params: list[str], compute: Mapping[str, Any], mistakes: Mapping[str, FormulaMistake],
+                        hand: Mapping[str, Any] | None, well_posed: list[Any] | None, graded: list[str]) -> Scenario:  # fmt: skip
+    """The Scenario of a formula exercise's fields (built once per distinct computation; raises ProgramError)."""
+    written = {"params": params, "compute": compute, "hand": hand, "well_posed": well_posed, "graded": graded,
+               "mistakes": {name: m.model_dump(mode="json") for name, m in mistakes.items()}}  # fmt: skip
+    return scenario_from_json(json.dumps(written, default=str))
+
+
 @lru_cache(maxsize=256)
 def scenario_from_json(written: str) -> Scenario:
     """The Scenario of a formula exercise's computation, written as JSON (cached: built once per text)."""

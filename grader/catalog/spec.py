@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Annotated, Any, Literal, Union
 
@@ -14,7 +13,7 @@ from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
 from grader.catalog.misconceptions import MISCONCEPTIONS, known_words
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.formula_model import FORMULA, FormulaMistake, FormulaText, formula_program, scenario_from_json
+from grader.catalog.formula_model import FORMULA, FormulaMistake, FormulaText, formula_scenario_of
 from grader.catalog.scenarios import SCENARIOS, Scenario
 from grader.catalog.strict import Strict
 from grader.catalog.translations import Localised, Locale, Translation
@@ -198,10 +197,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
         """The computation this exercise asks about: a built-in scenario, or its own formulas."""
         if self.model != FORMULA:
             return SCENARIOS[self.model]
-        mistakes = {name: m.model_dump(mode="json") for name, m in (self.mistakes or {}).items()}
-        written = {"params": list(self.params), "compute": self.compute, "mistakes": mistakes, "hand": self.hand,
-                   "well_posed": self.well_posed, "graded": [p.quantity for p in self.parts]}  # fmt: skip
-        return scenario_from_json(json.dumps(written, sort_keys=False, default=str))
+        return formula_scenario_of(list(self.params), self.compute or {}, self.mistakes or {}, self.hand,
+                                   self.well_posed, [p.quantity for p in self.parts])  # fmt: skip
 
     def mistake_words(self, name: str) -> tuple[str, str]:
         """A mistake's title and hint: the exercise's own formula mistake, else the named misconception."""
@@ -235,12 +232,11 @@ class ExerciseSpec(Localised, AttemptPolicy):
         if not self.compute:
             raise Refusal("compute: a formula exercise computes its answers here, one named step per line")
         try:
-            program = formula_program(list(self.params), self.compute, self.mistakes or {}, self.hand, self.well_posed)
+            scenario = self.scenario
             page = {name: p.page for name, p in self.params.items()}
             if None not in page.values():  # the page's example runs here, so a step that cannot run is placed
-                for route in (None, *program.mistakes):
-                    program.run({k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()}, route,
-                                bool(program.hand))  # fmt: skip
+                for route in (None, *scenario.mistakes):
+                    scenario.routes({k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()}, route)
         except ProgramError as error:
             raise _located(str(error), error.where, "") from None
         for name, mistake in (self.mistakes or {}).items():
@@ -261,14 +257,12 @@ class ExerciseSpec(Localised, AttemptPolicy):
         if len(set(ids)) != len(ids):
             raise Refusal("part ids must be unique")
         for i, part in enumerate(self.parts):
-            for j, ref in enumerate(part.misconceptions):
-                if ref.name not in MISCONCEPTIONS and not (self.mistakes and ref.name in self.mistakes):
-                    raise _located(f"unknown misconception {ref.name!r}", ("parts", i, "misconceptions", j), ref.name)
-        for part in self.parts:
             if part.quantity not in quantities:
                 raise Refusal("part %(part)s: quantity must be one of %(quantities)s", part=part.id,
                               quantities=", ".join(quantities))
-            for ref in part.misconceptions:
+            for j, ref in enumerate(part.misconceptions):
+                if ref.name not in MISCONCEPTIONS and not (self.mistakes and ref.name in self.mistakes):
+                    raise _located(f"unknown misconception {ref.name!r}", ("parts", i, "misconceptions", j), ref.name)
                 if ref.name not in mistakes and ref.name != "transposed-shape":
                     raise Refusal("part %(part)s: model %(model)s cannot compute %(mistake)s", part=part.id,
                                   model=self.model, mistake=repr(ref.name))
