@@ -46,13 +46,13 @@ class BlockOptions:
 CORRECT = BlockOptions()
 
 
-def row_stats(x: np.ndarray, opts: BlockOptions = CORRECT) -> tuple[np.ndarray, np.ndarray]:
+def row_stats(x: np.ndarray, opts: BlockOptions = CORRECT, eps: float = LN_EPS) -> tuple[np.ndarray, np.ndarray]:
     """Return (mu, sigma) per row, sigma = sqrt(var + eps), as LayerNorm uses them."""
     n = x.shape[-1]
     mu = x.mean(axis=-1, keepdims=True)
     centred = x - mu if opts.center else x
     var = (centred**2).sum(axis=-1, keepdims=True) / (n - opts.ddof)
-    sigma = np.sqrt(var + LN_EPS)
+    sigma = np.sqrt(var + eps)
     return (mu if opts.center else np.zeros_like(mu)), sigma
 
 
@@ -61,9 +61,10 @@ def layer_norm(
     gamma: np.ndarray | None = None,
     beta: np.ndarray | None = None,
     opts: BlockOptions = CORRECT,
+    eps: float = LN_EPS,
 ) -> np.ndarray:
-    """LayerNorm over the last axis with population variance and eps = 1e-5."""
-    mu, sigma = row_stats(x, opts)
+    """LayerNorm over the last axis with population variance and eps (1e-5 by default)."""
+    mu, sigma = row_stats(x, opts, eps)
     u = (x - mu) / sigma
     if gamma is not None:
         u = u * gamma
