@@ -102,7 +102,7 @@ def draw_param(spec: ParamSpec, rng: np.random.Generator) -> Any:
         value = rng.choice(np.asarray(rule.choices), size=size)
     else:
         assert rule.low is not None and rule.high is not None  # the spec gives choices or both ends
-        value = np.round(rng.uniform(rule.low, rule.high, size=size), rule.decimals)
+        value = np.round(rng.uniform(rule.low, rule.high, size=size), rule.decimals) + 0.0  # no −0.0
         if rule.exclude_zero:
             value = np.where(value == 0, rule.high, value)
     whole = rule.choices is None or all(float(c).is_integer() for c in rule.choices)  # 5.67 stays 5.67

@@ -25,7 +25,9 @@ DARK = (":root { --ink: #e6e8ee; --muted: #a3abbb; --line: #343a46; --field: #6b
 
 
 def three(value: float) -> str:
-    return f"{value:.3f}".replace("-", MINUS)
+    """Three places as the page draws them: a value that rounds to zero has no sign (−0.0 is drawn 0.000)."""
+    text = f"{value:.3f}"
+    return (text[1:] if text == "-0.000" else text).replace("-", MINUS)
 
 
 def typed(value: Any) -> str:

@@ -36,6 +36,15 @@ def test_seed_zero_is_the_page_example(catalog: Catalog) -> None:
     assert catalog.variant("modern-params", 0).params == {"d": 4096, "n_head": 32, "n_kv_head": 8, "n_layer": 32}
 
 
+def test_drawn_numbers_never_carry_a_negative_zero(catalog: Catalog) -> None:
+    """np.round(-0.04, 1) is -0.0, which the JSON variant and a picture's label would show as "−0.0"."""
+    for exercise in ("block-residual", "block-layernorm", "ffn-keys"):
+        for seed in range(1, 200):
+            for value in catalog.variant(exercise, seed).params.values():
+                zeros = np.asarray(value, dtype=float)
+                assert not np.any((zeros == 0) & np.signbit(zeros)), (exercise, seed)
+
+
 def test_random_rows_never_have_a_tiny_sigma(catalog: Catalog) -> None:
     for seed in range(1, 200):
         params = catalog.variant("block-layernorm", seed).params
