@@ -28,8 +28,9 @@ from tests.web.conftest import build_app, empty_database
 EXERCISE = "code-layer-norm"
 SUBMIT = f"/api/v1/exercises/{EXERCISE}/submissions"
 # Short enough that an orphaned job comes back within a test, long enough that a worker started
-# straight after a crash does not take it back before the reaper has run.
-VISIBILITY_TIMEOUT = 10
+# straight after a crash does not take it back before the reaper's message is graded: on a loaded
+# 2-core box, requeueing and grading a SLOW job took over 10 s.
+VISIBILITY_TIMEOUT = 25
 
 
 def point_celery_at(url: str) -> None:
