@@ -3,7 +3,7 @@
 It clones HEAD into a temporary directory, runs `make run` there (venv, packages, migrations,
 exercises, gunicorn) on a free loopback port, registers a learner through the web form, gives
 them an API token with the CLI, submits a correct `layer_norm` and waits for its verdict: it must
-be `passed`, graded in the sandbox, not "code grading is not available". Timeouts are generous
+be graded `passed` with full score in the sandbox, not "code grading is not available". Timeouts are generous
 (a first `make install` builds a venv), and nothing is timed.
 """
 
@@ -150,9 +150,10 @@ def main() -> None:
             result = verdict(base, token)
         finally:
             stop(service)
-        if result["status"] != "passed" or "not available" in json.dumps(result):
+        graded = result["status"] == "graded" and (result.get("result") or {}).get("status") == "passed"
+        if not graded or result["score"] != 1.0 or "not available" in json.dumps(result):
             fail(f"the correct layer_norm got {json.dumps(result)[:2000]}", log)
-        print(f"fresh clone check passed: {EXERCISE} graded {result['status']}, score {result['score']}")
+        print(f"fresh clone check passed: {EXERCISE} graded, {result['result']['message']} score {result['score']}")
 
 
 if __name__ == "__main__":
