@@ -3,6 +3,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 TRANSLATIONS := grader/web/translations
 CATALOGUES := $(wildcard $(TRANSLATIONS)/*/LC_MESSAGES/messages.po)
+# Material for MkDocs prints a banner about its successor on every build; the site needs none of it.
+export NO_MKDOCS_2_WARNING := 1
 
 .PHONY: install packages test-packages test selfcheck bench run clean messages docs
 
