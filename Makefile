@@ -37,7 +37,7 @@ messages: install
 # directory thrown away after.
 test: test-packages install
 	$(BIN)/mypy
-	@site=$$(mktemp -d) && $(BIN)/mkdocs build --strict --quiet --site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
+	@site=$$(mktemp -d) && $(BIN)/mkdocs build --strict --site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
 	$(BIN)/python -m pytest -q
 	@if [ -n "$$GRADER_TEST_POSTGRES_URL" ]; then \
 	  echo "== again on PostgreSQL =="; \
