@@ -37,3 +37,23 @@ def test_the_readme_screenshot_is_a_small_png() -> None:
     image = ROOT / "docs" / "images" / "exercise.png"
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert image.stat().st_size < 150_000
+
+
+def test_the_docs_api_reference_lists_every_call_of_the_served_document() -> None:
+    # The page the docs hook generates, from the same document GET /api/v1/openapi.json serves.
+    import importlib.util
+
+    source = ROOT / "docs" / "hooks" / "openapi_reference.py"
+    spec = importlib.util.spec_from_file_location("openapi_reference", source)
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    document = hook.openapi_document()
+    page = hook.reference_page(document)
+    calls = [(method, path) for path, item in document["paths"].items() for method in item]
+    assert len(calls) >= 10 and ("get", "/api/v1/docs") in calls
+    for method, path in calls:
+        assert f"## `{method.upper()} {path}`" in page, (method, path)
+    for name in document["components"]["schemas"]:
+        assert f"### {name} {{#schema-{name.lower()}}}" in page, name
+    assert "[AttemptOut](#schema-attemptout)" in page  # replies link their schemas
