@@ -114,7 +114,8 @@ def test_well_posed_conditions_redraw_the_variant() -> None:
 
 
 def test_the_guides_formula_examples_are_valid_and_pass_the_self_check() -> None:
-    guide = (Path(__file__).resolve().parents[2] / "docs" / "instructors" / "formulas.md").read_text(encoding="utf-8")
+    page = Path(__file__).resolve().parents[2] / "docs" / "instructors" / "formulas.md"
+    guide = page.read_text(encoding="utf-8")
     section = guide.split("# Exercises as formulas\n", 1)[1].split("\n## ", 1)[0]
     examples = re.findall(r"```yaml\n(.*?)```", section, re.S)
     assert len(examples) == 3
