@@ -3,8 +3,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 TRANSLATIONS := grader/web/translations
 CATALOGUES := $(wildcard $(TRANSLATIONS)/*/LC_MESSAGES/messages.po)
+# Material for MkDocs prints a banner about its successor on every build; the site needs none of it.
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: install test selfcheck bench run clean messages
+.PHONY: install packages test-packages test selfcheck bench run clean messages docs
 
 $(BIN)/python: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +14,14 @@ $(BIN)/python: requirements.txt
 	$(BIN)/pip install --quiet -r requirements.txt
 	touch $(BIN)/python
 
-install: $(BIN)/python $(CATALOGUES:.po=.mo)
+install: packages $(BIN)/python $(CATALOGUES:.po=.mo)
+
+# The Debian packages (scripts/debian-packages): installed when missing as root, else the command to run.
+packages:
+	@scripts/debian-packages run
+
+test-packages:
+	@scripts/debian-packages test
 
 # The pages' translations are compiled here (git ignores .mo files); a changed .po is recompiled.
 %.mo: %.po | $(BIN)/python
@@ -24,14 +33,21 @@ messages: install
 	$(BIN)/pybabel -q update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) --no-fuzzy-matching --ignore-obsolete
 
 # With GRADER_TEST_POSTGRES_URL set (CI sets it), the whole suite runs a second time on PostgreSQL.
-test: install
+# The documentation site is built strictly first (a broken link or a missing page fails), into a
+# directory thrown away after.
+test: test-packages install
 	$(BIN)/mypy
+	@site=$$(mktemp -d) && $(BIN)/mkdocs build --strict --site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
 	$(BIN)/python -m pytest -q
 	@if [ -n "$$GRADER_TEST_POSTGRES_URL" ]; then \
 	  echo "== again on PostgreSQL =="; \
 	  GRADER_TEST_DATABASE_URL="$$GRADER_TEST_POSTGRES_URL" $(BIN)/python -m pytest -q; \
 	fi
 	$(BIN)/python -m grader selfcheck --seeds 50
+
+# The documentation site (docs/, mkdocs.yml) on http://127.0.0.1:8001/, rebuilt on every change.
+docs: install
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 run: install
 	mkdir -p instance && chmod 700 instance

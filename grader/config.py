@@ -2,7 +2,8 @@
 
 The processes around the app read their own (gunicorn.conf.py: GRADER_BIND, GRADER_WORKERS, ...;
 grader/tasks.py: the queue's timings; grader/sandbox: GRADER_SANDBOX*, GRADER_BWRAP), their numbers
-through grader/environment.py, so a malformed one is refused the same way. The README lists them all.
+through grader/environment.py, so a malformed one is refused the same way. All of them are listed in
+docs/operators/configuration.md.
 
 GRADER_DATABASE_URL      SQLAlchemy URL (default: SQLite in instance/grader.db)
 GRADER_SECRET_KEY        session signing key (default: generated once, kept in instance/secret_key)

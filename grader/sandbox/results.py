@@ -29,7 +29,8 @@ class Limits:
     file_bytes: int = 4 * 2**20
     open_files: int = 64
     # Tasks (processes and threads) of the slot's uid, the idle zygote included; BLAS runs one
-    # thread. RLIMIT_CPU is per process, so this also bounds the CPU one job can use (README).
+    # thread. RLIMIT_CPU is per process, so this also bounds the CPU one job can use
+    # (grader/sandbox/README.md).
     processes: int = 8
     output_bytes: int = 64 * 1024
     result_bytes: int = 64 * 2**20

@@ -43,8 +43,9 @@ DENIED_SYSCALLS = (
     "flock",
     # Page-cache state of shared files is another such signal: cachestat reads it, fadvise evicts it.
     "cachestat", "fadvise64",
-    # Memory that RLIMIT_AS does not count (README: memory-creating calls): anonymous files, which
-    # also sidestep the tmpfs size cap, and secret memory, which after munmap counts nowhere.
+    # Memory that RLIMIT_AS does not count (grader/sandbox/README.md: calls that create memory):
+    # anonymous files, which also sidestep the tmpfs size cap, and secret memory, which after
+    # munmap counts nowhere.
     "memfd_create", "memfd_secret",
     # Kernel AIO: each context takes from a host-wide quota (fs.aio-max-nr) other services need.
     "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",

@@ -7,7 +7,7 @@ from dataclasses import asdict, fields
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, abort, current_app, g, jsonify, make_response, request, url_for
+from flask import Blueprint, abort, current_app, g, jsonify, make_response, render_template, request, url_for
 from flask.typing import ResponseReturnValue
 
 from grader.answers.results import ExerciseResult
@@ -29,8 +29,6 @@ from grader.web.openapi import ErrorBody, Reply, documented
 bp = Blueprint("api", __name__, url_prefix="/api/v1")
 STATUS_OF = {"graded": 201, "repeat": 200, "invalid": 422}
 View = Callable[..., ResponseReturnValue]
-# The site serves no documentation pages: the README ships with the code, and names this API's calls.
-DOCS = "README.md, section 'JSON API', beside the code; every call is described in the OpenAPI document."
 CODE_HINT = "Python source (UTF-8, at most 64 KB) defining the function in the stub"
 
 
@@ -191,8 +189,8 @@ def gradebook_csv() -> ResponseReturnValue:
 @documented("Where to start", {200: Reply("Links to this API's description and documentation.", ApiIndex)})
 def index() -> ResponseReturnValue:
     """The API's front door (no token needed): links, so that /api/v1 is not a 404."""
-    links = ApiIndex("grader API", "1", url_for("api.openapi_document", _external=True), DOCS,
-                     url_for("auth.profile", _external=True))  # fmt: skip
+    links = ApiIndex("grader API", "1", url_for("api.openapi_document", _external=True),
+                     url_for("api.reference", _external=True), url_for("auth.profile", _external=True))  # fmt: skip
     return jsonify(asdict(links))
 
 
@@ -201,6 +199,14 @@ def index() -> ResponseReturnValue:
 def openapi_document() -> ResponseReturnValue:
     """The OpenAPI document (no token needed)."""
     return jsonify(openapi.document(current_app, bp.url_prefix or "", "grader API", "1"))
+
+
+@bp.get("/docs")
+@documented("This API's reference, for people",
+            {200: Reply("An HTML page showing the OpenAPI document in Swagger UI.", str, "text/html")})  # fmt: skip
+def reference() -> ResponseReturnValue:
+    """The OpenAPI document in a viewer (Swagger UI, vendored; no token needed)."""
+    return render_template("api_docs.html", document=url_for("api.openapi_document"))
 
 
 def plain(value: Any) -> Any:

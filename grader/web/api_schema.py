@@ -25,7 +25,7 @@ SOURCE_TEXT = constrained(minLength=1, maxLength=MAX_SOURCE_BYTES, pattern=rf"^[
 
 @dataclass(frozen=True)
 class ApiIndex:
-    """Where to start: links to the OpenAPI document and to the page where tokens are made; where the docs are."""
+    """Where to start: links to the OpenAPI document, to its reference page for people and to the page where tokens are made."""
 
     name: str
     version: str

@@ -34,9 +34,13 @@ def is_api_request() -> bool:
     return request.path == "/api" or request.path.startswith("/api/")
 
 
+# Pages for people under /api (the API reference) speak the reader's language, as every other page does.
+API_PAGES = frozenset({"api.reference"})
+
+
 def request_locale() -> str:
     """The session's choice, else the browser's best match among ours, else English (always for the API)."""
-    if is_api_request():
+    if is_api_request() and request.endpoint not in API_PAGES:
         return DEFAULT
     chosen = supported(session.get(SESSION_KEY))
     return chosen or request.accept_languages.best_match(LANGUAGES.keys(), DEFAULT) or DEFAULT

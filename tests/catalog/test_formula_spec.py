@@ -113,15 +113,16 @@ def test_well_posed_conditions_redraw_the_variant() -> None:
     assert all(make_variant(found, seed).params["s"][0] > 1 for seed in range(1, 30))
 
 
-def test_the_readmes_formula_examples_are_valid_and_pass_the_self_check() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Exercises as formulas", 1)[1].split("\n## ", 1)[0]
+def test_the_guides_formula_examples_are_valid_and_pass_the_self_check() -> None:
+    page = Path(__file__).resolve().parents[2] / "docs" / "instructors" / "formulas.md"
+    guide = page.read_text(encoding="utf-8")
+    section = guide.split("# Exercises as formulas\n", 1)[1].split("\n## ", 1)[0]
     examples = re.findall(r"```yaml\n(.*?)```", section, re.S)
     assert len(examples) == 3
-    code, errors = code_spec_from_text(examples[2], "README.md")
+    code, errors = code_spec_from_text(examples[2], "formulas.md")
     assert errors == [] and code is not None and check_code_spec(code, range(5)).failures == []
     for text in examples[:2]:
-        found, errors = spec_from_text(text, "README.md")
+        found, errors = spec_from_text(text, "formulas.md")
         assert errors == [] and found is not None, errors
         report = check_spec(found, range(20))
         assert report.failures == [], report.failures

@@ -267,8 +267,8 @@ def assert_not_passed(graded: Graded, status: str, message: str | None = None,
     summary = (code.status, code.score, code.message, [c.message[:120] for c in code.cases[:2]])
     if status == "timeout" and graded.run.status == "starved":
         # On a machine so loaded that the job waited for a CPU most of its wall-clock time on every
-        # try (the zygote measures it), a job meant to time out gets no verdict (README, fair time
-        # limits): that, exactly, is what the learner must get then.
+        # try (the zygote measures it), a job meant to time out gets no verdict
+        # (grader/sandbox/README.md, fair time limits): that, exactly, is what the learner must get then.
         assert (code.status, code.score, code.counted) == ("invalid", 0.0, False), summary
         assert code.text.template == HOST_BUSY and graded.run.facts.get("tries") == 3, summary
         return

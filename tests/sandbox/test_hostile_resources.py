@@ -73,7 +73,7 @@ def test_fork_bomb_stays_under_the_process_limit(hostile: Hostile) -> None:
 
 @pytest.mark.slow
 def test_forking_cpu_hog_gets_a_timeout(hostile: Hostile) -> None:
-    # RLIMIT_CPU is per process: each child spins on a fresh CPU budget (README, Known limits).
+    # RLIMIT_CPU is per process: each child spins on a fresh CPU budget (grader/sandbox/README.md, Known limits).
     body = """
     for _ in range(30):
         try:

@@ -117,6 +117,9 @@ def test_the_api_root_is_an_index_not_a_404(client: FlaskClient) -> None:
     assert response.status_code == 200
     index = response.get_json()
     assert client.get(index["openapi"]).get_json()["openapi"] == "3.1.0"
-    assert index["tokens"].endswith("/profile") and "README" in index["docs"]
+    assert index["tokens"].endswith("/profile") and index["docs"].endswith(f"{API}/docs")
+    page = client.get(index["docs"])  # the reference for people: an HTML page on the same document
+    assert page.status_code == 200 and page.mimetype == "text/html"
+    assert f'data-openapi="{API}/openapi.json"' in page.get_data(as_text=True)
     assert _document(client)["paths"][API]["get"]["responses"]["200"]["content"]["application/json"]["schema"] == {
         "$ref": "#/components/schemas/ApiIndex"}

@@ -20,7 +20,7 @@ PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instruc
 # Practice opens for a learner once their own variant is finished; in this matrix nobody has finished one.
 FINISHED, API_FINISHED = "learner-when-finished", "api-learner-when-finished"
 CLASSES = {
-    r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1(/openapi\.json)?$": PUBLIC,
+    r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1(/openapi\.json|/docs)?$": PUBLIC,
     r"^/api/v1/gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/exercises/[^/]+/practice$": API_FINISHED, r"^/api/v1/": API,
     r"^/teach/": INSTRUCTOR,
     r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
