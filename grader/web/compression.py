@@ -1,6 +1,6 @@
 """Text replies compressed (zstd, brotli or gzip, as the browser offers) by Flask-Compress.
 
-Flask-Compress skips what is not text (PNG, ZIP), replies under 500 bytes, errors and redirects, and
+Flask-Compress skips types not in TEXT_TYPES, replies under 500 bytes, errors and redirects, and
 adds `Vary: Accept-Encoding`; it compresses streamed replies (CSV downloads, static files) as they
 stream, and keeps ETags and conditional requests working (a compressed ETag ends in ":br" and the
 like). A byte range (206) is left as stored: its Content-Range counts the file's own bytes.
@@ -19,6 +19,11 @@ from flask import Flask, Response
 
 from grader.extensions import compress
 
+# What this app sends as text: pages, static files, the API's JSON, pictures, downloads. Not PNG or
+# ZIP (compressed already). Flask-Compress's own list lacks CSV and YAML, and holds types never sent here.
+TEXT_TYPES = ["text/html", "text/css", "text/javascript", "application/json", "image/svg+xml",
+              "text/plain", "text/csv", "text/yaml"]  # fmt: skip
+
 
 def _compress(response: Response) -> Response:
     if response.status_code == 206:
@@ -29,6 +34,7 @@ def _compress(response: Response) -> Response:
 def init_app(app: Flask) -> None:
     """Compress this app's text replies, unless COMPRESS_RESPONSES is False."""
     app.config["COMPRESS_REGISTER"] = False  # registered below, behind the 206 check
+    app.config.setdefault("COMPRESS_MIMETYPES", TEXT_TYPES)
     compress.init_app(app)
     if app.config.get("COMPRESS_RESPONSES", True):
         app.after_request(_compress)
