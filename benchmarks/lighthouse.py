@@ -76,8 +76,8 @@ def cookie_header(site: Site, who: str) -> dict[str, str]:
 
 def lighthouse(url: str, headers: dict[str, str], out: Path, extra: list[str]) -> dict[str, Any]:
     """One Lighthouse run, its JSON report (also kept at `out`)."""
-    command = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}", f"--chrome-flags={CHROME_FLAGS}",
-               f"--extra-headers={json.dumps(headers)}", *extra]  # fmt: skip
+    command = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={out}",
+               f"--chrome-flags={CHROME_FLAGS}", f"--extra-headers={json.dumps(headers)}", *extra]
     subprocess.run(command, check=True, env={**os.environ, "CHROME_PATH": CHROMIUM}, timeout=300)
     report: dict[str, Any] = json.loads(out.read_text())
     return report
@@ -90,7 +90,8 @@ def shortfalls(report: dict[str, Any], category: str) -> list[str]:
     for ref in report["categories"][category]["auditRefs"]:
         audit = audits[ref["id"]]
         if ref["weight"] > 0 and audit.get("score") is not None and audit["score"] < 1:
-            found.append(f"{ref['id']} {audit['score']:.2f}" + (f" ({audit['displayValue']})" if audit.get("displayValue") else ""))
+            shown = f" ({audit['displayValue']})" if audit.get("displayValue") else ""
+            found.append(f"{ref['id']} {audit['score']:.2f}{shown}")
     return found
 
 
@@ -103,13 +104,17 @@ def run(name: str, site: Site, pages: list[str], reports: Path) -> None:
             who, path = site.pages[page]
             headers = cookie_header(site, who)
             stem = reports / f"{name.split()[0]}-{page.replace(' ', '-').replace(':', '')}"
-            main = lighthouse(base + path, headers, stem.with_suffix(".json"), [f"--only-categories={','.join(CATEGORIES)}"])
-            slow = lighthouse(base + path, headers, stem.with_suffix(".3g.json"), ["--only-categories=performance", *REGULAR_3G])
+            every = [f"--only-categories={','.join(CATEGORIES)}"]
+            main = lighthouse(base + path, headers, stem.with_suffix(".json"), every)
+            slow = lighthouse(base + path, headers, stem.with_suffix(".3g.json"),
+                              ["--only-categories=performance", *REGULAR_3G])
             scores = [main["categories"][c]["score"] for c in CATEGORIES]
             lcp, lcp_3g = (r["audits"]["largest-contentful-paint"]["numericValue"] / 1000 for r in (main, slow))
             kib = main["audits"]["total-byte-weight"]["numericValue"] / 1024
-            print(f"  {page:<18} " + "  ".join(f"{100 * s:4.0f}" for s in scores) + f"  {lcp:8.2f}  {lcp_3g:8.2f}  {kib:5.0f}")
-            notes += [f"  {page} {c}: " + "; ".join(shortfalls(main, c)) for c, s in zip(CATEGORIES, scores) if s < GOOD]
+            shown = "  ".join(f"{100 * s:4.0f}" for s in scores)
+            print(f"  {page:<18} {shown}  {lcp:8.2f}  {lcp_3g:8.2f}  {kib:5.0f}")
+            notes += [f"  {page} {c}: " + "; ".join(shortfalls(main, c))
+                      for c, s in zip(CATEGORIES, scores) if s < GOOD]
     print("under 95:" if notes else "every score 95 or more")
     print("\n".join(notes))
 
