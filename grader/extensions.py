@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from flask import request
+from flask_compress import Compress
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_login import LoginManager, current_user
@@ -35,6 +36,7 @@ migrate = Migrate(render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()
 limiter = Limiter(key_func=get_remote_address)
+compress = Compress()  # text replies: zstd, brotli or gzip, as the browser offers
 
 
 def user_key() -> str:

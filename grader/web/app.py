@@ -21,6 +21,7 @@ from grader.web.foreign import CookieKeepingSessions, refuse_foreign_writes
 from grader.services import sign_ins
 from grader.web.forms import ROW_ID_MAX
 from grader.web.i18n import init_i18n
+from grader.web import compression, static_files
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 SECURITY_HEADERS = {
@@ -133,6 +134,8 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.after_request(_retry_after_only_when_refused)
     limiter.init_app(app)  # before CSRF, so a request CSRF rejects still counts against the limit
     csrf.init_app(app)
+    compression.init_app(app)
+    static_files.init_app(app)
     login_manager.init_app(app)
     login_manager.user_loader(_load_user)
     login_manager.login_view = "auth.login"

@@ -33,10 +33,14 @@ def refuse_foreign_writes() -> None:
 
 
 class CookieKeepingSessions(SecureCookieSessionInterface):
-    """The signed-cookie session, never saved in answer to another site's form."""
+    """The signed-cookie session, never saved in answer to another site's form, nor with a static file."""
 
     def save_session(self, app: Flask, session: Any, response: Any) -> None:
-        """Save as usual, except for a foreign write: its new cookie would replace the learner's."""
-        if is_foreign_write():
+        """Save as usual, except for a foreign write: its new cookie would replace the learner's.
+
+        A static file is the same for everyone: saving would add `Vary: Cookie` (a browser holding
+        the file for a year would fetch it again after each change of cookie) or even a Set-Cookie.
+        """
+        if is_foreign_write() or request.endpoint == "static":
             return
         super().save_session(app, session, response)
