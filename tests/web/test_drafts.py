@@ -204,3 +204,21 @@ def test_a_file_that_says_draft_is_synced_as_one_and_published_once_it_no_longer
     stored = row(app)
     assert (stored.status, stored.current_version, stored.latest_version, stored.title) == (
         "published", 2, 3, "A residual in waiting")  # learners keep version 2 until it is published
+
+
+def test_an_operator_publishes_and_unpublishes_on_the_command_line(app: Flask) -> None:
+    cli = app.test_cli_runner()
+    assert save_on_the_web(app, NEW) == "created"
+    done = cli.invoke(args=["exercises", "publish", DRAFT_ID])
+    assert (done.exit_code, done.output) == (0, f"published {DRAFT_ID} version 1\n")
+    assert row(app).status == "published"
+    done = cli.invoke(args=["exercises", "unpublish", DRAFT_ID])
+    assert (done.exit_code, done.output) == (0, f"unpublished {DRAFT_ID}\n")
+    assert row(app).status == "unpublished"
+    with app.app_context():
+        events = db.session.execute(sa.select(AuditEvent.action, AuditEvent.actor_id, AuditEvent.detail)
+                                    .where(AuditEvent.exercise_id == DRAFT_ID).order_by(AuditEvent.id)).all()
+    assert [tuple(e) for e in events][1:] == [("exercise.published", None, {"version": 1, "by": "operator"}),
+                                              ("exercise.unpublished", None, {"version": 1, "by": "operator"})]
+    missing = cli.invoke(args=["exercises", "publish", "no-such-exercise"])
+    assert missing.exit_code == 1 and "no exercise no-such-exercise" in missing.output
