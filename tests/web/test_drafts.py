@@ -222,3 +222,12 @@ def test_an_operator_publishes_and_unpublishes_on_the_command_line(app: Flask) -
                                               ("exercise.unpublished", None, {"version": 1, "by": "operator"})]
     missing = cli.invoke(args=["exercises", "publish", "no-such-exercise"])
     assert missing.exit_code == 1 and "no exercise no-such-exercise" in missing.output
+
+
+def test_the_api_document_names_a_draft_s_paths_once_it_is_published(
+        app: Flask, client: FlaskClient, instructor: FlaskClient) -> None:  # fmt: skip
+    save_on_the_web(app, NEW)
+    attempts_path = f"{API}/exercises/{DRAFT_ID}/attempts"
+    assert attempts_path not in client.get(f"{API}/openapi.json").get_json()["paths"]
+    press(instructor, DRAFT_ID, "publish")
+    assert attempts_path in client.get(f"{API}/openapi.json").get_json()["paths"]
