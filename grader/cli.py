@@ -97,7 +97,7 @@ def delete_user(email: str) -> None:
 
 @exercises.command("sync")
 def sync() -> None:
-    """Load exercises/ into the database; a changed file becomes a new version."""
+    """Load exercises/ into the database; a changed file becomes a new version, published unless it says draft: true."""
     report = sync_directory(current_app.config["EXERCISES_DIR"])
     for error in report.errors:
         click.echo(f"error: {error}", err=True)
@@ -123,6 +123,37 @@ def regrade_command(exercise_id: str) -> None:
         raise click.ClickException(f"no numeric exercise {exercise_id}") from None
     click.echo(f"regraded {done.attempts - len(done.kept)} of {done.attempts} attempts by {len(done.learners)} "
                f"learners against version {done.version}: {done.changed} scores changed, {len(done.kept)} kept")  # fmt: skip
+
+
+@exercises.command("publish")
+@click.argument("exercise_id")
+def publish_command(exercise_id: str) -> None:
+    """Publish an exercise's newest version: learners get it (from its opening date, if that is ahead)."""
+    from grader.services.exercises import UnknownExercise
+    from grader.services.publishing import CannotPublish, publish
+
+    try:
+        done = publish(exercise_id, None)
+    except UnknownExercise:
+        raise click.ClickException(f"no exercise {exercise_id}") from None
+    except CannotPublish as error:
+        raise click.ClickException(f"version no longer valid: {error}") from None
+    when = f" (learners see it from {done.opens.isoformat()}Z)" if done.opens else ""
+    click.echo(f"{'published' if done.changed else 'already published:'} {exercise_id} version {done.version}{when}")
+
+
+@exercises.command("unpublish")
+@click.argument("exercise_id")
+def unpublish_command(exercise_id: str) -> None:
+    """Hide an exercise from learners; their attempts and scores are kept."""
+    from grader.services.exercises import UnknownExercise
+    from grader.services.publishing import unpublish
+
+    try:
+        changed = unpublish(exercise_id, None)
+    except UnknownExercise:
+        raise click.ClickException(f"no exercise {exercise_id}") from None
+    click.echo(f"{'unpublished' if changed else 'not published:'} {exercise_id}")
 
 
 @submissions_group.command("reap")

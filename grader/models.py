@@ -13,6 +13,9 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from grader.extensions import db
 
 ROLES = ("learner", "instructor")
+# An exercise's state for learners: a draft was never published; published ones are seen (from their
+# opening date); unpublished ones are hidden again, their learners' work kept.
+DRAFT, PUBLISHED, UNPUBLISHED = "draft", "published", "unpublished"
 SIGN_IN_KEY = "sign_in"  # where a loaded User keeps its sign-in's secret, in its SQLAlchemy instance info
 
 
@@ -103,9 +106,15 @@ class SignIn(db.Model):  # type: ignore[name-defined,misc]
 
 
 class Exercise(db.Model):  # type: ignore[name-defined,misc]
-    """An exercise; its content lives in versions, and attempts keep the version they were graded on."""
+    """An exercise; its content lives in versions, and attempts keep the version they were graded on.
+
+    current_version is the version learners get (while published); latest_version is the newest one
+    stored, which is a draft while it is ahead of current_version. The listing columns (title, dates,
+    attempt limit) are the current version's.
+    """
 
     __tablename__ = "exercises"
+    __table_args__ = (sa.CheckConstraint("status IN ('draft', 'published', 'unpublished')", name="status"),)
 
     id: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
     lesson: Mapped[str] = mapped_column(sa.String(80), index=True)
@@ -117,6 +126,8 @@ class Exercise(db.Model):  # type: ignore[name-defined,misc]
     position: Mapped[int] = mapped_column(default=100)
     kind: Mapped[str] = mapped_column(sa.String(16), default="numeric")
     current_version: Mapped[int] = mapped_column(default=1)
+    latest_version: Mapped[int] = mapped_column(default=1, server_default="1")
+    status: Mapped[str] = mapped_column(sa.String(12), default=PUBLISHED, server_default=PUBLISHED)
     origin: Mapped[str] = mapped_column(sa.String(8), default="file")  # file or web
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -128,6 +139,16 @@ class Exercise(db.Model):  # type: ignore[name-defined,misc]
     def title_in(self, locale: str) -> str:
         """The title in `locale` when the exercise has one there, else as written."""
         return (self.titles or {}).get(locale, self.title)
+
+    @property
+    def published(self) -> bool:
+        """Whether learners see it (from its opening date)."""
+        return self.status == PUBLISHED
+
+    @property
+    def pending(self) -> bool:
+        """Whether a newer version than the one learners get waits to be published."""
+        return self.status == PUBLISHED and self.latest_version > self.current_version
 
 
 class ExerciseVersion(db.Model):  # type: ignore[name-defined,misc]

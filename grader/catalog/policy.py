@@ -80,6 +80,7 @@ class AttemptPolicy(Strict):
     the due date."""
 
     opens: AwareDatetime | None = None  # learners neither see nor answer the exercise before it
+    draft: bool = False  # a file that says so is synced as a draft, not published (grader.services.sync)
     max_attempts: int | None = Field(default=None, ge=1, le=MAX_ATTEMPTS)
     penalty: float = Field(default=0.0, ge=0, le=1, allow_inf_nan=False)
     due: AwareDatetime | None = None

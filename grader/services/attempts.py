@@ -25,7 +25,7 @@ from grader.catalog.policy import AttemptPolicy, attempts_left, is_open
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
+from grader.models import PUBLISHED, Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
 from grader.services.dialect import for_session, per_dialect
 from grader.services.exercises import UnknownExercise, spec_of, variant_of
@@ -78,7 +78,7 @@ _CURRENT = (
         .outerjoin(_VARIANTS, (_VARIANTS.c.exercise_id == _EXERCISES.c.id) & (_VARIANTS.c.user_id == _USER))
         .outerjoin(_EXTENSIONS, (_EXTENSIONS.c.exercise_id == _EXERCISES.c.id) & (_EXTENSIONS.c.user_id == _USER))
     )
-    .where(_EXERCISES.c.id == _EXERCISE)
+    .where(_EXERCISES.c.id == _EXERCISE, _EXERCISES.c.status == PUBLISHED)  # a draft is no exercise to learners
 )  # fmt: skip
 _SEED = sa.select(_VARIANTS.c.seed).where(_VARIANTS.c.user_id == _USER, _VARIANTS.c.exercise_id == _EXERCISE)
 # The learner's seed in the lesson so far: its exercises share one draw (catalog.variants.story_key).

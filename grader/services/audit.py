@@ -20,7 +20,7 @@ from grader.models import AuditEvent, User
 
 PAGE = 100
 ACTIONS = ("score.set", "score.removed", "extension.set", "extension.removed", "regrade", "exercise.saved",
-           "reset_link", "account.deleted")  # fmt: skip
+           "exercise.published", "exercise.unpublished", "reset_link", "account.deleted")  # fmt: skip
 
 
 def note(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,

@@ -20,7 +20,7 @@ from grader.models import Exercise, ExerciseVersion
 from grader.texts import Refusal, Text, say
 from grader.services import exercise_form, exercise_yaml
 from grader.services.dialect import lock_rows
-from grader.services.exercises import (AnySpec, SpecInvalid, code_spec_of, current_version, kind_change,
+from grader.services.exercises import (AnySpec, SpecInvalid, code_spec_of, kind_change, latest_version,
                                        parse_any_source, parse_source, save_source, self_check, spec_of)
 
 
@@ -111,7 +111,7 @@ def _as_the_form_saves(source: str) -> ExerciseSpec | None:
 def save(source: str, user_id: int, origin: str, *, editing: str | None = None, new: bool = False,
          problems: list[SpecError] | None = None, base: int | None = None,
          from_form: bool = False) -> tuple[Checked, str | None]:  # fmt: skip
-    """Check and store a source; returns the check and created / updated / unchanged (None if refused).
+    """Check and store a source as a draft; returns the check and created / updated / unchanged (None if refused).
 
     base: the version the editor started from; a save over a newer one is refused, not written over it.
     from_form: the source is the structured form's, which writes texts its own way (trimmed).
@@ -126,7 +126,7 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
     if wrong_id is not None:
         checked.errors.append(wrong_id)
         return checked, None
-    stored = current_version(checked.spec.id)
+    stored = latest_version(checked.spec.id)  # the newest, a draft or not: edits build on it
     if base is not None and stored is not None and stored.version != base:
         checked.errors.append(_changed_meanwhile(base, stored.version))
         return checked, None
@@ -134,7 +134,8 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
     if stored is not None and _same(stored, checked.spec, from_form):
         return checked, "unchanged"
     try:
-        return checked, save_source(source, user_id, origin)[1]
+        # Saved as a draft: learners see it (or this version of it) once an instructor publishes it.
+        return checked, save_source(source, user_id, origin, publish=False)[1]
     except IntegrityError:  # a new exercise: another save took this id between our check and write
         db.session.rollback()
         checked.errors.append(_taken(checked.spec.id))

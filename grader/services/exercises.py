@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Protocol, TypeVar
 
 import sqlalchemy as sa
-from sqlalchemy.orm import contains_eager
+from sqlalchemy.orm import InstrumentedAttribute, contains_eager
 
 from grader.catalog.lessons import exercise_order
 from grader.catalog.loader import SpecError, spec_from_text
@@ -18,7 +18,7 @@ from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS, check_code_spec
 from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
-from grader.models import Exercise, ExerciseVersion, utcnow
+from grader.models import DRAFT, PUBLISHED, Exercise, ExerciseVersion, utcnow
 from grader.services import audit
 from grader.texts import Text, say
 
@@ -110,7 +110,7 @@ def kind_change(spec: AnySpec, exercise: Exercise | None) -> Text | None:
             return say("%(id)s is a code exercise, so a new version must be one too (or give it a new id)",
                        id=repr(spec.id))  # fmt: skip
         return say("%(id)s takes typed answers, so a new version must too (or give it a new id)", id=repr(spec.id))
-    stored = current_version(spec.id)
+    stored = latest_version(spec.id)
     if not isinstance(spec, CodeExerciseSpec) or stored is None:
         return None
     try:
@@ -144,13 +144,32 @@ def existing_version(exercise_id: str) -> ExerciseVersion:
 
 
 def current_version(exercise_id: str) -> ExerciseVersion | None:
-    """The current version of an exercise, or None if there is no such exercise."""
+    """The current version of an exercise (the one learners get once it is published), or None if there
+    is no such exercise."""
+    return _version_at(exercise_id, Exercise.current_version)
+
+
+def latest_version(exercise_id: str) -> ExerciseVersion | None:
+    """The newest version of an exercise, a draft when it is ahead of the current one (the editor's)."""
+    return _version_at(exercise_id, Exercise.latest_version)
+
+
+def _version_at(exercise_id: str, number: sa.ColumnElement[int] | InstrumentedAttribute[int]) -> ExerciseVersion | None:
     return db.session.scalar(
         sa.select(ExerciseVersion)
         .join(ExerciseVersion.exercise)
         .options(contains_eager(ExerciseVersion.exercise))  # callers read .exercise: no second query
-        .where(Exercise.id == exercise_id, ExerciseVersion.version == Exercise.current_version)
+        .where(Exercise.id == exercise_id, ExerciseVersion.version == number)
     )
+
+
+def published(exercise_id: str) -> Exercise:
+    """The exercise with that id as learners may see it; raises UnknownExercise if there is none or it
+    is not published (a draft, or unpublished: absent for learners)."""
+    found = existing(exercise_id)
+    if not found.published:
+        raise UnknownExercise(exercise_id)
+    return found
 
 
 def part_labels(exercise: Exercise) -> dict[str, str]:
@@ -169,9 +188,11 @@ def version(exercise_id: str, number: int) -> ExerciseVersion | None:
     )
 
 
-def all_exercises() -> list[Exercise]:
-    """Every exercise, in lesson order (as the dashboard lists them)."""
-    return sorted(db.session.scalars(sa.select(Exercise)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
+def all_exercises(published_only: bool = False) -> list[Exercise]:
+    """Every exercise (only the published ones: what learners may see), in lesson order (as the dashboard
+    lists them)."""
+    query = sa.select(Exercise).where(Exercise.status == PUBLISHED) if published_only else sa.select(Exercise)
+    return sorted(db.session.scalars(query), key=lambda e: exercise_order(e.lesson, e.position, e.id))
 
 
 def _titles(spec: ExerciseSpec | CodeExerciseSpec) -> dict[str, str]:
@@ -186,36 +207,52 @@ def _list(exercise: Exercise, spec: ExerciseSpec | CodeExerciseSpec) -> None:
     exercise.max_attempts = spec.max_attempts
 
 
-def store(spec: ExerciseSpec | CodeExerciseSpec, source: str, user_id: int | None, origin: str) -> str:
-    """Add a version when the source changed; returns created, updated or unchanged. No commit."""
+def make_current(exercise: Exercise, spec: AnySpec) -> None:
+    """Make the exercise's newest version (of `spec`) the one learners get, its listing columns that
+    version's. No commit."""
+    exercise.current_version = exercise.latest_version
+    _list(exercise, spec)
+
+
+def store(spec: AnySpec, source: str, user_id: int | None, origin: str, publish: bool = True) -> str:
+    """Add a version when the source changed; returns created, updated or unchanged. No commit.
+
+    With `publish` the new version is what learners get; without, it is a draft: a new exercise stays
+    hidden from learners, and those of a published one keep the version they had until it is published.
+    """
     digest = source_hash(source)
     exercise = db.session.get(Exercise, spec.id)
     if exercise is None:
-        exercise = Exercise(id=spec.id, current_version=1, origin=origin)
+        exercise = Exercise(id=spec.id, current_version=1, latest_version=1, origin=origin,
+                            status=PUBLISHED if publish else DRAFT)  # fmt: skip
         _list(exercise, spec)
         db.session.add(exercise)
         db.session.add(ExerciseVersion(exercise_id=spec.id, version=1, source=source, source_hash=digest,
                                        created_by=user_id))  # fmt: skip
         return "created"
-    latest = version(spec.id, exercise.current_version)
+    latest = version(spec.id, exercise.latest_version)
     if latest is not None and latest.source_hash == digest:
         return "unchanged"
-    exercise.current_version += 1
+    exercise.latest_version += 1
     exercise.origin = origin  # once edited on the web, syncing files leaves it alone
-    _list(exercise, spec)
     exercise.updated_at = utcnow()
-    db.session.add(ExerciseVersion(exercise_id=spec.id, version=exercise.current_version, source=source,
+    db.session.add(ExerciseVersion(exercise_id=spec.id, version=exercise.latest_version, source=source,
                                    source_hash=digest, created_by=user_id))  # fmt: skip
+    if publish:
+        exercise.status = PUBLISHED
+    if publish or not exercise.published:  # a hidden exercise's newest version is its current one
+        make_current(exercise, spec)
     return "updated"
 
 
-def save_source(source: str, user_id: int | None, origin: str = "web") -> tuple[AnySpec, str]:
-    """Validate and store an exercise source (numeric or code) as a new version; commits."""
+def save_source(source: str, user_id: int | None, origin: str = "web", publish: bool = True) -> tuple[AnySpec, str]:
+    """Validate and store an exercise source (numeric or code) as a new version, published or (without
+    `publish`) a draft; commits."""
     spec = parse_any_source(source)
-    outcome = store(spec, source, user_id, origin)
+    outcome = store(spec, source, user_id, origin, publish)
     if outcome != "unchanged":
         exercise = db.session.get(Exercise, spec.id)
-        audit.note(user_id, "exercise.saved", None, spec.id, version=exercise.current_version if exercise else None,
+        audit.note(user_id, "exercise.saved", None, spec.id, version=exercise.latest_version if exercise else None,
                    origin=origin, outcome=outcome)  # fmt: skip
     db.session.commit()
     return spec, outcome

@@ -13,7 +13,7 @@ from grader.catalog.policy import is_open
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.catalog.variants import Variant
-from grader.models import Attempt, Exercise, Progress, Submission, User, utcnow
+from grader.models import PUBLISHED, Attempt, Exercise, Progress, Submission, User, utcnow
 from grader.services import attempts, exercises, extensions, submissions
 from grader.services.exports import BATCH, csv_text, spreadsheet_safe
 
@@ -61,8 +61,8 @@ class Row:
 
 
 def columns(filters: Filters) -> list[Exercise]:
-    """The exercises shown, in the dashboard's lesson order."""
-    query = sa.select(Exercise)
+    """The exercises shown (published ones: a draft counts toward no average), in the dashboard's lesson order."""
+    query = sa.select(Exercise).where(Exercise.status == PUBLISHED)
     if filters.lesson:
         query = query.where(Exercise.lesson == filters.lesson)
     if filters.exercise:

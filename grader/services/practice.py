@@ -24,7 +24,7 @@ from grader.catalog.catalog import check_answers
 from grader.catalog.spec import NUMERIC_KIND
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
-from grader.models import Exercise, utcnow
+from grader.models import PUBLISHED, Exercise, utcnow
 from grader.services import attempts
 from grader.services.attempts import CurrentVersion
 from grader.services.exercises import spec_of
@@ -99,7 +99,8 @@ def next_in_lesson(user_id: int, current: CurrentVersion, early: bool = False) -
     """The lesson's next exercise after this one that the learner may practise now, if any."""
     lesson = lesson_of(current)
     later = db.session.execute(
-        sa.select(Exercise.id, Exercise.position).where(Exercise.lesson == lesson, Exercise.kind == NUMERIC_KIND)
+        sa.select(Exercise.id, Exercise.position)
+        .where(Exercise.lesson == lesson, Exercise.kind == NUMERIC_KIND, Exercise.status == PUBLISHED)
     ).all()
     here = next((p for i, p in later if i == current.exercise_id), None)
     for exercise_id, _ in sorted((r for r in later if here is None or (r[1], r[0]) > (here, current.exercise_id)),

@@ -12,7 +12,7 @@ from grader.catalog.lessons import exercise_order, lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
 from grader.extensions import db
 from grader.services.dialect import for_session, per_dialect
-from grader.models import Exercise, Extension, Progress, utcnow
+from grader.models import PUBLISHED, Exercise, Extension, Progress, utcnow
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ def dashboard(user_id: int, now: datetime, everything: bool = False) -> list[Les
         sa.select(Exercise, Progress, Extension.due_at)
         .outerjoin(Progress, (Progress.exercise_id == Exercise.id) & (Progress.user_id == user_id))
         .outerjoin(Extension, (Extension.exercise_id == Exercise.id) & (Extension.user_id == user_id))
+        .where(Exercise.status == PUBLISHED)  # drafts and unpublished exercises are not in anyone's lessons
     ), key=lambda row: exercise_order(row[0].lesson, row[0].position, row[0].id))
     lessons: dict[str, LessonSummary] = {}
     for exercise, progress, own_due in rows:
@@ -83,10 +84,12 @@ def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> lis
 
 
 def graded(user_id: int) -> list[Progress]:
-    """The learner's progress rows with a graded attempt or a score set by hand, in lesson order."""
+    """The learner's progress rows with a graded attempt or a score set by hand on a published exercise, in
+    lesson order (an unpublished one's are kept, and show again once it is republished)."""
     rows = db.session.execute(
         sa.select(Progress, Exercise.lesson, Exercise.position).join(Exercise, Exercise.id == Progress.exercise_id)
-        .where(Progress.user_id == user_id, (Progress.attempts_used > 0) | Progress.override_score.is_not(None))
+        .where(Progress.user_id == user_id, (Progress.attempts_used > 0) | Progress.override_score.is_not(None),
+               Exercise.status == PUBLISHED)
     ).all()  # fmt: skip
     return [row[0] for row in sorted(rows, key=lambda row: exercise_order(row[1], row[2], row[0].exercise_id))]
 

@@ -37,7 +37,7 @@ from grader.services import progress
 from grader.texts import say
 from grader.services.attempts import ensure_open, progress_of
 from grader.services.extensions import own_due
-from grader.services.exercises import code_spec_of, current_version, existing, source_hash, spec_of, version
+from grader.services.exercises import code_spec_of, current_version, published, source_hash, spec_of, version
 
 WAIT_SECONDS = 3.0
 NO_SANDBOX = say("Not graded: code grading is not available on this server. This try was not counted.")
@@ -64,7 +64,7 @@ class Submitted:
 
 def _code_exercise(exercise_id: str, early: bool = False) -> Exercise:
     """The code exercise; its opening date is checked first, so one not open yet says nothing about its kind."""
-    exercise = existing(exercise_id)
+    exercise = published(exercise_id)
     ensure_open(exercise.opens_at, early)
     if exercise.kind != CODE_KIND:
         raise NotCodeExercise(exercise_id)

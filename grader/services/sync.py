@@ -10,7 +10,7 @@ from grader.catalog.loader import SpecError, read_sources, shared_ids
 from grader.codecheck.spec import any_spec_from_text
 from grader.extensions import db
 from grader.models import Exercise
-from grader.services.exercises import AnySpec, current_version, kind_change, self_check, source_hash, store
+from grader.services.exercises import AnySpec, kind_change, latest_version, self_check, source_hash, store
 
 
 @dataclass
@@ -28,7 +28,7 @@ class SyncReport:
 def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError | None:
     """The error for a file that would be a new version but fails the self-check, else None."""
     digest = source_hash(source)
-    stored = current_version(spec.id)
+    stored = latest_version(spec.id)
     if stored is not None and stored.source_hash == digest:
         return None  # an unchanged file was checked when it was stored
     failures = self_check(source)
@@ -40,7 +40,8 @@ def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError |
 
 
 def sync_directory(root: Path) -> SyncReport:
-    """Load every exercise file under root into the database; commits.
+    """Load every exercise file under root into the database, published unless a file says `draft: true`;
+    commits.
 
     A file that is invalid, fails the self-check or shares its id with another file is reported as an
     error and not stored: what the database holds for that id (if anything) stays as it was. Neither of
@@ -72,6 +73,7 @@ def sync_directory(root: Path) -> SyncReport:
         if failed is not None:
             report.errors.append(failed)
             continue
-        getattr(report, store(spec, source, None, "file")).append(spec.id)
+        # A file is published unless it says `draft: true`; then its new version waits for an instructor.
+        getattr(report, store(spec, source, None, "file", publish=not spec.draft)).append(spec.id)
     db.session.commit()
     return report

@@ -88,7 +88,7 @@ def language() -> str:
 def list_exercises() -> ResponseReturnValue:
     """Every exercise open to the caller (instructors: all), with its answer fields."""
     lang, items, now = language(), [], utcnow()
-    for exercise in exercises.all_exercises():
+    for exercise in exercises.all_exercises(published_only=True):
         if not (caller().is_instructor or is_open(exercise.opens_at, now)):
             continue
         stored = exercises.version(exercise.id, exercise.current_version)
@@ -114,7 +114,7 @@ def list_exercises() -> ResponseReturnValue:
 def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
     lang = language()
-    found = exercises.existing(exercise_id)
+    found = exercises.published(exercise_id)
     attempts.ensure_open(found.opens_at, early=caller().is_instructor)
     if found.kind == CODE_KIND:
         return jsonify(asdict(_code_detail(found, lang)))

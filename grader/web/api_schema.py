@@ -193,7 +193,7 @@ def answer_fields() -> dict[str, dict[str, dict[str, Any]]]:
     """Per exercise that takes typed answers, the schema of `answers`: its current part ids, each
     described by its label and what may be typed into it (for the document's per-exercise bodies)."""
     found = {}
-    for exercise in exercises.all_exercises():
+    for exercise in exercises.all_exercises(published_only=True):
         stored = exercises.version(exercise.id, exercise.current_version)
         if exercise.kind == CODE_KIND or stored is None:
             continue

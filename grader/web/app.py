@@ -155,7 +155,7 @@ def _register(app: Flask) -> None:
     from grader.cli import register_commands
     from grader.web import api, auth, errors, health, learn, teach
     from grader.web import api_code, api_practice, audit_pages, gradebook_pages, practice, regrading  # noqa: F401
-    from grader.web import help, sign_in_pages  # noqa: F401
+    from grader.web import help, publishing_pages, sign_in_pages  # noqa: F401
     # (they add routes to the api, auth, learn and teach blueprints)
     from grader.web.filters import register_filters
 

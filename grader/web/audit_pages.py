@@ -20,7 +20,9 @@ from grader.web.teach import bp
 ACTION_NAMES = {
     "score.set": _l("score set by hand"), "score.removed": _l("score set by hand removed"),
     "extension.set": _l("own due date given"), "extension.removed": _l("own due date removed"),
-    "regrade": _l("regraded"), "exercise.saved": _l("exercise saved"), "reset_link": _l("password reset link made"),
+    "regrade": _l("regraded"), "exercise.saved": _l("exercise saved"),
+    "exercise.published": _l("exercise published"), "exercise.unpublished": _l("exercise unpublished"),
+    "reset_link": _l("password reset link made"),
     "account.deleted": _l("account deleted"),
 }  # fmt: skip
 # What each detail an event keeps is called (the stored keys are English and terse).
@@ -28,6 +30,7 @@ DETAIL_NAMES = {
     "score": _l("score"), "reason": _l("reason"), "due": _l("until"), "exercises": _l("exercises"),
     "version": _l("version"), "attempts": _l("attempts"), "changed": _l("scores changed"),
     "kept": _l("kept as they were"), "left": _l("learners still to regrade"), "role": _l("role"),
+    "opens": _l("learners see it from"),
 }  # fmt: skip
 # Details stored as a code word, and what each word says; those with no name above say it all alone.
 DETAIL_WORDS = {
@@ -50,7 +53,7 @@ def _value(key: str, value: Any) -> str:
     """One detail's value in the page's language: scores as percentages, times as on the page, code words in words."""
     if key == "score" and isinstance(value, (int, float)):
         return percent(value, places=2)  # not rounded to a whole percent: the trail keeps what was set
-    if key == "due" and isinstance(value, str):
+    if key in ("due", "opens") and isinstance(value, str):
         return _moment(value)
     if isinstance(value, str) and value in DETAIL_WORDS.get(key, {}):
         return str(DETAIL_WORDS[key][value])

@@ -92,7 +92,7 @@ def _keep_answers_across_login() -> None:
 
 def _open_code_exercise(exercise_id: str) -> bool:
     """Whether the exercise takes code, after refusing a learner (403) an exercise not open yet."""
-    found = exercises.existing(exercise_id)
+    found = exercises.published(exercise_id)
     attempts.ensure_open(found.opens_at, early=current_user.is_instructor)
     return found.kind == CODE_KIND
 

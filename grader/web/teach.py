@@ -16,10 +16,10 @@ from grader.catalog.lessons import lesson_title
 from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError, is_code_source
 from grader.catalog.scenarios import SCENARIOS
 from grader.extensions import limiter, user_key
+from grader.models import utcnow
 from grader.services import authoring, exercise_form, exercise_yaml, insights
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
-from grader.services.exercises import (SELF_CHECK_SEEDS, all_exercises, current_version, existing, existing_version,
-                                       part_labels)
+from grader.services.exercises import SELF_CHECK_SEEDS, all_exercises, existing, latest_version, part_labels
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
@@ -68,7 +68,7 @@ def exercise(exercise_id: str) -> str:
     return render_template(
         "teach/exercise.html", exercise=found, stats=insights.stats_of(found), labels=part_labels(found),
         wrong=insights.wrong_by_part(found.id), versions=insights.versions(found.id),
-        lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=insights.MAX_SCANNED,
+        lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=insights.MAX_SCANNED, now=utcnow(),
     )  # fmt: skip
 
 
@@ -115,7 +115,7 @@ def _render(editing: str | None, mode: str, values: dict[str, Any], *,
 
 
 def _start_source(editing: str | None) -> str:
-    stored = current_version(editing or request.args.get("from") or "")
+    stored = latest_version(editing or request.args.get("from") or "")  # a draft's edits build on the draft
     return stored.source if stored else ""
 
 
@@ -173,7 +173,7 @@ def _base_version(editing: str | None) -> int | None:
     if request.method == "POST":
         posted = request.form.get("base_version", "")
         return int(posted) if re.fullmatch(r"[0-9]{1,9}", posted) else None  # isdigit() takes '²' too
-    stored = current_version(editing)
+    stored = latest_version(editing)
     return stored.version if stored else None
 
 
@@ -189,7 +189,8 @@ def _finish(editing: str | None, source: str, problems: list[SpecError],
 
 
 def _saved(spec_id: str, outcome: str) -> BaseResponse:
-    said = {"created": _l("Created %(id)s."), "updated": _l("Saved a new version of %(id)s."),
+    said = {"created": _l("Created %(id)s as a draft: learners do not see it until you publish it."),
+            "updated": _l("Saved a new version of %(id)s as a draft: learners do not see it until you publish it."),
             "unchanged": _l("No changes to %(id)s.")}  # fmt: skip
     flash(str(said.get(outcome, _l("Saved %(id)s.")) % {"id": spec_id}))
     return redirect(url_for("teach.exercise", exercise_id=spec_id), code=303)
@@ -269,8 +270,10 @@ def preview() -> tuple[str, int]:
 
 @bp.get("/exercises/<exercise_id>/export")
 def export(exercise_id: str) -> Response:
-    """The current version's YAML, as a file in the format of exercises/."""
-    stored = existing_version(exercise_id)
+    """The newest version's YAML (a draft or not), as a file in the format of exercises/."""
+    stored = latest_version(exercise_id)
+    if stored is None:
+        abort(404)
     disposition = f'attachment; filename="{stored.exercise_id}.yaml"'
     return Response(stored.source, mimetype="text/yaml", headers={"Content-Disposition": disposition})
 

@@ -36,7 +36,10 @@ def test_an_instructor_writes_a_formula_exercise_in_the_browser_and_a_learner_so
     staff.screenshot(path=str(artifacts / "formula-editor-desktop.png"), full_page=True)
     staff.locator("form .actions button.primary", has_text="Save").click()
     staff.wait_for_url(f"{base}/teach/exercises/{EXERCISE}")
-    assert staff.locator(".flash").inner_text() == f"Created {EXERCISE}."
+    assert staff.locator(".flash").inner_text() == (
+        f"Created {EXERCISE} as a draft: learners do not see it until you publish it.")
+    staff.locator("section.publishing button", has_text="Publish version 1").click()  # learners see it from now
+    staff.locator(".flash", has_text="Published version 1: learners see it now.").wait_for()
 
     student = new_page()
     register(student, base, learner)

@@ -82,7 +82,10 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
 
     staff.locator("form.editor .actions button.primary", has_text="Save").click()
     staff.wait_for_url(f"{base}/teach/exercises/{EXERCISE}")
-    assert staff.locator(".flash").inner_text() == f"Created {EXERCISE}."
+    assert staff.locator(".flash").inner_text() == (
+        f"Created {EXERCISE} as a draft: learners do not see it until you publish it.")
+    staff.locator("section.publishing button", has_text="Publish version 1").click()  # learners see it from now
+    staff.locator(".flash", has_text="Published version 1: learners see it now.").wait_for()
     assert staff.locator("h1").inner_text() == TITLE
     assert "from the web editor" in staff.locator("main").inner_text()
 

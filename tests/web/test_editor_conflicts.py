@@ -6,7 +6,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from grader.services.exercises import current_version
+from grader.services.exercises import latest_version
 from tests.web.test_teach import editor_fields, exercise_row, source_of
 
 EDIT = "/teach/exercises/block-residual/edit"
@@ -33,7 +33,7 @@ def test_a_save_over_a_version_saved_meanwhile_is_refused_and_keeps_what_was_typ
     assert "Mine, " in page and 'name="base_version" value="1"' in page  # the form still holds the typing
     assert exercise_row(app, "block-residual") == (2, 2)
     with app.app_context():
-        stored = current_version("block-residual")
+        stored = latest_version("block-residual")
         assert stored is not None and "penalty: 0.2" in stored.source and "Mine, " not in stored.source
 
 

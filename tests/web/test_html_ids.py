@@ -47,7 +47,8 @@ def test_instructor_pages_have_unique_ids(app: Flask, instructor: FlaskClient, l
         ada = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
     for path in ("/teach/exercises", "/teach/gradebook", "/teach/exercises/block-layernorm", "/teach/exercises/new",
                  "/teach/exercises/block-layernorm/edit", "/teach/audit", "/teach/import", "/teach/reset-link",
-                 f"/teach/gradebook/{ada}/block-layernorm", "/teach/exercises/code-gelu"):  # fmt: skip
+                 f"/teach/gradebook/{ada}/block-layernorm", "/teach/exercises/code-gelu",
+                 "/teach/exercises/block-layernorm/as-learner", "/teach/exercises/code-gelu/as-learner"):  # fmt: skip
         response = instructor.get(path)
         assert response.status_code == 200, path
         assert repeated_ids(response.get_data(as_text=True)) == [], path

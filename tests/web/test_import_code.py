@@ -16,7 +16,7 @@ from grader.services.exercises import save_source
 from tests.layer_norm_sources import GOOD
 from tests.web.conftest import csrf_from, make_user
 from tests.web.test_learn import EXERCISES
-from tests.web.test_teach import exercise_row, source_of, upload
+from tests.web.test_teach import exercise_row, publish, source_of, upload
 
 CODE_GELU = (EXERCISES / "code" / "code-gelu.yaml").read_text(encoding="utf-8")
 LAYER_NORM = (EXERCISES / "code" / "code-layer-norm.yaml").read_text(encoding="utf-8")
@@ -43,6 +43,8 @@ def test_an_imported_code_exercise_is_stored_and_learners_solve_it(
     response = upload(instructor, source.encode(), "my-layer-norm.yaml")
     assert response.status_code == 303 and response.headers["Location"].endswith("/teach/exercises/my-layer-norm")
     assert exercise_row(app, "my-layer-norm") == (1, 1) and source_of(app, "my-layer-norm") == source
+    assert learner.get("/exercises/my-layer-norm").status_code == 404  # a draft until published
+    publish(instructor, "my-layer-norm")
     page = learner.get("/exercises/my-layer-norm").get_data(as_text=True)
     assert "LayerNorm, written by you" in page and "def layer_norm(x, gamma, beta, eps=1e-5):" in page
     graded = learner.get(_submit(learner, "my-layer-norm", GOOD).headers["Location"]).get_data(as_text=True)
@@ -89,6 +91,8 @@ def test_editing_a_code_exercise_opens_its_yaml_and_saves_a_new_version(
     assert edited != CODE_GELU
     saved = _yaml_post(instructor, url, edited, base_version="1")
     assert saved.status_code == 303 and exercise_row(app, "code-gelu") == (2, 2)
+    assert "Write the GELU activation" not in learner.get("/exercises/code-gelu").get_data(as_text=True)
+    publish(instructor, "code-gelu")
     assert "Write the GELU activation" in learner.get("/exercises/code-gelu").get_data(as_text=True)
 
 

@@ -17,7 +17,7 @@ from grader.catalog.loader import spec_from_text
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, User, Variant
 from grader.services import accounts, attempts, privacy
-from grader.services.exercises import current_version
+from grader.services.exercises import latest_version
 from tests.web.conftest import csrf_from, login, make_user
 from tests.web.test_i18n import choose
 
@@ -94,18 +94,27 @@ def residual_form(client: FlaskClient, **changes: str) -> dict[str, str]:
 
 
 def exercise_row(app: Flask, exercise_id: str) -> tuple[int, int] | None:
-    """(current version, number of stored versions), or None when there is no such exercise."""
+    """(newest version, number of stored versions), or None when there is no such exercise. The newest
+    is what the editor saved: learners get it once it is published (see publish)."""
     with app.app_context():
         found = db.session.get(Exercise, exercise_id)
         if found is None:
             return None
         stored = db.session.scalar(sa.select(sa.func.count()).where(ExerciseVersion.exercise_id == exercise_id))
-        return found.current_version, stored
+        return found.latest_version, stored
+
+
+def publish(instructor: FlaskClient, exercise_id: str) -> None:
+    """Press Publish on the exercise's page: learners get its newest version from now on."""
+    page = instructor.get(f"/teach/exercises/{exercise_id}").get_data(as_text=True)
+    done = instructor.post(f"/teach/exercises/{exercise_id}/publish", data={"csrf_token": csrf_from(page)})
+    assert done.status_code == 303
 
 
 def source_of(app: Flask, exercise_id: str) -> str:
+    """The newest version's source (what the editor saved last)."""
     with app.app_context():
-        stored = current_version(exercise_id)
+        stored = latest_version(exercise_id)
         assert stored is not None
         return stored.source
 
@@ -149,9 +158,11 @@ def test_create_through_the_form_reaches_learners(app: Flask, instructor: FlaskC
     assert response.headers["Location"].endswith("/teach/exercises/my-residual")
     assert exercise_row(app, "my-residual") == (1, 1)
     assert "shape: [4]" in source_of(app, "my-residual")
+    assert "Created my-residual as a draft" in instructor.get(response.headers["Location"]).get_data(as_text=True)
+    assert "My own residual" not in learner.get("/").get_data(as_text=True)  # a draft until published
+    publish(instructor, "my-residual")
     dashboard = learner.get("/").get_data(as_text=True)
     assert "My own residual" in dashboard and "Practice" in dashboard
-    assert "Created my-residual" in instructor.get(response.headers["Location"]).get_data(as_text=True)
 
 
 def test_invalid_spec_shows_message_at_its_field_and_saves_nothing(app: Flask, instructor: FlaskClient) -> None:
@@ -207,7 +218,11 @@ def test_edit_creates_a_version_and_attempts_keep_theirs(app: Flask, instructor:
     assert response.status_code == 303
     assert exercise_row(app, "block-residual") == (2, 2)
     with app.app_context():
+        assert db.session.get(Exercise, "block-residual").title == "The first residual"  # a draft: learners keep v1
+    publish(instructor, "block-residual")
+    with app.app_context():
         assert db.session.scalars(sa.select(Attempt.version)).all() == [1]
+        assert db.session.get(Exercise, "block-residual").current_version == 2
         assert db.session.get(Exercise, "block-residual").title == "The first residual, revisited"
     history = instructor.get("/teach/exercises/block-residual").get_data(as_text=True)
     assert "teach@example.com" in history and "exercise file" in history
@@ -221,6 +236,7 @@ def test_a_version_by_an_erased_instructor_is_not_credited_to_the_exercise_file(
     fields = editor_fields(editor.get("/teach/exercises/block-residual/edit").get_data(as_text=True))
     fields["action"], fields["title"] = "save", "The first residual, revisited"
     assert editor.post("/teach/exercises/block-residual/edit", data=fields).status_code == 303
+    publish(editor, "block-residual")
     with app.app_context():
         gone = accounts.user_by_email("gone@example.com")
         assert gone is not None
@@ -402,6 +418,7 @@ def test_the_form_edits_translations_and_keeps_the_others(app: Flask, instructor
     assert instructor.post("/teach/exercises/block-residual/edit", data=fields).status_code == 303
     source = source_of(app, "block-residual")
     assert "title: O primeiro residual, revisto" in source and "title: Первая остаточная связь" in source
+    publish(instructor, "block-residual")  # the list shows the titles of the version learners get
     with app.app_context():
         assert (db.session.get(Exercise, "block-residual").titles or {})["pt"] == "O primeiro residual, revisto"
 
@@ -437,6 +454,7 @@ def test_a_part_label_typed_in_the_form_reaches_learners_in_that_language(app: F
     assert instructor.post("/teach/exercises/new", data=form).status_code == 303
     source = source_of(app, "my-residual")
     assert "labels: {h: h corrigido}" in source and "ru:" not in source and "sem parte" not in source
+    publish(instructor, "my-residual")
     choose(learner, "pt", "/")
     assert 'class="label">h corrigido</label>' in learner.get("/exercises/my-residual").get_data(as_text=True)
 
