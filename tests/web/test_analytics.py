@@ -1,0 +1,35 @@
+"""One exercise's analytics, against a real database: the numbers of a class built by hand."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.services import analytics
+from grader.services.exercises import existing
+from tests.web.analytics_class import EXERCISE, UNEXPLAINED, build_class
+from tests.web.test_extensions import user_id
+
+
+def test_an_exercise_s_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
+    build_class(app, teacher=user_id(app, "teach@example.com"))
+    with app.app_context():
+        found = analytics.exercise_analytics(existing(EXERCISE))
+    assert (found.stats.learners, found.stats.solved, found.stats.attempts) == (4, 2, 9)
+    assert found.stats.solved_share == 0.5
+    assert dict(found.to_solve) == {"1": 1, "2": 0, "3": 1, "4": 0, "5": 0, "6–9": 0, "10+": 0}
+    assert dict(found.hints) == {"0": 3, "1": 1, "2": 0, "3+": 0}
+    assert found.gave_up == 1
+    relu, unexplained = found.misconceptions
+    assert (relu.name, relu.answers, relu.learners) == ("relu", 6, 3)
+    assert (unexplained.name, unexplained.answers, unexplained.learners) == (None, 1, 1)
+    assert unexplained.examples == (("neg", UNEXPLAINED),)
+    # The latest three, as typed, with no learner named.
+    assert relu.examples == (("neg", "0.0"), ("neg", "0"), ("neg", "0.000"))
+
+
+def test_an_exercise_nobody_tried_has_empty_figures(app: Flask) -> None:
+    with app.app_context():
+        found = analytics.exercise_analytics(existing(EXERCISE))
+    assert found.stats.learners == 0 and found.misconceptions == () and found.gave_up == 0
+    assert sum(n for _, n in found.to_solve) == 0 and sum(n for _, n in found.hints) == 0
