@@ -52,12 +52,13 @@ def _bucketed(counts: dict[int, int], buckets: tuple[tuple[str, int, int | None]
                  for name, low, high in buckets)  # fmt: skip
 
 
-def _field(json_value: Any, key: Any) -> sa.ColumnElement[Any]:
+def json_text(json_value: Any, key: Any) -> sa.ColumnElement[Any]:
     """`json_value ->> key`: a JSON object's member as text, the same operator in SQLite (3.38+) and PostgreSQL."""
     return sa.type_coerce(json_value, sa.JSON).op("->>", return_type=sa.String)(key)
 
 
-def _key(name: str) -> sa.ColumnElement[Any]:
+def json_key(name: str) -> sa.ColumnElement[Any]:
+    """A JSON member's name for json_text."""
     return sa.literal_column(f"'{name}'")  # a literal, so PostgreSQL picks the text operator
 
 
@@ -86,7 +87,7 @@ def help_used(exercise_id: str) -> tuple[tuple[tuple[str, int], ...], int]:
     return _bucketed({hints: n for hints, n, _ in rows}, HINT_BUCKETS), sum(gave_up for _, _, gave_up in rows)
 
 
-def _latest_attempts(since: datetime | None = None, exercise_id: str | None = None) -> sa.Subquery:
+def latest_attempts(since: datetime | None = None, exercise_id: str | None = None) -> sa.Subquery:
     """Learners' latest typed attempts (of one exercise, or since a moment), at most MAX_SCANNED."""
     query = sa.select(Attempt.id, Attempt.user_id, Attempt.exercise_id, Attempt.answers, Attempt.results).where(
         Attempt.user_id.in_(LEARNERS_ONLY))
@@ -100,20 +101,20 @@ def _latest_attempts(since: datetime | None = None, exercise_id: str | None = No
 def wrong_parts(latest: sa.Subquery) -> tuple[sa.Select[Any], sa.ColumnElement[Any], Any]:
     """Each incorrect part of `latest` attempts, one row per part (json_each), with its misconception column."""
     parts = sa.func.json_each(latest.c.results).table_valued(sa.column("key", sa.String), sa.column("value", sa.JSON))
-    named = _field(parts.c.value, _key("misconception")).label("misconception")
+    named = json_text(parts.c.value, json_key("misconception")).label("misconception")
     query = sa.select().select_from(latest).join(parts, sa.true()).where(
-        _field(parts.c.value, _key("status")) == "incorrect")
+        json_text(parts.c.value, json_key("status")) == "incorrect")
     return query, named, parts
 
 
 def _typed_misconceptions(exercise_id: str) -> list[Misconception]:
-    latest = _latest_attempts(exercise_id=exercise_id)
+    latest = latest_attempts(exercise_id=exercise_id)
     wrong, named, parts = wrong_parts(latest)
     counts = db.session.execute(wrong.add_columns(named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)))
                                 .group_by(named)).all()  # fmt: skip
     rank = sa.func.row_number().over(partition_by=named, order_by=latest.c.id.desc()).label("rank")
     ranked = wrong.add_columns(named.label("name"), parts.c.key.label("part"),
-                               _field(latest.c.answers, parts.c.key).label("typed"), rank).subquery()  # fmt: skip
+                               json_text(latest.c.answers, parts.c.key).label("typed"), rank).subquery()  # fmt: skip
     examples: dict[str | None, list[tuple[str, str]]] = {}
     for name, part, typed in db.session.execute(
             sa.select(ranked.c.name, ranked.c.part, ranked.c.typed).where(ranked.c.rank <= EXAMPLES)):  # fmt: skip
@@ -127,7 +128,7 @@ def _code_misconceptions(exercise_id: str) -> list[Misconception]:
     latest = (sa.select(Submission.user_id, Submission.result).where(
         Submission.exercise_id == exercise_id, Submission.number.is_not(None), Submission.score < 1.0,
         Submission.user_id.in_(LEARNERS_ONLY)).order_by(Submission.id.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
-    named = _field(latest.c.result, _key("misconception"))
+    named = json_text(latest.c.result, json_key("misconception"))
     rows = db.session.execute(sa.select(named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)))
                               .group_by(named)).all()  # fmt: skip
     return [Misconception(name or None, answers, learners) for name, answers, learners in rows]

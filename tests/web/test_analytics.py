@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from flask import Flask
 from flask.testing import FlaskClient
 
-from grader.services import analytics
-from grader.services.exercises import existing
+from grader.models import utcnow
+from grader.services import analytics, attention
+from grader.services.exercises import all_exercises, existing
 from tests.web.analytics_class import EXERCISE, UNEXPLAINED, build_class
 from tests.web.test_extensions import user_id
 
@@ -33,3 +36,23 @@ def test_an_exercise_nobody_tried_has_empty_figures(app: Flask) -> None:
         found = analytics.exercise_analytics(existing(EXERCISE))
     assert found.stats.learners == 0 and found.misconceptions == () and found.gave_up == 0
     assert sum(n for _, n in found.to_solve) == 0 and sum(n for _, n in found.hints) == 0
+
+
+def test_the_dashboard_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
+    ids = build_class(app, teacher=user_id(app, "teach@example.com"))
+    with app.app_context():
+        found = attention.rates()[EXERCISE]
+        assert (found.tried, found.solved, found.attempts, found.hinted, found.gave_up) == (4, 2, 9, 1, 1)
+        assert attention.lowest_rates(all_exercises(), attention.rates()) == [found]  # the only one tried by 3+
+        met = attention.misconceptions_since(attention.this_week())
+        assert met == [attention.Met(EXERCISE, "relu", 3, 6)]
+        assert attention.misconceptions_since(utcnow() + timedelta(minutes=1)) == []  # none newer than now
+        stuck, total = attention.stuck(utcnow())
+        # dee: three wrong attempts; cy: two, but asked for the solution. Newest first.
+        assert total == 2 and [s.user_id for s in stuck] == [ids["dee"], ids["cy"]]
+        assert stuck[0].on[0].attempts == 3 and not stuck[0].on[0].gave_up and stuck[1].on[0].gave_up
+        assert attention.stuck(utcnow() + attention.STUCK_WINDOW + timedelta(days=1)) == ([], 0)  # gone quiet
+        series, learners = attention.completion([EXERCISE], utcnow().date(), days=3)
+    # Two of four learners solved it, today.
+    assert learners == 4 and [share for _, share in series] == [0.0, 0.0, 0.5]
+    assert series[-1][0] == utcnow().date()
