@@ -12,6 +12,7 @@ from flask import Flask
 from grader.services import attempts, help
 from tests.web.conftest import make_user
 from tests.web.test_teach_stats import on_page_numbers
+from tests.web.test_extensions import user_id
 from tests.web.test_learn import expected
 
 EXERCISE = "block-gelu"
@@ -26,10 +27,11 @@ def typed(app: Flask, user: int, email: str, neg: str | None = None) -> None:
         assert attempts.submit(user, EXERCISE, answers).outcome == "graded"
 
 
-def build_class(app: Flask, teacher: int | None = None) -> dict[str, int]:
-    """The class above; returns each learner's id by name."""
+def build_class(app: Flask, teacher: str | None = None) -> dict[str, int]:
+    """The class above (with the instructor of email `teacher` trying the exercise too); each learner's id by name."""
     ids = {name: make_user(app, f"{name}@example.com") for name in ("ada", "bob", "cy", "dee")}
-    on_page_numbers(app, *ids.values(), *([teacher] if teacher else []))  # ReLU's answer is 0 on these numbers
+    teacher_id = user_id(app, teacher) if teacher else None
+    on_page_numbers(app, *ids.values(), *([teacher_id] if teacher_id else []))  # ReLU's answer is 0 on these numbers
     with app.app_context():
         assert help.take_hint(ids["ada"], EXERCISE, available=3)
     typed(app, ids["ada"], "ada@example.com", "0.000")
@@ -42,7 +44,7 @@ def build_class(app: Flask, teacher: int | None = None) -> dict[str, int]:
         assert help.give_up(ids["cy"], EXERCISE)
     for zero in ("0.000", "0", "0.0"):
         typed(app, ids["dee"], "dee@example.com", zero)
-    if teacher:
-        typed(app, teacher, "teach@example.com", UNEXPLAINED)
-        typed(app, teacher, "teach@example.com", "0.000")
+    if teacher and teacher_id:
+        typed(app, teacher_id, teacher, UNEXPLAINED)
+        typed(app, teacher_id, teacher, "0.000")
     return ids

@@ -11,11 +11,10 @@ from grader.models import utcnow
 from grader.services import analytics, attention
 from grader.services.exercises import all_exercises, existing
 from tests.web.analytics_class import EXERCISE, UNEXPLAINED, build_class
-from tests.web.test_extensions import user_id
 
 
 def test_an_exercise_s_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
-    build_class(app, teacher=user_id(app, "teach@example.com"))
+    build_class(app, teacher="teach@example.com")
     with app.app_context():
         found = analytics.exercise_analytics(existing(EXERCISE))
     assert (found.stats.learners, found.stats.solved, found.stats.attempts) == (4, 2, 9)
@@ -39,7 +38,7 @@ def test_an_exercise_nobody_tried_has_empty_figures(app: Flask) -> None:
 
 
 def test_the_dashboard_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
-    ids = build_class(app, teacher=user_id(app, "teach@example.com"))
+    ids = build_class(app, teacher="teach@example.com")
     with app.app_context():
         found = attention.rates()[EXERCISE]
         assert (found.tried, found.solved, found.attempts, found.hinted, found.gave_up) == (4, 2, 9, 1, 1)
