@@ -15,12 +15,13 @@ from typing import Literal, Sequence
 from grader.pictures.layout import Axis, Box
 
 BAR_H, BAR_STEP = 18, 26  # a bar's thickness and the distance between bars
-LABEL_W = 190  # room for a bar's name on its left
-VALUE_W = 56  # room for its number on its right
-BARS_WIDTH = 520
-LABEL_CHARS = 30  # longer names are cut here (the table beside the chart has them whole)
-COLUMNS_WIDTH, COLUMNS_HEIGHT = 420, 190
-LINE_WIDTH, LINE_HEIGHT = 520, 200
+# Small user units: a chart shrunk to a phone's width still has readable text.
+LABEL_W = 150  # room for a bar's name on its left
+VALUE_W = 48  # room for its number on its right
+BARS_WIDTH = 380
+LABEL_CHARS = 24  # longer names are cut here (the table beside the chart has them whole)
+COLUMNS_WIDTH, COLUMNS_HEIGHT = 340, 170
+LINE_WIDTH, LINE_HEIGHT = 380, 180
 PLOT_LEFT, PLOT_TOP, PLOT_BOTTOM = 44, 14, 28  # room for the value ticks (left) and the date ticks (below)
 Tone = Literal["", "low", "quiet"]
 
