@@ -16,14 +16,21 @@ import sqlalchemy as sa
 
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Progress, Submission
-from grader.services.insights import LEARNERS_ONLY, MAX_SCANNED, ExerciseStats, stats_of
+from grader.models import Attempt, Exercise, Progress, Submission, User
+from grader.services.insights import MAX_SCANNED, ExerciseStats
 
 # Attempts to solve, bucketed: each count alone up to 5, then two wider buckets.
 BUCKETS = (("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4", 4, 4), ("5", 5, 5), ("6–9", 6, 9), ("10+", 10, None))
 HINT_BUCKETS = (("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3+", 3, None))
 EXAMPLES = 3  # anonymised examples per misconception
 EXAMPLE_CHARS = 80
+_INSTRUCTORS = sa.select(User.id).where(User.role == "instructor")
+
+
+def by_learners(user_id: Any) -> sa.ColumnElement[bool]:
+    """Rows by learners: not by one of the (few) instructors. Said this way round, the database reads the
+    latest rows by their own index rather than every row of each of the many learners."""
+    return sa.not_(user_id.in_(_INSTRUCTORS))
 
 
 @dataclass(frozen=True)
@@ -69,7 +76,7 @@ def attempts_to_solve(exercise: Exercise) -> tuple[tuple[str, int], ...]:
         sa.select(sa.func.count().label("took"))
         .select_from(model).join(Progress, (Progress.user_id == model.user_id) & (Progress.exercise_id == model.exercise_id))
         .where(model.exercise_id == exercise.id, counted, Progress.solved_at.is_not(None),
-               model.created_at <= Progress.solved_at, model.user_id.in_(LEARNERS_ONLY))
+               model.created_at <= Progress.solved_at, by_learners(model.user_id))
         .group_by(model.user_id).subquery()
     )  # fmt: skip
     rows = db.session.execute(sa.select(per_learner.c.took, sa.func.count()).group_by(per_learner.c.took))
@@ -80,7 +87,7 @@ def help_used(exercise_id: str) -> tuple[tuple[tuple[str, int], ...], int]:
     """Learners by hints asked for (among those who tried or asked), and how many asked for the solution."""
     rows = db.session.execute(
         sa.select(Progress.hints_used, sa.func.count(), sa.func.count(Progress.gave_up_at))
-        .where(Progress.exercise_id == exercise_id, Progress.user_id.in_(LEARNERS_ONLY),
+        .where(Progress.exercise_id == exercise_id, by_learners(Progress.user_id),
                (Progress.attempts_used > 0) | (Progress.hints_used > 0) | Progress.gave_up_at.is_not(None))
         .group_by(Progress.hints_used)
     ).all()  # fmt: skip
@@ -90,11 +97,11 @@ def help_used(exercise_id: str) -> tuple[tuple[tuple[str, int], ...], int]:
 def latest_attempts(since: datetime | None = None, exercise_id: str | None = None) -> sa.Subquery:
     """Learners' latest typed attempts (of one exercise, or since a moment), at most MAX_SCANNED."""
     query = sa.select(Attempt.id, Attempt.user_id, Attempt.exercise_id, Attempt.answers, Attempt.results).where(
-        Attempt.user_id.in_(LEARNERS_ONLY))
+        by_learners(Attempt.user_id))
     if exercise_id is not None:
         query = query.where(Attempt.exercise_id == exercise_id)
-    if since is not None:
-        query = query.where(Attempt.created_at >= since)
+    if since is not None:  # the newest by time, read backwards along the index on created_at
+        return query.where(Attempt.created_at >= since).order_by(Attempt.created_at.desc()).limit(MAX_SCANNED).subquery()
     return query.order_by(Attempt.id.desc()).limit(MAX_SCANNED).subquery()
 
 
@@ -127,7 +134,7 @@ def _typed_misconceptions(exercise_id: str) -> list[Misconception]:
 def _code_misconceptions(exercise_id: str) -> list[Misconception]:
     latest = (sa.select(Submission.user_id, Submission.result).where(
         Submission.exercise_id == exercise_id, Submission.number.is_not(None), Submission.score < 1.0,
-        Submission.user_id.in_(LEARNERS_ONLY)).order_by(Submission.id.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
+        by_learners(Submission.user_id)).order_by(Submission.id.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
     named = json_text(latest.c.result, json_key("misconception"))
     rows = db.session.execute(sa.select(named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)))
                               .group_by(named)).all()  # fmt: skip
@@ -140,7 +147,17 @@ def misconceptions(exercise: Exercise) -> tuple[Misconception, ...]:
     return tuple(sorted(found, key=lambda m: (m.name is None, -m.learners, -m.answers, m.name or "")))
 
 
+def counts(exercise: Exercise) -> ExerciseStats:
+    """Counted attempts, learners who made one and learners who solved it, from the progress rows (one per learner)."""
+    tried, solved, attempts = db.session.execute(
+        sa.select(sa.func.count().filter(Progress.attempts_used > 0), sa.func.count(Progress.solved_at),
+                  sa.func.coalesce(sa.func.sum(Progress.attempts_used), 0))
+        .where(Progress.exercise_id == exercise.id, by_learners(Progress.user_id))
+    ).one()  # fmt: skip
+    return ExerciseStats(exercise, attempts, tried, solved, [])
+
+
 def exercise_analytics(exercise: Exercise) -> ExerciseAnalytics:
     """The figures of one exercise, learners' work only."""
     hints, gave_up = help_used(exercise.id)
-    return ExerciseAnalytics(stats_of(exercise), attempts_to_solve(exercise), hints, gave_up, misconceptions(exercise))
+    return ExerciseAnalytics(counts(exercise), attempts_to_solve(exercise), hints, gave_up, misconceptions(exercise))

@@ -14,8 +14,8 @@ import sqlalchemy as sa
 
 from grader.extensions import db
 from grader.models import Exercise, Progress, Submission, User, utcnow
-from grader.services.analytics import json_text, json_key, latest_attempts, wrong_parts
-from grader.services.insights import LEARNERS_ONLY, MAX_SCANNED
+from grader.services.analytics import by_learners, json_key, json_text, latest_attempts, wrong_parts
+from grader.services.insights import MAX_SCANNED
 
 LOW_RATE = 0.5  # a solve rate under this needs a look
 MIN_TRIED = 3  # fewer learners than this say too little about an exercise
@@ -82,7 +82,7 @@ def rates() -> dict[str, Rate]:
         sa.select(Progress.exercise_id, sa.func.count().filter(Progress.attempts_used > 0),
                   sa.func.count(Progress.solved_at), sa.func.coalesce(sa.func.sum(Progress.attempts_used), 0),
                   sa.func.count().filter(Progress.hints_used > 0), sa.func.count(Progress.gave_up_at))
-        .where(Progress.user_id.in_(LEARNERS_ONLY)).group_by(Progress.exercise_id)
+        .where(by_learners(Progress.user_id)).group_by(Progress.exercise_id)
     )  # fmt: skip
     return {row[0]: Rate(*row) for row in rows}
 
@@ -102,7 +102,7 @@ def misconceptions_since(since: datetime) -> list[Met]:
                                .group_by(latest.c.exercise_id, named)).all()  # fmt: skip
     sent = (sa.select(Submission.exercise_id, Submission.user_id, Submission.result)
             .where(Submission.created_at >= since, Submission.number.is_not(None), Submission.score < 1.0,
-                   Submission.user_id.in_(LEARNERS_ONLY)).order_by(Submission.id.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
+                   by_learners(Submission.user_id)).order_by(Submission.created_at.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
     code_named = json_text(sent.c.result, json_key("misconception"))
     code = db.session.execute(sa.select(sent.c.exercise_id, code_named, sa.func.count(sa.distinct(sent.c.user_id)),
                                         sa.func.count()).where(code_named.is_not(None))
@@ -140,7 +140,7 @@ def completion(exercise_ids: list[str], today: date, days: int = COMPLETION_DAYS
     day = sa.func.date(Progress.solved_at)
     rows = db.session.execute(
         sa.select(day, sa.func.count()).where(Progress.solved_at.is_not(None), Progress.exercise_id.in_(exercise_ids),
-                                              Progress.user_id.in_(LEARNERS_ONLY)).group_by(day)
+                                              by_learners(Progress.user_id)).group_by(day)
     )  # fmt: skip
     per_day = {date.fromisoformat(str(when)[:10]): solved for when, solved in rows}
     possible = learners * len(exercise_ids)
