@@ -137,3 +137,15 @@ def test_the_gradebook_on_a_phone_keeps_focused_cells_clear_of_the_learner_colum
         [th.get_attribute("data-exercise") for th in page.locator("thead th.vert").all()].index("block-gelu"))
     assert "score-full" in (gelu.get_attribute("class") or "")  # ada solved it: coloured as solved
     page.screenshot(path=str(artifacts / "gradebook-1280.png"), full_page=True)
+
+
+def test_a_learner_s_attempt_links_are_targets_of_24_px(taught: LiveServer, new_page: NewPage) -> None:
+    page = new_page()
+    page.set_viewport_size(PHONE)
+    login(page, taught.url, "ada@example.com")
+    page.goto(f"{taught.url}/exercises/block-gelu")
+    links = page.locator("aside.history tbody th a")
+    assert links.count() == 3
+    for link in links.all():
+        box = link.bounding_box()
+        assert box is not None and box["width"] >= 24 and box["height"] >= 24, box

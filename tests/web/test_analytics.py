@@ -55,3 +55,13 @@ def test_the_dashboard_figures_count_the_class_built_by_hand(app: Flask, instruc
     # Two of four learners solved it, today.
     assert learners == 4 and [share for _, share in series] == [0.0, 0.0, 0.5]
     assert series[-1][0] == utcnow().date()
+
+
+def test_analytics_pages_are_for_instructors_and_refuse_what_does_not_exist(
+        instructor: FlaskClient, learner: FlaskClient) -> None:  # fmt: skip
+    for path in ("/teach/", "/teach/exercises/block-gelu/analytics", "/teach/figures/solve-rates.csv",
+                 "/teach/exercises/block-gelu/figures/hints.csv"):  # fmt: skip
+        assert instructor.get(path).status_code == 200 and learner.get(path).status_code == 403
+    for path in ("/teach/figures/nothing.csv", "/teach/exercises/no-such/analytics",
+                 "/teach/exercises/block-gelu/figures/nothing.csv", "/teach/exercises/no-such/figures/hints.csv"):
+        assert instructor.get(path).status_code == 404, path
