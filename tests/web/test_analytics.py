@@ -61,7 +61,12 @@ def test_analytics_pages_are_for_instructors_and_refuse_what_does_not_exist(
         instructor: FlaskClient, learner: FlaskClient) -> None:  # fmt: skip
     for path in ("/teach/", "/teach/exercises/block-gelu/analytics", "/teach/figures/solve-rates.csv",
                  "/teach/exercises/block-gelu/figures/hints.csv"):  # fmt: skip
-        assert instructor.get(path).status_code == 200 and learner.get(path).status_code == 403
+        # Each response read to its end first: a streamed one keeps its request's context until then.
+        allowed, refused = instructor.get(path), None
+        allowed.get_data()
+        refused = learner.get(path)
+        assert allowed.status_code == 200 and refused.status_code == 403, path
     for path in ("/teach/figures/nothing.csv", "/teach/exercises/no-such/analytics",
                  "/teach/exercises/block-gelu/figures/nothing.csv", "/teach/exercises/no-such/figures/hints.csv"):
-        assert instructor.get(path).status_code == 404, path
+        missing = instructor.get(path)
+        assert missing.status_code == 404, path
