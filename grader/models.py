@@ -216,13 +216,15 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
     late: Mapped[bool] = mapped_column(default=False, server_default=sa.false())  # made after the due date
     hints_used: Mapped[int] = mapped_column(default=0, server_default="0")  # before it was made: they cost
     answers_hash: Mapped[str] = mapped_column(sa.String(64))
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)  # the class's latest attempts
 
 
 class Progress(db.Model):  # type: ignore[name-defined,misc]
     """Per learner and exercise: best score, attempts used, when solved. Updated with each attempt."""
 
     __tablename__ = "progress"
+    # One exercise's figures read its rows across learners; the key serves one learner's.
+    __table_args__ = (sa.Index("ix_progress_exercise_id", "exercise_id"),)
 
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), primary_key=True)

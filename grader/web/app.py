@@ -154,8 +154,8 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
 def _register(app: Flask) -> None:
     from grader.cli import register_commands
     from grader.web import api, auth, errors, health, learn, teach
-    from grader.web import api_code, api_practice, audit_pages, gradebook_pages, practice, regrading  # noqa: F401
-    from grader.web import help, publishing_pages, sign_in_pages  # noqa: F401
+    from grader.web import analytics_pages, api_code, api_practice, audit_pages, gradebook_pages  # noqa: F401
+    from grader.web import help, practice, publishing_pages, regrading, sign_in_pages  # noqa: F401
     # (they add routes to the api, auth, learn and teach blueprints)
     from grader.web.filters import register_filters
 

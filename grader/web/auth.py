@@ -27,7 +27,7 @@ bp = Blueprint("auth", __name__)
 MAX_NEXT = 2000  # a longer "next" is no page of this site; it would come back as a huge Location
 
 
-def _safe_next(target: str | None) -> str:
+def _safe_next(target: str | None, home: str | None = None) -> str:
     # Only same-site paths: never redirect to another host after login. Browsers drop tabs and
     # newlines inside a URL ("/\t/evil.example" becomes "//evil.example"), so a target with any
     # control character or space is refused outright, as is anything naming a scheme or a host.
@@ -36,7 +36,7 @@ def _safe_next(target: str | None) -> str:
         parts = urlsplit(target)
         if not parts.scheme and not parts.netloc:
             return target
-    return url_for("learn.dashboard")
+    return home or url_for("learn.dashboard")
 
 
 def sign_in(user: User) -> None:
@@ -63,7 +63,9 @@ def login() -> ResponseReturnValue:
         elif user := accounts.authenticate(form.email.data or "", form.password.data or ""):
             sign_in(user)
             remember(supported(user.locale) or str(get_locale()))
-            return redirect(_safe_next(request.args.get("next")))
+            # An instructor's home is the class dashboard; the learners' page stays a click away.
+            home = url_for("teach.home") if user.is_instructor else None
+            return redirect(_safe_next(request.args.get("next"), home))
         else:
             form.password.errors = [gettext("Wrong email or password.")]
     return render_template("auth/login.html", form=form), 200 if request.method == "GET" else 401

@@ -48,12 +48,6 @@ def _self_check_sizes() -> dict[str, int]:
     return {"numeric_seeds": SELF_CHECK_SEEDS, "code_seeds": CODE_SELF_CHECK_SEEDS}
 
 
-@bp.get("/")
-def home() -> BaseResponse:
-    """/teach itself: the exercise list is the instructors' start page."""
-    return redirect(url_for("teach.exercises"))
-
-
 @bp.get("/exercises")
 def exercises() -> str:
     """All exercises with attempts, solve rate and their most common wrong answers."""

@@ -168,8 +168,11 @@ def unique_email() -> Callable[[str], str]:
 
 
 def _signed_in(page: Page, base: str, email: str) -> None:
-    page.wait_for_url(f"{base}/")
+    """Signed in, on the learner's dashboard, or for an instructor on the class dashboard."""
+    page.wait_for_url(re.compile(rf"{re.escape(base)}/(teach/)?$"))
     assert page.locator("header.topbar nav").get_by_text(email).is_visible()
+    if page.url.endswith("/teach/"):
+        assert page.locator("section[aria-labelledby=low-rates]").count() == 1  # the dashboard, not a refusal
 
 
 def register(page: Page, base: str, email: str, password: str = PASSWORD) -> None:

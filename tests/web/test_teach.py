@@ -18,7 +18,7 @@ from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, User, Variant
 from grader.services import accounts, attempts, privacy
 from grader.services.exercises import latest_version
-from tests.web.conftest import csrf_from, login, make_user
+from tests.web.conftest import PASSWORD, csrf_from, login, make_user
 from tests.web.test_i18n import choose
 
 GET_ROUTES = [
@@ -498,10 +498,26 @@ def test_an_unknown_placeholder_in_a_translation_is_shown_at_that_language(app: 
     assert exercise_row(app, "my-residual") is None
 
 
-def test_teach_itself_leads_to_the_exercise_list(instructor: FlaskClient, learner: FlaskClient) -> None:
+def test_teach_itself_is_the_class_dashboard(instructor: FlaskClient, learner: FlaskClient) -> None:
     landed = instructor.get("/teach", follow_redirects=True)
-    assert landed.status_code == 200 and landed.request.path == "/teach/exercises"
+    assert landed.status_code == 200 and landed.request.path == "/teach/"
+    assert "<h1>Class dashboard</h1>" in landed.get_data(as_text=True)
     assert learner.get("/teach/").status_code == 403
+
+
+def test_an_instructor_signs_in_to_the_class_dashboard_and_a_learner_to_the_lessons(app: Flask, client: FlaskClient) -> None:
+    make_user(app, "teach@example.com", "instructor")
+    make_user(app, "ada@example.com")
+    for email, home in (("teach@example.com", "/teach/"), ("ada@example.com", "/")):
+        other = app.test_client()
+        token = csrf_from(other.get("/login").get_data(as_text=True))
+        sent = other.post("/login", data={"email": email, "password": PASSWORD, "csrf_token": token})
+        assert sent.status_code == 302 and sent.headers["Location"] == home
+    # A page asked for before signing in still wins over the dashboard.
+    token = csrf_from(client.get("/login").get_data(as_text=True))
+    sent = client.post("/login?next=/teach/gradebook", data={"email": "teach@example.com", "password": PASSWORD,
+                                                             "csrf_token": token})  # fmt: skip
+    assert sent.headers["Location"] == "/teach/gradebook"
 
 
 def test_the_form_cannot_save_an_exercise_larger_than_a_file_may_be(app: Flask, instructor: FlaskClient) -> None:

@@ -88,4 +88,41 @@ document.addEventListener("DOMContentLoaded", () => {
     source.form.addEventListener("input", refresh);
     source.form.addEventListener("change", refresh);
   }
+  // The gradebook says how many exercise columns are off screen on either side, as it scrolls.
+  for (const box of document.querySelectorAll(".gradebook-scroll")) {
+    const note = box.parentElement.querySelector("[data-offscreen]");
+    const learner = box.querySelector("thead th.email");
+    if (!note || !learner) continue;
+    const count = () => {
+      const left = learner.getBoundingClientRect().right;
+      const right = box.getBoundingClientRect().right;
+      let before = 0;
+      let after = 0;
+      for (const th of box.querySelectorAll("thead th.vert")) {
+        const edges = th.getBoundingClientRect();
+        if (edges.left < left - 1) before += 1;
+        else if (edges.right > right + 1) after += 1;
+      }
+      if (before || after) note.textContent = note.dataset.template.replace("{left}", before).replace("{right}", after);
+      else note.textContent = note.dataset.all;
+    };
+    // A cell reached by keyboard shows whole, clear of the learner column: the scroll box's padding for it
+    // is only a hint to the browser, which may leave a focused cell half under the column.
+    const reveal = (cell) => {
+      const edges = cell.getBoundingClientRect();
+      const clear = learner.getBoundingClientRect().right;
+      const right = box.getBoundingClientRect().left + box.clientWidth;
+      if (edges.left < clear) box.scrollLeft -= clear - edges.left;
+      else if (edges.right > right) box.scrollLeft += Math.min(edges.right - right, edges.left - clear);
+    };
+    box.addEventListener("focusin", (event) => {
+      const cell = event.target.closest("td");
+      if (!cell) return;
+      reveal(cell);
+      requestAnimationFrame(() => reveal(cell));  // after the browser's own scrolling, if any
+    });
+    box.addEventListener("scroll", count, { passive: true });
+    window.addEventListener("resize", count);
+    count();
+  }
 });

@@ -1,0 +1,72 @@
+"""One exercise's analytics, against a real database: the numbers of a class built by hand."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.models import utcnow
+from grader.services import analytics, attention
+from grader.services.exercises import all_exercises, existing
+from tests.web.analytics_class import EXERCISE, UNEXPLAINED, build_class
+
+
+def test_an_exercise_s_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
+    build_class(app, teacher="teach@example.com")
+    with app.app_context():
+        found = analytics.exercise_analytics(existing(EXERCISE))
+    assert (found.stats.learners, found.stats.solved, found.stats.attempts) == (4, 2, 9)
+    assert found.stats.solved_share == 0.5
+    assert dict(found.to_solve) == {"1": 1, "2": 0, "3": 1, "4": 0, "5": 0, "6–9": 0, "10+": 0}
+    assert dict(found.hints) == {"0": 3, "1": 1, "2": 0, "3+": 0}
+    assert found.gave_up == 1
+    relu, unexplained = found.misconceptions
+    assert (relu.name, relu.answers, relu.learners) == ("relu", 6, 3)
+    assert (unexplained.name, unexplained.answers, unexplained.learners) == (None, 1, 1)
+    assert unexplained.examples == (("neg", UNEXPLAINED),)
+    # The latest three, as typed, with no learner named.
+    assert relu.examples == (("neg", "0.0"), ("neg", "0"), ("neg", "0.000"))
+
+
+def test_an_exercise_nobody_tried_has_empty_figures(app: Flask) -> None:
+    with app.app_context():
+        found = analytics.exercise_analytics(existing(EXERCISE))
+    assert found.stats.learners == 0 and found.misconceptions == () and found.gave_up == 0
+    assert sum(n for _, n in found.to_solve) == 0 and sum(n for _, n in found.hints) == 0
+
+
+def test_the_dashboard_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
+    ids = build_class(app, teacher="teach@example.com")
+    with app.app_context():
+        found = attention.rates()[EXERCISE]
+        assert (found.tried, found.solved, found.attempts, found.hinted, found.gave_up) == (4, 2, 9, 1, 1)
+        assert attention.lowest_rates(all_exercises(), attention.rates()) == [found]  # the only one tried by 3+
+        met = attention.misconceptions_since(attention.this_week())
+        assert met == [attention.Met(EXERCISE, "relu", 3, 6)]
+        assert attention.misconceptions_since(utcnow() + timedelta(minutes=1)) == []  # none newer than now
+        stuck, total = attention.stuck(utcnow())
+        # dee: three wrong attempts; cy: two, but asked for the solution. Newest first.
+        assert total == 2 and [s.user_id for s in stuck] == [ids["dee"], ids["cy"]]
+        assert stuck[0].on[0].attempts == 3 and not stuck[0].on[0].gave_up and stuck[1].on[0].gave_up
+        assert attention.stuck(utcnow() + attention.STUCK_WINDOW + timedelta(days=1)) == ([], 0)  # gone quiet
+        series, learners = attention.completion([EXERCISE], utcnow().date(), days=3)
+    # Two of four learners solved it, today.
+    assert learners == 4 and [share for _, share in series] == [0.0, 0.0, 0.5]
+    assert series[-1][0] == utcnow().date()
+
+
+def test_analytics_pages_are_for_instructors_and_refuse_what_does_not_exist(
+        instructor: FlaskClient, learner: FlaskClient) -> None:  # fmt: skip
+    for path in ("/teach/", "/teach/exercises/block-gelu/analytics", "/teach/figures/solve-rates.csv",
+                 "/teach/exercises/block-gelu/figures/hints.csv"):  # fmt: skip
+        # Each response read to its end first: a streamed one keeps its request's context until then.
+        allowed, refused = instructor.get(path), None
+        allowed.get_data()
+        refused = learner.get(path)
+        assert allowed.status_code == 200 and refused.status_code == 403, path
+    for path in ("/teach/figures/nothing.csv", "/teach/exercises/no-such/analytics",
+                 "/teach/exercises/block-gelu/figures/nothing.csv", "/teach/exercises/no-such/figures/hints.csv"):
+        missing = instructor.get(path)
+        assert missing.status_code == 404, path
