@@ -39,7 +39,10 @@ def violations(page: Page) -> list[dict[str, Any]]:
     """axe's violations on the page as it is now (axe is injected first when the page lacks it)."""
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    found: list[dict[str, Any]] = page.evaluate("options => axe.run(document, options)", _options())["violations"]
+    # Two frames first: what the page's scripts do on a resize (ResizeObserver) is done before axe looks.
+    script = "async options => { await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));" \
+             " return axe.run(document, options); }"
+    found: list[dict[str, Any]] = page.evaluate(script, _options())["violations"]
     return found
 
 
