@@ -120,3 +120,18 @@ def test_code_being_graded_is_shown_when_done_without_reloading_every_few_second
     result = page.locator("#feedback .notice[role=status]")
     expect(result).to_contain_text("All 15 cases passed.", timeout=30_000)
     expect(result).to_be_focused()
+
+
+def test_a_formula_is_named_by_its_words_in_the_pages_language(
+    live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str]
+) -> None:
+    for locale, words in (("en-US", "epsilon equals 10 to the power minus 5"),
+                          ("ru-RU", "эпсилон равно 10 в степени минус 5")):  # fmt: skip
+        page = new_page(locale=locale)
+        register(page, live_server.url, unique_email("reader"))
+        page.goto(f"{live_server.url}/exercises/block-layernorm")
+        formula = page.locator("section.prompt").get_by_role("math", name=words, exact=True)
+        expect(formula).to_have_count(1)
+        # What the accessibility tree hands a screen reader: the words, not the bare symbols "ϵ = 10 − 5".
+        assert f'math "{words}"' in page.locator("section.prompt").aria_snapshot()
+        assert "0.00001" in page.locator("section.prompt").inner_text().replace(",", ".")  # and the number in prose
