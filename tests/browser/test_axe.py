@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
 from grader.models import User
 from grader.extensions import db
@@ -25,7 +25,7 @@ from tests.layer_norm_sources import GOOD, NO_EPS
 from tests.web.conftest import make_user
 
 LANGUAGES = {"en": "en-US", "pt": "pt-PT", "ru": "ru-RU"}
-WIDTHS = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 320, "height": 640}}
+WIDTHS: dict[str, ViewportSize] = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 320, "height": 640}}
 LEARNER, INSTRUCTOR = "axe-learner@example.com", "axe-teacher@example.com"
 
 NUMERIC = "block-layernorm"  # a wrong attempt, then an unreadable one sent from the page
@@ -54,6 +54,7 @@ class World:
 class People:
     """One language's pages: a visitor's, the signed-in learner's and the signed-in instructor's."""
 
+    lang: str
     public: Page
     learner: Page
     instructor: Page
@@ -100,9 +101,13 @@ def people(request: pytest.FixtureRequest, browser: Browser, world: World) -> It
         contexts.append(context)
         return context.new_page()
 
-    found = People(page(), page(), page())
-    login(found.learner, world.base, LEARNER)
-    login(found.instructor, world.base, INSTRUCTOR)
+    found = People(request.param, page(), page(), page())
+    for signed_in, email in ((found.learner, LEARNER), (found.instructor, INSTRUCTOR)):
+        login(signed_in, world.base, email)
+        # Signing in brings back the language the account chose last (another language's run): choose again.
+        signed_in.select_option("#language-choice", request.param)
+        signed_in.locator("form.language button").click()
+        signed_in.wait_for_load_state()
     yield found
     for context in contexts:
         context.close()
@@ -194,6 +199,7 @@ def test_no_axe_violations(people: People, world: World, state: str) -> None:
     page: Page = getattr(people, who)
     page.set_viewport_size(WIDTHS["desktop"])
     visit(page, world)
+    assert page.evaluate("document.documentElement.lang") == people.lang  # the page is in the language tested
     found = {}
     for width, size in WIDTHS.items():
         page.set_viewport_size(size)
