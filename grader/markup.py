@@ -16,6 +16,8 @@ import nh3
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from grader.speech import spoken
+
 HTML_TAGS = {"p", "em", "strong", "code", "pre", "ul", "ol", "li", "a", "h2", "h3", "h4",
              "blockquote", "br", "hr", "table", "thead", "tbody", "tr", "th", "td", "span", "div"}  # fmt: skip
 MATH_TAGS = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup",
@@ -23,7 +25,7 @@ MATH_TAGS = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", 
              "mstyle", "mpadded", "mphantom", "menclose", "semantics", "annotation"}  # fmt: skip
 ATTRIBUTES = {
     "a": {"href", "title"},
-    "math": {"xmlns", "display", "alttext"},
+    "math": {"xmlns", "display", "alttext", "aria-label"},
     "mi": {"mathvariant"},
     "mo": {"stretchy", "fence", "form", "separator", "lspace", "rspace", "largeop", "movablelimits"},
     "mspace": {"width", "linebreak"},
@@ -58,7 +60,7 @@ def _one_number(match: re.Match[str]) -> str:
     return "<mn>" + re.sub(r"</?mn>", "", match.group().replace(_BRACED_COMMA, ",")) + "</mn>"
 
 
-def _to_mathml(latex: str, display: bool) -> str:
+def _to_mathml(latex: str, display: bool, locale: str = "en") -> str:
     # latex2mathml has no `aligned`; `align*` renders the same rows without a stray "&".
     rewritten = _UPRIGHT_WORD.sub(r"\\operatorname{\1}", latex.replace("{aligned}", "{align*}"))
     try:
@@ -68,18 +70,22 @@ def _to_mathml(latex: str, display: bool) -> str:
     if _UNCONVERTED.search(html):
         raise MathError(f"cannot render ${latex}$: unknown command or misplaced '&'")
     html = _DECIMAL_COMMA.sub(_one_number, html)
-    # The source as the formula's text alternative, for readers and browsers without MathML.
-    return html.replace("<math ", f'<math alttext="{escape(latex, quote=True)}" ', 1)
+    # The source as the formula's text alternative, for browsers without MathML; its words in the page's
+    # language as its accessible name, for screen readers without MathML support (grader/speech.py).
+    words = escape(spoken(latex, locale), quote=True)
+    return html.replace("<math ", f'<math alttext="{escape(latex, quote=True)}" aria-label="{words}" ', 1)
 
 
 def _parser(strict: bool) -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False}).use(dollarmath_plugin, double_inline=True)
 
+    # The page's language comes in the render's env ({"locale": "pt"}), for the formulas' spoken words.
     def inline(renderer, tokens, idx, options, env):  # type: ignore[no-untyped-def]
-        return _safe_math(tokens[idx].content, display=False, strict=strict)
+        return _safe_math(tokens[idx].content, display=False, strict=strict, locale=env.get("locale", "en"))
 
     def block(renderer, tokens, idx, options, env):  # type: ignore[no-untyped-def]
-        return "<div class=\"math\">" + _safe_math(tokens[idx].content, display=True, strict=strict) + "</div>"
+        math = _safe_math(tokens[idx].content, display=True, strict=strict, locale=env.get("locale", "en"))
+        return "<div class=\"math\">" + math + "</div>"
 
     md.add_render_rule("math_inline", inline)
     md.add_render_rule("math_inline_double", block)
@@ -88,9 +94,9 @@ def _parser(strict: bool) -> MarkdownIt:
     return md
 
 
-def _safe_math(latex: str, display: bool, strict: bool) -> str:
+def _safe_math(latex: str, display: bool, strict: bool, locale: str = "en") -> str:
     try:
-        return _to_mathml(latex, display)
+        return _to_mathml(latex, display, locale)
     except MathError:
         if strict:
             raise
@@ -108,9 +114,10 @@ def sanitise(html: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def render_markdown(text: str) -> str:
-    """Markdown + LaTeX to sanitised HTML; a formula that cannot render is shown as code."""
-    return sanitise(_RENDER.render(text))
+def render_markdown(text: str, locale: str = "en") -> str:
+    """Markdown + LaTeX to sanitised HTML; a formula that cannot render is shown as code. Each formula's
+    accessible name is its words in `locale`."""
+    return sanitise(_RENDER.render(text, {"locale": locale}))
 
 
 # Escapes kept as their own tokens, so an escaped \$ (a dollar sign) is told apart from one left open.

@@ -22,8 +22,8 @@ from grader.web.pictures import register_pictures
 
 
 def markdown(text: str) -> Markup:
-    """Markdown + LaTeX as sanitised HTML."""
-    return Markup(render_markdown(text))  # noqa: S704 - sanitised by nh3 in render_markdown
+    """Markdown + LaTeX as sanitised HTML, its formulas named in the page's language."""
+    return Markup(render_markdown(text, current_locale()))  # noqa: S704 - sanitised by nh3 in render_markdown
 
 
 def visible(text: str | None) -> Markup:

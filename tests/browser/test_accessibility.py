@@ -3,6 +3,7 @@ to fix takes focus."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -120,3 +121,42 @@ def test_code_being_graded_is_shown_when_done_without_reloading_every_few_second
     result = page.locator("#feedback .notice[role=status]")
     expect(result).to_contain_text("All 15 cases passed.", timeout=30_000)
     expect(result).to_be_focused()
+
+
+def test_a_formula_is_named_by_its_words_in_the_pages_language(
+    live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str]
+) -> None:
+    for locale, words in (("en-US", "epsilon equals 10 to the power minus 5"),
+                          ("ru-RU", "эпсилон равно 10 в степени минус 5")):  # fmt: skip
+        page = new_page(locale=locale)
+        register(page, live_server.url, unique_email("reader"))
+        page.goto(f"{live_server.url}/exercises/block-layernorm")
+        formula = page.locator("section.prompt").get_by_role("math", name=words, exact=True)
+        expect(formula).to_have_count(1)
+        # What the accessibility tree hands a screen reader: the words, not the bare symbols "ϵ = 10 − 5".
+        assert f'math "{words}"' in page.locator("section.prompt").aria_snapshot()
+        assert "0.00001" in page.locator("section.prompt").inner_text().replace(",", ".")  # and the number in prose
+
+
+def test_a_display_formula_too_wide_for_the_screen_is_a_named_tab_stop_only_while_it_scrolls(
+    live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str]
+) -> None:
+    teacher = unique_email("teacher")
+    make_user(live_server.app, teacher, "instructor")
+    page = new_page()
+    login(page, live_server.url, teacher)
+    page.goto(f"{live_server.url}/teach/exercises/block-residual/edit")
+    wide = " + ".join(f"x_{{{i}}}" for i in range(1, 13))  # one equation wider than a phone, narrower than the preview at 1280 px
+    page.fill("textarea[name=prompt]", f"Add them up:\n\n$$s = {wide}$$\n\nThen {{{{x}}}} and {{{{a}}}}.")
+    box = page.locator("[data-preview-target] .prompt .math")
+    expect(box).to_have_count(1)
+    expect(box).not_to_have_attribute("tabindex", "0")  # it fits at 1280 px: no stop
+    page.set_viewport_size(NARROWEST)
+    expect(box).to_have_attribute("tabindex", "0")
+    expect(box).to_have_attribute("role", "region")
+    expect(box).to_have_attribute("aria-label", re.compile(r"^s equals x sub 1 plus x sub 2 plus"))
+    box.focus()
+    page.keyboard.press("ArrowRight")  # the keyboard scrolls it
+    expect(box).not_to_have_js_property("scrollLeft", 0)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    expect(box).not_to_have_attribute("role", "region")

@@ -48,7 +48,7 @@ def fill_structured_form(page: Page) -> None:
     page.select_option("select[name=part-0-quantity]", "h")
     page.select_option("select[name=part-0-tol_kind]", "abs")
     page.fill("input[name=part-0-tol_value]", "0.0005")
-    page.select_option("select[name=part-0-mistakes]", ["no-residual-attention"])
+    page.get_by_role("group", name="Mistakes it must recognise").get_by_label("no-residual-attention").check()
     page.check("input[name=part-0-partial_credit]")
     page.fill("textarea[name=solution]", SOLUTION)
     page.fill("textarea[name=prompt]", PROMPT)  # last: the preview follows every field anyway

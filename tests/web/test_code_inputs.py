@@ -18,7 +18,7 @@ from tests.web.test_code import rows, send
 # The sample variance: every case fails, visible and hidden alike.
 SAMPLE_VARIANCE = GOOD.replace("var = ((x - mu) ** 2).mean(-1, keepdims=True)",
                                "var = ((x - mu) ** 2).sum(-1, keepdims=True) / (x.shape[-1] - 1)")
-SHOWN = re.compile(r'<pre class="detail inputs" id="inputs-\d+">(.*?)</pre>', re.DOTALL)
+SHOWN = re.compile(r'<pre class="detail inputs" id="inputs-\d+" tabindex="0" role="region" aria-label="[^"]*">(.*?)</pre>', re.DOTALL)
 
 
 def graded_page(app: Flask, learner: FlaskClient, source: str) -> str:

@@ -26,6 +26,21 @@ document.addEventListener("DOMContentLoaded", () => {
       el.textContent = local.format(moment);
     }
   }
+  // A display formula wider than its column scrolls in its box: while it does, the box is a tab stop named
+  // by the formula's words, so a keyboard can scroll it (WCAG 2.1.1); when it fits, it is no stop at all.
+  const scrollable = () => {
+    for (const box of document.querySelectorAll(".math")) {  // again each time: the live preview adds some
+      const math = box.querySelector("math");
+      if (box.scrollWidth > box.clientWidth && math) {
+        box.tabIndex = 0;
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", math.getAttribute("aria-label") || math.getAttribute("alttext") || "");
+      } else {
+        for (const name of ["tabindex", "role", "aria-label"]) box.removeAttribute(name);
+      }
+    }
+  };
+  if ("ResizeObserver" in window) new ResizeObserver(scrollable).observe(document.body);
   // Ctrl/Cmd+Enter submits the answer form from any field.
   for (const form of document.querySelectorAll("form.answers")) {
     form.addEventListener("keydown", (event) => {

@@ -24,7 +24,8 @@ document.addEventListener("DOMContentLoaded", () => {
     tabSize: 4,
     indentWithTabs: false,
     matchBrackets: true,
-    viewportMargin: Infinity,  // at most 64 KB of code: every line is laid out, so the page's own search finds it
+    viewportMargin: Infinity,
+    lineWrapping: true,  // a long line wraps rather than scrolling a box a keyboard could not reach on a phone  // at most 64 KB of code: every line is laid out, so the page's own search finds it
     autofocus: area.autofocus,
     screenReaderLabel: label ? label.textContent.trim() : "",
     extraKeys: { Tab: indent, "Shift-Tab": unindent, Esc: () => { leaving = true; } },
