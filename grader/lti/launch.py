@@ -28,6 +28,7 @@ log = logging.getLogger("grader.lti")
 Reason = Literal["issuer", "audience", "deployment", "signature", "expired", "replayed", "state", "claims", "keys"]
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+REQUIRED = ("sub", "exp", "iat", "nonce", CLAIM + "deployment_id", CLAIM + "message_type", CLAIM + "version")
 SESSION_KEY = "lti"  # {"origins": [...]} in a session begun by an LTI login: its pages may be framed there
 # pylti1p3's messages, as the check they come from.
 _REASONS: tuple[tuple[str, Reason], ...] = (
@@ -86,6 +87,9 @@ def _precheck(body: dict[str, Any]) -> None:
     audiences = set(audience if isinstance(audience, list) else [audience])
     if not audiences & platforms.client_ids(issuer):
         raise _refused("audience", f"audience {audience!r} is not our client id at {issuer!r}")
+    missing = [name for name in REQUIRED if body.get(name) in (None, "")]
+    if missing:  # said before the signature check, which would report a missing "sub" as a bad signature
+        raise _refused("claims", ", ".join(name.removeprefix(CLAIM) for name in missing))
 
 
 def _reason(error: Exception) -> Reason:

@@ -69,7 +69,7 @@ class FakePlatform:
         public.update(kid=KID, alg="RS256", use="sig")
         return {"keys": [public]}
 
-    def claims(self, nonce: str, sub: str = "learner-1", roles: tuple[str, ...] = (LEARNER,),
+    def claims(self, nonce: str, sub: str = "learner-1", roles: tuple[str, ...] | None = (LEARNER,),
                **extra: Any) -> dict[str, Any]:
         """A resource-link launch's claims for `sub`; `extra` adds or replaces claims (None removes one)."""
         now = int(time.time())
@@ -77,7 +77,7 @@ class FakePlatform:
             "iss": self.issuer, "aud": CLIENT_ID, "sub": sub, "iat": now, "exp": now + 300, "nonce": nonce,
             "name": "Ana Learner", "email": f"{sub}@school.example",
             CLAIM + "deployment_id": DEPLOYMENT_ID, CLAIM + "message_type": "LtiResourceLinkRequest",
-            CLAIM + "version": "1.3.0", CLAIM + "roles": list(roles),
+            CLAIM + "version": "1.3.0", CLAIM + "roles": list(roles or ()),
             CLAIM + "resource_link": {"id": "link-1", "title": "An exercise"},
             CLAIM + "context": {"id": "course-1", "title": "Transformers 101"},
             CLAIM + "launch_presentation": {"locale": "en-US", "return_url": f"{self.url}/course"},
@@ -85,6 +85,8 @@ class FakePlatform:
                 "scope": ["https://purl.imsglobal.org/spec/lti-ags/scope/score"],
                 "lineitem": f"{self.url}/lineitems/1?course=1"},
         }
+        if roles is None:
+            del body[CLAIM + "roles"]
         for name, value in extra.items():
             key = name if name in body or name in ("iss", "aud", "sub", "exp", "iat", "nonce") else CLAIM + name
             if value is None:
