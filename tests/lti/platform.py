@@ -88,7 +88,8 @@ class FakePlatform:
         if roles is None:
             del body[CLAIM + "roles"]
         for name, value in extra.items():
-            key = name if name in body or name in ("iss", "aud", "sub", "exp", "iat", "nonce") else CLAIM + name
+            plain = name in body or name.startswith("https://") or name in ("iss", "aud", "sub", "exp", "iat", "nonce")
+            key = name if plain else CLAIM + name
             if value is None:
                 body.pop(key, None)
             else:
