@@ -44,8 +44,9 @@ def link(issuer: str, subject: str, name: str, email: str | None, instructor: bo
         account = LtiAccount(issuer=issuer, subject=subject, user_id=user.id, name=name[:200])
         db.session.add(account)
     else:
-        user = db.session.get(User, account.user_id)
-        assert user is not None  # the link goes with its account (ON DELETE CASCADE)
+        found = db.session.get(User, account.user_id)
+        assert found is not None  # the link goes with its account (ON DELETE CASCADE)
+        user = found
         account.name = name[:200] or account.name
         if instructor:
             user.role = "instructor"

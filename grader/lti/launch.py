@@ -153,7 +153,7 @@ def validate(id_token: str) -> Launch:
 def frame_origins(launch: Launch) -> list[str]:
     """Where this session's pages may be framed: the platform's origins, and the page the launch names as its
     return (Canvas serves courses from the school's own host, not the issuer's)."""
-    platform = platforms.find(launch.claims["iss"], launch.message.get_client_id())
+    platform = platforms.find(str(launch.claims["iss"]), launch.message.get_client_id())
     found = set(platforms.origins_of(platform) if platform else [])
     back = (launch.claim("launch_presentation") or {}).get("return_url") or ""
     parts = urlsplit(back if isinstance(back, str) else "")

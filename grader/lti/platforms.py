@@ -144,16 +144,17 @@ class ToolConf(ToolConfAbstract[Any]):
         """Always (see check_iss_has_one_client)."""
         return True
 
-    def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration | None:
+    def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration:
         """The issuer's only registration."""
         platform = find(iss)
-        return None if platform is None else registration(platform, self.key)
+        return None if platform is None else registration(platform, self.key)  # type: ignore[return-value]
 
     def find_registration_by_params(self, iss: str, client_id: str | None, *args: Any,
-                                    **kwargs: Any) -> Registration | None:  # fmt: skip
+                                    **kwargs: Any) -> Registration:  # fmt: skip
         """The registration for this issuer and client id (at login the client id may be missing)."""
         platform = find(iss, client_id or None)
-        return None if platform is None else registration(platform, self.key)
+        # pylti1p3 checks for None, though its annotation says a registration always comes back.
+        return None if platform is None else registration(platform, self.key)  # type: ignore[return-value]
 
     def find_deployment(self, iss: str, deployment_id: str) -> LtiDeployment | None:
         """A deployment of the issuer's only platform."""

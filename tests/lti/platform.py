@@ -147,6 +147,16 @@ def _handler(platform: FakePlatform) -> type[BaseHTTPRequestHandler]:
                         f'<input type="hidden" name="state" value="{html.escape(query["state"])}"></form>'
                         '<script>document.getElementById("f").submit()</script>')
                 return self._reply(200, page, "text/html")
+            if path.path == "/course":  # the LMS's course page: it embeds the tool and starts a launch in the frame
+                query = {k: v[0] for k, v in parse_qs(path.query).items()}
+                fields = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in {
+                    "iss": platform.issuer, "login_hint": "hint-1", "client_id": CLIENT_ID,
+                    "lti_deployment_id": DEPLOYMENT_ID, "target_link_uri": query["tool"] + "/lti/launch"}.items())
+                page = (f'<!doctype html><title>Course</title><h1>Transformers 101</h1>'
+                        f'<form method="get" action="{html.escape(query["tool"])}/lti/login" target="tool" id="go">'
+                        f'{fields}</form><iframe name="tool" id="tool" title="Exercise" width="1000" height="700">'
+                        '</iframe><script>document.getElementById("go").submit()</script>')
+                return self._reply(200, page, "text/html")
             return self._reply(404, "{}")
 
         def do_POST(self) -> None:
