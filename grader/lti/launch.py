@@ -143,7 +143,7 @@ def validate(id_token: str) -> Launch:
         raise _refused(_reason(error), str(error)) from None
     except requests.RequestException as error:
         raise _refused("keys", f"the platform's key set could not be fetched ({type(error).__name__})") from None
-    platform = platforms.find(claims["iss"], message.get_client_id())
+    platform = platforms.find(str(claims["iss"]), message.get_client_id())
     assert platform is not None  # the registration was just found
     _spend(str(claims["nonce"]))
     _forget_login_state()

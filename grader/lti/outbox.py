@@ -56,12 +56,17 @@ def _target_exercises(target: str) -> list[str]:
     return [name]
 
 
+_LESSON_TARGET = sa.literal("lesson:") + sa.select(Exercise.lesson).where(
+    Exercise.id == sa.bindparam("exercise_id")).scalar_subquery()
+_LINKS = sa.select(GradeLink).where(  # built once: it runs on every attempt that changes a score
+    GradeLink.user_id == sa.bindparam("user_id"),
+    GradeLink.target.in_([sa.literal("exercise:") + sa.bindparam("exercise_id"), _LESSON_TARGET]))
+
+
 def queue_scores(user_id: int, exercise_id: str) -> None:
     """Inside an attempt's transaction, after its progress is written: queue the learner's new score for each
     line item it counts towards. Sending starts once the transaction commits."""
-    lesson = db.session.scalar(sa.select(Exercise.lesson).where(Exercise.id == exercise_id))
-    links = db.session.scalars(sa.select(GradeLink).where(
-        GradeLink.user_id == user_id, GradeLink.target.in_([f"exercise:{exercise_id}", f"lesson:{lesson}"])))
+    links = db.session.scalars(_LINKS, {"user_id": user_id, "exercise_id": exercise_id}).all()  # one query
     now = utcnow()
     queued = False
     for link in links:
