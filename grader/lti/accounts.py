@@ -31,14 +31,16 @@ def _email_for(issuer: str, subject: str, email: str | None) -> str:
     return f"lti-{digest}@lti.invalid"
 
 
-def link(issuer: str, subject: str, name: str, email: str | None, instructor: bool, locale: str) -> LtiAccount:
-    """The account linked to (issuer, sub), made on its first launch; an instructor launch makes it an
-    instructor (never the reverse: a teacher who is a student in another course stays a teacher). Commits."""
+def link(issuer: str, subject: str, name: str, email: str | None, instructor: bool,
+         locale: str | None) -> LtiAccount:  # fmt: skip
+    """The account linked to (issuer, sub), made on its first launch (or roster pull); an instructor launch
+    makes it an instructor (never the reverse: a teacher who is a student in another course stays a teacher),
+    and a launch's locale becomes the account's (a roster pull has none). Commits."""
     account = db.session.scalar(sa.select(LtiAccount).where(LtiAccount.issuer == issuer,
                                                             LtiAccount.subject == subject))  # fmt: skip
     if account is None:
         user = User(email=_email_for(issuer, subject, email), password_hash=UNUSABLE_PASSWORD,
-                    role="instructor" if instructor else "learner", locale=locale)  # fmt: skip
+                    role="instructor" if instructor else "learner", locale=locale or "en")  # fmt: skip
         db.session.add(user)
         db.session.flush()
         account = LtiAccount(issuer=issuer, subject=subject, user_id=user.id, name=name[:200])
@@ -50,7 +52,8 @@ def link(issuer: str, subject: str, name: str, email: str | None, instructor: bo
         account.name = name[:200] or account.name
         if instructor:
             user.role = "instructor"
-    user.locale = locale
+    if locale is not None:
+        user.locale = locale
     db.session.commit()
     return account
 

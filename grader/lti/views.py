@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, abort, current_app, jsonify, redirect, render_template, request, session, url_for
+from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect, render_template, request,
+                   session, url_for)
 from flask.typing import ResponseReturnValue
-from flask_babel import gettext, lazy_gettext as _l
+from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask_login import current_user
 
 from grader.extensions import csrf, db
-from grader.lti import accounts, deep_linking
+from grader.lti import accounts, deep_linking, roster
 from grader.lti.keys import app_key
 from grader.lti.launch import CLAIM, AGS_CLAIM, SESSION_KEY, Launch, LaunchRefused, frame_origins, login_redirect, validate
 from grader.models import User
@@ -122,6 +123,8 @@ def launch() -> ResponseReturnValue:
             abort(403, _l("Only instructors can add activities from this catalogue."))
         session[deep_linking.SESSION_KEY] = deep_linking.request_settings(claims, checked.platform_id)
         return redirect(url_for("lti.pick"), 303)
+    if instructor and (roster_source := roster.offered(claims, checked.platform_id)):
+        session[roster.SESSION_KEY] = roster_source
     target = _target(checked)
     lineitem = (claims.get(AGS_CLAIM) or {}).get("lineitem")
     if target and isinstance(lineitem, str) and not instructor:
@@ -157,6 +160,25 @@ def pick() -> ResponseReturnValue:
     response.headers["Content-Security-Policy"] = _csp_with(
         "form-action", f"'self' {back.scheme}://{back.netloc}")  # fmt: skip
     return response
+
+
+@bp.route("/roster", methods=["GET", "POST"])
+def pull_roster() -> ResponseReturnValue:
+    """Names and roles: make accounts for the learners of the course this instructor launched from."""
+    kept = session.get(roster.SESSION_KEY)
+    if not kept or not current_user.is_authenticated or not current_user.is_instructor:
+        abort(403, _l("Open your course's activity from the LMS first, as its instructor."))
+    if request.method == "GET":
+        return render_template("lti/roster.html")
+    try:
+        new, learners = roster.pull(dict(kept))
+    except Exception as error:  # noqa: BLE001 - the LMS failing must give a page that says so, not a 500
+        current_app.logger.warning("NRPS roster pull failed: %s", type(error).__name__)
+        return error_response(502, _l("The course's member list could not be fetched from the LMS. Try again "
+                                      "in a moment."))  # fmt: skip
+    flash(ngettext("%(num)d learner of the course, %(new)d new here.",
+                   "%(num)d learners of the course, %(new)d new here.", learners, new=new))  # fmt: skip
+    return redirect(url_for("teach.gradebook"), 303)
 
 
 def _csp_with(directive: str, value: str) -> str:

@@ -48,6 +48,7 @@ class FakePlatform:
     down: bool = False  # the token and score endpoints answer 503
     pending: dict[str, Any] = field(default_factory=dict)  # the next browser launch: claims for /auth
     deep_link_returns: list[dict[str, Any]] = field(default_factory=list)
+    members: list[dict[str, Any]] = field(default_factory=list)  # the course's roster (NRPS)
     port: int = 0
     server: ThreadingHTTPServer | None = None
 
@@ -147,6 +148,11 @@ def _handler(platform: FakePlatform) -> type[BaseHTTPRequestHandler]:
                         f'<input type="hidden" name="state" value="{html.escape(query["state"])}"></form>'
                         '<script>document.getElementById("f").submit()</script>')
                 return self._reply(200, page, "text/html")
+            if path.path == "/memberships":
+                if self.headers.get("Authorization", "").removeprefix("Bearer ") not in platform.tokens:
+                    return self._reply(401, '{"error": "no token"}')
+                return self._reply(200, json.dumps({"id": f"{platform.url}/memberships",
+                                                    "context": {"id": "course-1"}, "members": platform.members}))
             if path.path == "/course":  # the LMS's course page: it embeds the tool and starts a launch in the frame
                 query = {k: v[0] for k, v in parse_qs(path.query).items()}
                 fields = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in {
