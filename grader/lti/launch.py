@@ -10,6 +10,7 @@ import base64
 import json
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
@@ -23,6 +24,7 @@ from grader.extensions import db
 from grader.lti import platforms
 from grader.lti.keys import app_key
 from grader.lti.models import UsedNonce
+from grader.models import utcnow
 
 log = logging.getLogger("grader.lti")
 Reason = Literal["issuer", "audience", "deployment", "signature", "expired", "replayed", "state", "claims", "keys"]
@@ -103,7 +105,11 @@ def _refused(reason: Reason, detail: str) -> LaunchRefused:
 
 
 def _spend(nonce: str) -> None:
-    """Keep the nonce as used; a second launch with it is a replay. Commits."""
+    """Keep the nonce as used; a second launch with it is a replay. Commits.
+
+    Nonces older than a day go: their tokens expired long before (platforms give minutes), so the
+    signature check refuses them already."""
+    db.session.execute(sa.delete(UsedNonce).where(UsedNonce.used_at < utcnow() - timedelta(days=1)))
     db.session.add(UsedNonce(nonce=nonce))
     try:
         db.session.commit()

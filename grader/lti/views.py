@@ -14,7 +14,7 @@ from flask_login import current_user
 from grader.extensions import csrf, db
 from grader.lti import accounts, deep_linking, roster
 from grader.lti.keys import app_key
-from grader.lti.launch import CLAIM, AGS_CLAIM, SESSION_KEY, Launch, LaunchRefused, frame_origins, login_redirect, validate
+from grader.lti.launch import AGS_CLAIM, SESSION_KEY, Launch, LaunchRefused, frame_origins, login_redirect, validate
 from grader.models import User
 from grader.texts import N_
 from grader.web.auth import sign_in
@@ -110,6 +110,9 @@ def launch() -> ResponseReturnValue:
         return _refusal(refused)
     claims = checked.claims
     instructor = _is_instructor(checked)
+    deep_link = checked.claim("message_type") == "LtiDeepLinkingRequest"
+    if deep_link and not instructor:  # refused before any account is made
+        abort(403, _l("Only instructors can add activities from this catalogue."))
     locale = _locale(checked) or current_locale()
     account = accounts.link(claims["iss"], str(claims["sub"]), str(claims.get("name") or ""), claims.get("email"),
                             instructor, locale)  # fmt: skip
@@ -118,9 +121,7 @@ def launch() -> ResponseReturnValue:
     sign_in(user)
     session[SESSION_KEY] = {"origins": frame_origins(checked)}
     remember(locale)
-    if checked.claim("message_type") == "LtiDeepLinkingRequest":
-        if not instructor:
-            abort(403, _l("Only instructors can add activities from this catalogue."))
+    if deep_link:
         session[deep_linking.SESSION_KEY] = deep_linking.request_settings(claims, checked.platform_id)
         return redirect(url_for("lti.pick"), 303)
     if instructor and (roster_source := roster.offered(claims, checked.platform_id)):
