@@ -163,6 +163,11 @@ def reap() -> None:
 
     report = reap_pending(current_app._get_current_object())  # type: ignore[attr-defined]
     click.echo(f"requeued {len(report.requeued)}, failed {len(report.failed)}")
+    from grader.lti.outbox import deliver_due  # LTI scores left waiting go out on the same timer
+
+    sent = deliver_due()
+    if sent.sent or sent.failed:
+        click.echo(f"LTI scores sent {len(sent.sent)}, failed {len(sent.failed)}")
 
 
 @click.command("backup")

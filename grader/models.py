@@ -293,3 +293,8 @@ class AuditEvent(db.Model):  # type: ignore[name-defined,misc]
     learner_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"), default=None)
     exercise_id: Mapped[str | None] = mapped_column(sa.String(80), default=None)  # kept as text: history outlives rows
     detail: Mapped[dict[str, Any]] = mapped_column(sa.JSON, default=dict)
+
+
+# The LTI tables (grader/lti/models.py) belong to the same metadata: imported here so that
+# create_all and the migration check see them wherever the models are loaded.
+from grader.lti import models as _lti_models  # noqa: E402,F401

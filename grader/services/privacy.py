@@ -15,6 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from grader.extensions import db
+from grader.lti.models import GradeLink, LtiAccount
 from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utc_text, utcnow
 from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
@@ -57,6 +58,10 @@ def export(user: User) -> dict[str, Any]:
                              where=Submission.user_id == uid, order=[Submission.id]),
         "extensions": _rows(Extension.exercise_id.label("exercise"), Extension.due_at, Extension.created_at,
                             where=Extension.user_id == uid, order=[Extension.exercise_id]),
+        "lms_accounts": _rows(LtiAccount.issuer, LtiAccount.subject, LtiAccount.name, LtiAccount.created_at,
+                              where=LtiAccount.user_id == uid, order=[LtiAccount.id]),
+        "lms_grade_links": _rows(GradeLink.target, GradeLink.lineitem, GradeLink.created_at,
+                                 where=GradeLink.user_id == uid, order=[GradeLink.id]),
     }  # fmt: skip
 
 

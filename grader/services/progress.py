@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from grader.catalog.lessons import exercise_order, lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
 from grader.extensions import db
+from grader.lti import outbox
 from grader.services.dialect import for_session, per_dialect
 from grader.models import PUBLISHED, Exercise, Extension, Progress, utcnow
 
@@ -144,6 +145,9 @@ def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime
     number = mine.attempts_used + 1
     score = policy.kept_score(raw_score, number, at, mine.hints_used)
     solved = mine.solved_at if mine.solved_at is not None or not policy.solves(raw_score, at) else utcnow()
+    best = max(mine.best_score, score)
     db.session.execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
-                                 "best": max(mine.best_score, score), "solved": solved})  # fmt: skip
+                                 "best": best, "solved": solved})  # fmt: skip
+    if number == 1 or best != mine.best_score or solved != mine.solved_at:  # the score an LMS keeps changed
+        outbox.queue_scores(mine.user_id, mine.exercise_id)  # in this transaction: sent once it commits
     return number, score

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, abort, request
+from flask import Flask, abort, has_request_context, request, session as flask_session
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import lazy_gettext as _l
 
@@ -20,9 +20,14 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 API_PREFIX = "/api/"  # bearer tokens, no cookies: nothing to replace
 
 
+# An LMS posts its LTI login and launch from its own site by design; signed tokens guard them (grader/lti).
+LTI_ENTRIES = frozenset({"/lti/login", "/lti/launch"})
+
+
 def is_foreign_write() -> bool:
-    """Whether the request changes something and the browser says another site sent it."""
-    return request.method not in SAFE_METHODS and request.headers.get("Sec-Fetch-Site") in FOREIGN_SITES
+    """Whether the request changes something and the browser says another site sent it (LTI entries aside)."""
+    return (request.method not in SAFE_METHODS and request.headers.get("Sec-Fetch-Site") in FOREIGN_SITES
+            and request.path not in LTI_ENTRIES)  # fmt: skip
 
 
 def refuse_foreign_writes() -> None:
@@ -44,3 +49,10 @@ class CookieKeepingSessions(SecureCookieSessionInterface):
         if is_foreign_write() or request.endpoint == "static":
             return
         super().save_session(app, session, response)
+
+    def get_cookie_samesite(self, app: Flask) -> str | None:
+        """Lax, except for a session begun by an LTI login over HTTPS: the LMS frames its pages, a third-party
+        context where only SameSite=None cookies are sent (CSRF tokens still guard every form)."""
+        if app.config["SESSION_COOKIE_SECURE"] and has_request_context() and flask_session.get("lti"):
+            return "None"
+        return super().get_cookie_samesite(app)

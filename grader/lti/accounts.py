@@ -1,0 +1,71 @@
+"""Accounts made by launches: one per platform user (issuer, sub), never merged with another by email."""
+
+from __future__ import annotations
+
+import hashlib
+
+import sqlalchemy as sa
+from email_validator import EmailNotValidError, validate_email
+
+from grader.extensions import db
+from grader.lti.models import GradeLink, LtiAccount
+from grader.models import User
+from grader.services.accounts import normalise_email
+
+UNUSABLE_PASSWORD = "!lti"  # no password matches it: these accounts sign in through their LMS only
+MAX_EMAIL = 254
+
+
+def _email_for(issuer: str, subject: str, email: str | None) -> str:
+    """The platform's email when it is valid and no account of ours has it, else one made up from (issuer, sub):
+    an account with that email may belong to someone else, so the two are never joined."""
+    if email:
+        try:
+            wanted = normalise_email(validate_email(email, check_deliverability=False).normalized)
+        except EmailNotValidError:
+            wanted = ""
+        taken = db.session.scalar(sa.select(User.id).where(User.email == wanted)) is not None
+        if wanted and len(wanted) <= MAX_EMAIL and not taken:
+            return wanted
+    digest = hashlib.sha256(f"{issuer}\n{subject}".encode()).hexdigest()[:20]
+    return f"lti-{digest}@lti.invalid"
+
+
+def link(issuer: str, subject: str, name: str, email: str | None, instructor: bool,
+         locale: str | None) -> LtiAccount:  # fmt: skip
+    """The account linked to (issuer, sub), made on its first launch (or roster pull); an instructor launch
+    makes it an instructor (never the reverse: a teacher who is a student in another course stays a teacher),
+    and a launch's locale becomes the account's (a roster pull has none). Commits."""
+    account = db.session.scalar(sa.select(LtiAccount).where(LtiAccount.issuer == issuer,
+                                                            LtiAccount.subject == subject))  # fmt: skip
+    if account is None:
+        user = User(email=_email_for(issuer, subject, email), password_hash=UNUSABLE_PASSWORD,
+                    role="instructor" if instructor else "learner", locale=locale or "en")  # fmt: skip
+        db.session.add(user)
+        db.session.flush()
+        account = LtiAccount(issuer=issuer, subject=subject, user_id=user.id, name=name[:200])
+        db.session.add(account)
+    else:
+        found = db.session.get(User, account.user_id)
+        assert found is not None  # the link goes with its account (ON DELETE CASCADE)
+        user = found
+        account.name = name[:200] or account.name
+        if instructor:
+            user.role = "instructor"
+    if locale is not None:
+        user.locale = locale
+    db.session.commit()
+    return account
+
+
+def remember_line_item(account: LtiAccount, platform_id: int, target: str, lineitem: str) -> None:
+    """Keep where this learner's score on `target` goes (one link per line item); commits."""
+    exists = db.session.scalar(sa.select(GradeLink.id).where(GradeLink.account_id == account.id,
+                                                              GradeLink.lineitem == lineitem))  # fmt: skip
+    if exists is None:
+        db.session.add(GradeLink(account_id=account.id, user_id=account.user_id, platform_id=platform_id,
+                                 target=target, lineitem=lineitem))  # fmt: skip
+        try:
+            db.session.commit()
+        except sa.exc.IntegrityError:  # the same launch twice at once: the other one stored it
+            db.session.rollback()

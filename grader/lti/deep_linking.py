@@ -1,0 +1,76 @@
+"""Deep linking: the catalogue an instructor picks from in the LMS, and the signed response carrying the pick.
+
+The pick becomes an LTI resource link back to /lti/launch whose custom parameter names the
+exercise or lesson, with a line item out of outbox.MAX_POINTS so the LMS makes a grade column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sqlalchemy as sa
+from pylti1p3.deep_link import DeepLink
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.lineitem import LineItem
+
+from grader.catalog.lessons import exercise_order, lesson_title
+from grader.extensions import db
+from grader.lti import platforms
+from grader.lti.keys import app_key
+from grader.lti.models import Platform
+from grader.lti.outbox import MAX_POINTS
+from grader.models import Exercise
+
+SESSION_KEY = "lti_deep_link"  # what the deep-linking request asked, kept until the instructor picks
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One item of the catalogue: a lesson or an exercise, as `target` ("lesson:<slug>" or "exercise:<id>")."""
+
+    target: str
+    title: str
+    lesson: str
+
+
+def catalogue(locale: str) -> list[tuple[Choice, list[Choice]]]:
+    """Every lesson with its exercises, in the dashboard's order."""
+    rows = sorted(db.session.scalars(sa.select(Exercise)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
+    lessons: dict[str, tuple[Choice, list[Choice]]] = {}
+    for exercise in rows:
+        entry = lessons.setdefault(exercise.lesson, (Choice(f"lesson:{exercise.lesson}",
+                                                            str(lesson_title(exercise.lesson)), exercise.lesson), []))
+        entry[1].append(Choice(f"exercise:{exercise.id}", exercise.title_in(locale), exercise.lesson))
+    return list(lessons.values())
+
+
+def find_choice(target: str, locale: str) -> Choice | None:
+    """The catalogue item named by `target`, if it exists."""
+    for lesson, exercises in catalogue(locale):
+        for choice in (lesson, *exercises):
+            if choice.target == target:
+                return choice
+    return None
+
+
+def request_settings(claims: dict[str, Any], platform_id: int) -> dict[str, Any]:
+    """What to keep of a deep-linking request (small: it goes in the session cookie)."""
+    settings = claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"]
+    return {"platform_id": platform_id,
+            "deployment_id": claims["https://purl.imsglobal.org/spec/lti/claim/deployment_id"],
+            "return_url": settings["deep_link_return_url"], "data": settings.get("data")}  # fmt: skip
+
+
+def response_jwt(kept: dict[str, Any], choice: Choice, launch_url: str) -> str:
+    """The signed LtiDeepLinkingResponse carrying one resource link (with a line item) for `choice`."""
+    platform = db.session.get(Platform, kept["platform_id"])
+    if platform is None:
+        raise LookupError("the platform was removed meanwhile")
+    kind, _, name = choice.target.partition(":")
+    line_item = LineItem().set_score_maximum(MAX_POINTS).set_label(choice.title).set_resource_id(choice.target)
+    resource = (DeepLinkResource().set_url(launch_url).set_title(choice.title)
+                .set_custom_params({kind: name}).set_lineitem(line_item))  # fmt: skip
+    settings: Any = {"deep_link_return_url": kept["return_url"], "data": kept.get("data")}
+    link = DeepLink(platforms.registration(platform, app_key()), kept["deployment_id"], settings)
+    return str(link.get_response_jwt([resource]))

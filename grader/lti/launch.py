@@ -1,0 +1,168 @@
+"""OIDC login initiation and the signed launch, checked by pylti1p3 and named when refused.
+
+Each refusal says which check failed (expired, replayed, wrongly signed, wrong audience, unknown
+issuer or deployment, missing claims), creates nothing, and is logged for the operator.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Literal, cast
+from urllib.parse import urlsplit
+
+import requests
+import sqlalchemy as sa
+from flask import Response, session
+from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
+from pylti1p3.exception import LtiException, OIDCException
+
+from grader.extensions import db
+from grader.lti import platforms
+from grader.lti.keys import app_key
+from grader.lti.models import UsedNonce
+from grader.models import utcnow
+
+log = logging.getLogger("grader.lti")
+Reason = Literal["issuer", "audience", "deployment", "signature", "expired", "replayed", "state", "claims", "keys"]
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+REQUIRED = ("sub", "exp", "iat", "nonce", CLAIM + "deployment_id", CLAIM + "message_type", CLAIM + "version")
+SESSION_KEY = "lti"  # {"origins": [...]} in a session begun by an LTI login: its pages may be framed there
+# pylti1p3's messages, as the check they come from.
+_REASONS: tuple[tuple[str, Reason], ...] = (
+    ("Signature has expired", "expired"), ("The token is not yet valid", "expired"),
+    ("Can't decode id_token", "signature"), ("public key", "signature"), ("JWT KID", "signature"),
+    ("JWT ALG", "signature"), ("Invalid Nonce", "replayed"), ('"nonce" is empty', "claims"),
+    ("State not found", "state"), ("Missing state", "state"), ("deployment", "deployment"),
+    ("Registration not found", "issuer"), ("Client id not registered", "audience"),
+    ("Error during fetch", "keys"), ("Invalid response", "keys"),
+)  # fmt: skip
+
+
+class LaunchRefused(Exception):
+    """A login or launch refused; `reason` names the check, `detail` is for the log (and shown for claims)."""
+
+    def __init__(self, reason: Reason, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason, self.detail = reason, detail
+
+
+def tool_conf() -> platforms.ToolConf:
+    """The registry as pylti1p3 reads it, with the tool's key."""
+    return platforms.ToolConf(app_key())
+
+
+def login_redirect(launch_url: str) -> Response:
+    """Answer the platform's login initiation with a redirect to its authorisation endpoint."""
+    oidc = FlaskOIDCLogin(FlaskRequest(), tool_conf())
+    try:
+        response = oidc.redirect(launch_url)
+    except OIDCException as error:
+        raise _refused("issuer" if "registration" in str(error) else "claims", str(error)) from None
+    platform = platforms.find(oidc.get_iss() or "", oidc.get_client_id())
+    session[SESSION_KEY] = {"origins": platforms.origins_of(platform) if platform else []}
+    return cast(Response, response)
+
+
+def _unverified_body(token: str) -> dict[str, Any]:
+    """The id_token's claims before any check, to name what is wrong with it; {} when it is no JWT."""
+    try:
+        body = token.split(".")[1]
+        decoded = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    except (IndexError, ValueError):
+        return {}
+    return decoded if isinstance(decoded, dict) else {}
+
+
+def _precheck(body: dict[str, Any]) -> None:
+    """Unknown issuer and wrong audience, said as such (pylti1p3 reports both as a missing registration)."""
+    issuer = body.get("iss")
+    if not isinstance(issuer, str) or not issuer:
+        raise _refused("claims", "the id_token has no issuer (iss)")
+    if not platforms.known_issuer(issuer):
+        raise _refused("issuer", f"issuer {issuer!r} is not registered")
+    audience = body.get("aud")
+    audiences = set(audience if isinstance(audience, list) else [audience])
+    if not audiences & platforms.client_ids(issuer):
+        raise _refused("audience", f"audience {audience!r} is not our client id at {issuer!r}")
+    missing = [name for name in REQUIRED if body.get(name) in (None, "")]
+    if missing:  # said before the signature check, which would report a missing "sub" as a bad signature
+        raise _refused("claims", ", ".join(name.removeprefix(CLAIM) for name in missing))
+
+
+def _reason(error: Exception) -> Reason:
+    text = str(error)
+    return next((reason for needle, reason in _REASONS if needle in text), "claims")
+
+
+def _refused(reason: Reason, detail: str) -> LaunchRefused:
+    log.warning("LTI launch refused (%s): %s", reason, detail)
+    return LaunchRefused(reason, detail)
+
+
+def _spend(nonce: str) -> None:
+    """Keep the nonce as used; a second launch with it is a replay. Commits.
+
+    Nonces older than a day go: their tokens expired long before (platforms give minutes), so the
+    signature check refuses them already."""
+    db.session.execute(sa.delete(UsedNonce).where(UsedNonce.used_at < utcnow() - timedelta(days=1)))
+    db.session.add(UsedNonce(nonce=nonce))
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        raise _refused("replayed", f"nonce {nonce[:40]!r} was used already") from None
+
+
+def _forget_login_state() -> None:
+    """Drop pylti1p3's nonce and state entries from the cookie session: they are spent, and would pile up."""
+    for key in [k for k in session if k.startswith("lti1p3-")]:
+        session.pop(key)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A checked launch: its claims and the platform it came from."""
+
+    claims: dict[str, Any]
+    platform_id: int
+    message: FlaskMessageLaunch
+
+    def claim(self, name: str, default: Any = None) -> Any:
+        """An LTI claim by its short name (message_type, roles, custom, context, ...)."""
+        return self.claims.get(CLAIM + name, default)
+
+
+def validate(id_token: str) -> Launch:
+    """Check a launch (state, nonce, registration, signature, deployment, message claims); raises LaunchRefused."""
+    if not id_token:
+        raise _refused("claims", "the launch carries no id_token")
+    _precheck(_unverified_body(id_token))
+    message = FlaskMessageLaunch(FlaskRequest(), tool_conf(), requests_session=platforms.TimedSession())
+    try:
+        claims = dict(message.validate().get_launch_data())
+    except LtiException as error:
+        raise _refused(_reason(error), str(error)) from None
+    except requests.RequestException as error:
+        raise _refused("keys", f"the platform's key set could not be fetched ({type(error).__name__})") from None
+    platform = platforms.find(str(claims["iss"]), message.get_client_id())
+    assert platform is not None  # the registration was just found
+    _spend(str(claims["nonce"]))
+    _forget_login_state()
+    return Launch(claims, platform.id, message)
+
+
+def frame_origins(launch: Launch) -> list[str]:
+    """Where this session's pages may be framed: the platform's origins, and the page the launch names as its
+    return (Canvas serves courses from the school's own host, not the issuer's)."""
+    platform = platforms.find(str(launch.claims["iss"]), launch.message.get_client_id())
+    found = set(platforms.origins_of(platform) if platform else [])
+    back = (launch.claim("launch_presentation") or {}).get("return_url") or ""
+    parts = urlsplit(back if isinstance(back, str) else "")
+    if parts.scheme in ("http", "https") and parts.netloc:
+        found.add(f"{parts.scheme}://{parts.netloc}")
+    return sorted(found)
