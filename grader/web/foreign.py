@@ -40,6 +40,13 @@ def refuse_foreign_writes() -> None:
 class CookieKeepingSessions(SecureCookieSessionInterface):
     """The signed-cookie session, never saved in answer to another site's form, nor with a static file."""
 
+    def open_session(self, app: Flask, request: Any) -> Any:
+        """A request without a session cookie (every API call) gets a new empty session without building
+        the cookie's signer, which costs more than the rest of opening it."""
+        if app.secret_key and not request.cookies.get(self.get_cookie_name(app)):
+            return self.session_class()
+        return super().open_session(app, request)
+
     def save_session(self, app: Flask, session: Any, response: Any) -> None:
         """Save as usual, except for a foreign write: its new cookie would replace the learner's.
 

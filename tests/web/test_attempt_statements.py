@@ -1,0 +1,68 @@
+"""The attempt path's database work, statement by statement: what an attempt costs stays what it needs."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import pytest
+import sqlalchemy as sa
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.extensions import db
+from tests.web.api_support import MISTAKE, answers_of, attempt_rows, post, typed
+
+
+@pytest.fixture
+def statements(app: Flask) -> Iterator[list[str]]:
+    """Every SQL statement the app's engine runs while the test does, and 'COMMIT' for each commit."""
+    seen: list[str] = []
+    with app.app_context():
+        engine = db.engine
+
+    def executed(connection: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        seen.append(" ".join(statement.split()[:3]))
+
+    def committed(connection: Any) -> None:
+        seen.append("COMMIT")
+
+    sa.event.listen(engine, "before_cursor_execute", executed)
+    sa.event.listen(engine, "commit", committed)
+    yield seen
+    sa.event.remove(engine, "before_cursor_execute", executed)
+    sa.event.remove(engine, "commit", committed)
+
+
+def test_a_graded_attempt_is_five_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
+                                                            statements: list[str]) -> None:  # fmt: skip
+    # The first attempt makes the learner's seed and notes the token's use: each once, not per attempt.
+    assert post(client, token, typed(answers_of(app, mistake=MISTAKE))).status_code == 201
+    right = typed(answers_of(app))
+    statements.clear()
+    response = post(client, token, right)
+    assert response.status_code == 201
+    assert statements == [
+        "SELECT api_tokens.id, users.id",  # the token's owner, unrevoked
+        "SELECT exercises.kind, exercise_versions.version,",  # current version, seed, own due date, opening
+        "INSERT INTO progress",  # the upsert that locks the learner's progress row
+        "UPDATE progress SET",  # the attempt counted
+        "INSERT INTO attempts",  # the attempt itself
+        "COMMIT",  # both, durably, before the reply
+    ]
+    assert [row.id for row in attempt_rows(app)][-1] == response.get_json()["attempt_id"]
+
+
+def test_a_repeat_reads_the_attempt_that_counted_and_stores_nothing(app: Flask, client: FlaskClient, token: str,
+                                                                    statements: list[str]) -> None:  # fmt: skip
+    answers = typed(answers_of(app, mistake=MISTAKE))
+    first = post(client, token, answers)
+    statements.clear()
+    again = post(client, token, answers)
+    assert (again.status_code, again.get_json()["attempt_id"]) == (200, first.get_json()["attempt_id"])
+    assert "COMMIT" not in statements and statements[-1].startswith("SELECT attempts.id")
+    assert len(attempt_rows(app)) == 1
+
+
+def test_an_api_call_without_a_cookie_is_answered_without_one(client: FlaskClient, token: str, app: Flask) -> None:
+    response = post(client, token, typed(answers_of(app)))
+    assert response.status_code == 201 and "Set-Cookie" not in response.headers
