@@ -33,7 +33,7 @@ def statements(app: Flask) -> Iterator[list[str]]:
     sa.event.remove(engine, "commit", committed)
 
 
-def test_a_graded_attempt_is_five_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
+def test_a_graded_attempt_is_six_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
                                                             statements: list[str]) -> None:  # fmt: skip
     # The first attempt makes the learner's seed and notes the token's use: each once, not per attempt.
     assert post(client, token, typed(answers_of(app, mistake=MISTAKE))).status_code == 201
@@ -46,6 +46,7 @@ def test_a_graded_attempt_is_five_statements_and_one_commit(app: Flask, client: 
         "SELECT exercises.kind, exercise_versions.version,",  # current version, seed, own due date, opening
         "INSERT INTO progress",  # the upsert that locks the learner's progress row
         "UPDATE progress SET",  # the attempt counted
+        "SELECT lti_grade_links.id, lti_grade_links.account_id,",  # LMS line items owed the changed score
         "INSERT INTO attempts",  # the attempt itself
         "COMMIT",  # both, durably, before the reply
     ]
