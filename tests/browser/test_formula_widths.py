@@ -4,6 +4,7 @@ language) is rendered as the pages do, in a card of the exercise page's width, w
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 from typing import Any, Iterator
@@ -15,10 +16,11 @@ from grader.markup import render_markdown
 from tests.browser.conftest import LiveServer
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
-# Each formula wider than its card: where it is, how wide, the card's width, its LaTeX.
+# Each formula wider than its room: the list item it sits in (a step of a solution or a hint is indented), else
+# its card. Where it is, how wide, the room's width, its LaTeX.
 TOO_WIDE = """() => [...document.querySelectorAll("math")].flatMap((m) => {
-  const card = m.closest("section");
-  const room = card.clientWidth - parseFloat(getComputedStyle(card).paddingLeft) * 2;
+  const card = m.closest("section"), box = m.closest("li") || card, style = getComputedStyle(box);
+  const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   const width = m.getBoundingClientRect().width;
   const inner = m.getAttribute("display") === "block" ? m.parentElement.scrollWidth : width;
   return Math.max(width, inner) > room + 1 ? [[card.id, Math.round(Math.max(width, inner)), Math.round(room), m.getAttribute("alttext")]] : [];
@@ -37,8 +39,18 @@ def _texts(node: Any, where: str) -> Iterator[tuple[str, str]]:
             yield from _texts(value, f"{where}[{i}]")
 
 
+def _card(where: str, text: str) -> str:
+    """A text in a card as the exercise page shows it: a step of the solution or a hint as an item of its
+    card's numbered list (indented by that card's style), any other text as it is."""
+    html, kind = render_markdown(text), re.search(r"/(solution|hints)\[\d+\]$", where)
+    if kind is None:
+        return f'<section class="card prompt" id="{escape(where)}">{html}</section>'
+    card, items = ("solution", "<ol>") if kind.group(1) == "solution" else ("help", '<ol class="hints">')
+    return f'<section class="card {card}" id="{escape(where)}">{items}<li>{html}</li></ol></section>'
+
+
 def test_every_shipped_formula_fits_a_320_px_screen(live_server: LiveServer, page: Page) -> None:
-    cards = [f'<section class="card prompt" id="{escape(where)}">{render_markdown(text)}</section>'
+    cards = [_card(where, text)
              for path in sorted(EXERCISES.rglob("*.yaml"))
              for where, text in _texts(yaml.safe_load(path.read_text(encoding="utf-8")), path.stem)]  # fmt: skip
     assert len(cards) > 100
