@@ -52,6 +52,22 @@ def test_learner_pages_fit_a_phone_screen(
     page.screenshot(path=str(artifacts / "exercise-phone.png"), full_page=True)
 
 
+def test_a_code_exercise_s_worked_solution_fits_the_narrowest_screen(
+    live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str], artifacts: Path
+) -> None:
+    """Its Python listing wraps instead of widening the page (it once made code-param-count 720 px wide)."""
+    page = new_page()
+    page.set_viewport_size(NARROWEST)
+    register(page, live_server.url, unique_email("listing"))
+    for exercise in ("code-param-count", "code-swiglu"):
+        page.goto(f"{live_server.url}/exercises/{exercise}")
+        page.get_by_role("button", name="Give up and show the solution").click()
+        page.wait_for_load_state()
+        expect(page.locator("section.solution pre").first).to_be_visible()
+        assert overflow(page) == 0, f"{exercise}'s solution at 320 px"
+    page.screenshot(path=str(artifacts / "code-solution-320.png"), full_page=True)
+
+
 def test_instructor_pages_fit_a_phone_screen(
     live_server: LiveServer, new_page: NewPage, unique_email: Callable[[str], str]
 ) -> None:
