@@ -19,14 +19,17 @@ from tests.web.conftest import csrf_from, login, make_user
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
 # Practice opens for a learner once their own variant is finished; in this matrix nobody has finished one.
 FINISHED, API_FINISHED = "learner-when-finished", "api-learner-when-finished"
+# The LMS's own pages (deep-linking picker, roster pull) need an LTI launch in the session: refused to all here.
+LTI_LAUNCHED = "lti-launched"
 CLASSES = {
     r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1(/openapi\.json|/docs)?$": PUBLIC,
     r"^/api/v1/gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/exercises/[^/]+/practice$": API_FINISHED, r"^/api/v1/": API,
-    r"^/teach/": INSTRUCTOR,
+    r"^/teach/": INSTRUCTOR, r"^/lti/(jwks|login|launch)$": PUBLIC, r"^/lti/(pick|roster)$": LTI_LAUNCHED,
     r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
 }  # fmt: skip
 SAMPLE_ARGS = {"exercise_id": "block-gelu", "token_id": "999", "filename": "style.css", "submission_id": "999",
-               "user_id": "1", "token": "not-a-token", "sign_in_id": "999"}
+               "user_id": "1", "token": "not-a-token", "sign_in_id": "999",
+               "name": "solve-rates"}
 
 
 def classify(rule: str) -> str | None:
@@ -39,8 +42,9 @@ def routes(app: Flask) -> list[tuple[str, str, str]]:
         url = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: SAMPLE_ARGS[m.group(1)], rule.rule)
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             found.append((rule.rule, url, method))
-    # Logging out last keeps the sessions alive; giving up just before, since it opens practice (finished).
-    return sorted(found, key=lambda r: (r[0] == "/logout", r[0].endswith("/give-up")))
+    # Logging out last keeps the sessions alive; before it, unpublishing (the exercise is then a 404 for
+    # learners), and before that giving up, since it opens practice (finished).
+    return sorted(found, key=lambda r: (r[0] == "/logout", r[0].endswith("/unpublish"), r[0].endswith("/give-up")))
 
 
 def test_every_route_is_classified(app: Flask) -> None:
@@ -103,6 +107,8 @@ def test_authorisation_matrix(app: Flask, clients: dict[str, tuple[FlaskClient, 
             response.close()  # a streamed CSV holds its request context until closed, as a server would
             if cls == PUBLIC:
                 ok = response.status_code != 403  # a failed login is a 401, not a refusal
+            elif cls == LTI_LAUNCHED:
+                ok = response.status_code == 403
             elif allowed(cls, role):
                 ok = response.status_code not in (401, 403) and not sent_to_login(response)
             else:
