@@ -3,9 +3,10 @@ answers (with the misconception they matched) and each exercise's version histor
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -73,36 +74,47 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _tally(exercise_id: str) -> tuple[dict[tuple[str, str], set[int]], dict[tuple[str, str], Counter[str]]]:
-    givers: dict[tuple[str, str], set[int]] = defaultdict(set)
-    named: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    latest = db.session.execute(
-        sa.select(Attempt.user_id, Attempt.answers, Attempt.results)
-        .where(Attempt.exercise_id == exercise_id, Attempt.user_id.in_(LEARNERS_ONLY))
-        .order_by(Attempt.id.desc()).limit(MAX_SCANNED)
-    )  # fmt: skip
-    for user_id, answers, results in latest:
-        for part, verdict in (results or {}).items():
-            if not isinstance(verdict, dict) or verdict.get("status") != "incorrect":
-                continue
-            key = (part, normalise(str((answers or {}).get(part, ""))))
-            givers[key].add(user_id)
-            if verdict.get("misconception"):
-                named[key][verdict["misconception"]] += 1
-    return givers, named
+def _wrong_rows(exercise_ids: list[str]) -> sa.Select[Any]:
+    """Incorrect parts of each exercise's latest attempts, one row per exercise, part, text as typed, learner and
+    misconception, with how many attempts gave it and the newest: one GROUP BY for every exercise at once."""
+    # analytics imports this module's figures; its SQL pieces are read here, when called
+    from grader.services.analytics import json_text, latest_attempts, wrong_parts
+
+    if len(exercise_ids) == 1:
+        latest = latest_attempts(exercise_id=exercise_ids[0])
+    else:  # each exercise's own latest, read along its index, in one statement
+        latest = sa.union_all(*(sa.select(latest_attempts(exercise_id=e)) for e in exercise_ids)).subquery()
+    wrong, named, parts = wrong_parts(latest)
+    typed = json_text(latest.c.answers, parts.c.key)
+    return (wrong.add_columns(latest.c.exercise_id, parts.c.key, typed, latest.c.user_id, named, sa.func.count(),
+                              sa.func.max(latest.c.id))
+            .group_by(latest.c.exercise_id, parts.c.key, typed, latest.c.user_id, named))  # fmt: skip
+
+
+def wrong_answers_of(exercise_ids: list[str]) -> dict[str, list[WrongAnswer]]:
+    """Each exercise's incorrect answers of its latest attempts, those given by the most learners first."""
+    if not exercise_ids:
+        return {}
+    givers: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    # Per answer, each misconception's attempts and newest attempt: the most frequent wins, then the newest.
+    named: dict[tuple[str, str, str], dict[str, tuple[int, int]]] = defaultdict(dict)
+    for exercise_id, part, typed, user_id, misconception, times, newest in db.session.execute(_wrong_rows(exercise_ids)):
+        key = (exercise_id, part, normalise(str(typed if typed is not None else "")))
+        givers[key].add(user_id)
+        if misconception:
+            seen, latest = named[key].get(misconception, (0, 0))
+            named[key][misconception] = (seen + times, max(latest, newest))
+    found: dict[str, list[WrongAnswer]] = {e: [] for e in exercise_ids}
+    for key in sorted(givers, key=lambda k: (-len(givers[k]), k[1], k[2])):
+        exercise_id, part, text = key
+        usual = max(named[key].items(), key=lambda item: item[1])[0] if named[key] else None
+        found[exercise_id].append(WrongAnswer(part, text, len(givers[key]), usual))
+    return found
 
 
 def wrong_answers(exercise_id: str) -> list[WrongAnswer]:
     """Incorrect answers of the latest attempts, those given by the most learners first."""
-    givers, named = _tally(exercise_id)
-    ranked = sorted(((key, len(users)) for key, users in givers.items()), key=lambda item: (-item[1], item[0]))
-    return [WrongAnswer(part, text, count, _most_common(named[(part, text)]))
-            for (part, text), count in ranked]  # fmt: skip
-
-
-def _most_common(names: Counter[str]) -> str | None:
-    # The same text can match different mistakes on different variants: name the usual one.
-    return names.most_common(1)[0][0] if names else None
+    return wrong_answers_of([exercise_id])[exercise_id]
 
 
 def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
@@ -136,11 +148,12 @@ def _solved_counts() -> dict[str, int]:
 def overview(exercises: list[Exercise]) -> list[ExerciseStats]:
     """Counts, solve rate and the top wrong answers for each exercise."""
     attempts, solved = _counted(), _solved_counts()
+    wrong = wrong_answers_of([e.id for e in exercises if e.kind == NUMERIC_KIND and e.id in attempts])
     stats = []
     for exercise in exercises:
         tried, learners = attempts.get(exercise.id, (0, 0))
-        wrong = wrong_answers(exercise.id)[:TOP_ON_LIST] if tried and exercise.kind == NUMERIC_KIND else []
-        stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), wrong))
+        top = wrong.get(exercise.id, [])[:TOP_ON_LIST]
+        stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), top))
     return stats
 
 
