@@ -74,41 +74,58 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _wrong_rows(exercise_ids: list[str]) -> sa.Select[Any]:
-    """Incorrect parts of each exercise's latest attempts, one row per exercise, part, text as typed, learner and
-    misconception, with how many attempts gave it and the newest: one GROUP BY for every exercise at once."""
+def _wrong_parts(exercise_ids: list[str]) -> tuple[sa.Select[Any], list[sa.ColumnElement[Any]], Any]:
+    """Incorrect parts of each exercise's latest attempts (one statement for every exercise), and the columns
+    naming one: exercise, part, text as typed; with the misconception column and the attempts subquery."""
     # analytics imports this module's figures; its SQL pieces are read here, when called
     from grader.services.analytics import json_text, latest_attempts, wrong_parts
 
     if len(exercise_ids) == 1:
         latest = latest_attempts(exercise_id=exercise_ids[0])
-    else:  # each exercise's own latest, read along its index, in one statement
+    else:  # each exercise's own latest, read along its index
         latest = sa.union_all(*(sa.select(latest_attempts(exercise_id=e)) for e in exercise_ids)).subquery()
     wrong, named, parts = wrong_parts(latest)
-    typed = json_text(latest.c.answers, parts.c.key)
-    return (wrong.add_columns(latest.c.exercise_id, parts.c.key, typed, latest.c.user_id, named, sa.func.count(),
-                              sa.func.max(latest.c.id))
-            .group_by(latest.c.exercise_id, parts.c.key, typed, latest.c.user_id, named))  # fmt: skip
+    return wrong, [latest.c.exercise_id, parts.c.key, json_text(latest.c.answers, parts.c.key)], (named, latest)
+
+
+def _givers(exercise_ids: list[str], texts: set[tuple[str, str, str]]) -> dict[tuple[str, str, str], set[int]]:
+    """The learners who gave each of these (exercise, part, text as typed)."""
+    wrong, answer, (_named, latest) = _wrong_parts(exercise_ids)
+    rows = db.session.execute(wrong.add_columns(*answer, latest.c.user_id).where(sa.tuple_(*answer).in_(texts))
+                              .group_by(*answer, latest.c.user_id))  # fmt: skip
+    found: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    for exercise_id, part, typed, user_id in rows:
+        found[(exercise_id, part, typed)].add(user_id)
+    return found
 
 
 def wrong_answers_of(exercise_ids: list[str]) -> dict[str, list[WrongAnswer]]:
     """Each exercise's incorrect answers of its latest attempts, those given by the most learners first."""
     if not exercise_ids:
         return {}
-    givers: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    wrong, answer, (named, latest) = _wrong_parts(exercise_ids)
+    rows = db.session.execute(wrong.add_columns(*answer, named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)),
+                                                sa.func.max(latest.c.id)).group_by(*answer, named)).all()  # fmt: skip
+    texts: dict[tuple[str, str, str], set[tuple[str, str, str]]] = defaultdict(set)  # tidied: as typed
+    learners: dict[tuple[str, str, str], int] = defaultdict(int)
     # Per answer, each misconception's attempts and newest attempt: the most frequent wins, then the newest.
-    named: dict[tuple[str, str, str], dict[str, tuple[int, int]]] = defaultdict(dict)
-    for exercise_id, part, typed, user_id, misconception, times, newest in db.session.execute(_wrong_rows(exercise_ids)):
+    usual: dict[tuple[str, str, str], dict[str, tuple[int, int]]] = defaultdict(dict)
+    for exercise_id, part, typed, misconception, times, givers, newest in rows:
         key = (exercise_id, part, normalise(str(typed if typed is not None else "")))
-        givers[key].add(user_id)
+        texts[key].add((exercise_id, part, typed))
+        learners[key] += givers
         if misconception:
-            seen, latest = named[key].get(misconception, (0, 0))
-            named[key][misconception] = (seen + times, max(latest, newest))
+            seen, latest_id = usual[key].get(misconception, (0, 0))
+            usual[key][misconception] = (seen + times, max(latest_id, newest))
+    # A learner counts once per answer: where spellings or misconceptions split an answer, ask who gave it.
+    split = {key for key in learners if len(texts[key]) > 1 or len(usual[key]) > 1}
+    if split:
+        who = _givers(exercise_ids, set().union(*(texts[key] for key in split)))
+        learners.update({key: len(set().union(*(who[text] for text in texts[key]))) for key in split})
     found: dict[str, list[WrongAnswer]] = {e: [] for e in exercise_ids}
-    for key in sorted(givers, key=lambda k: (-len(givers[k]), k[1], k[2])):
-        exercise_id, part, text = key
-        usual = max(named[key].items(), key=lambda item: item[1])[0] if named[key] else None
-        found[exercise_id].append(WrongAnswer(part, text, len(givers[key]), usual))
+    for key in sorted(learners, key=lambda k: (-learners[k], k[1], k[2])):
+        choice = max(usual[key].items(), key=lambda item: item[1])[0] if usual[key] else None
+        found[key[0]].append(WrongAnswer(key[1], key[2], learners[key], choice))
     return found
 
 
