@@ -120,7 +120,7 @@ def wrong_answers_of(exercise_ids: list[str]) -> dict[str, list[WrongAnswer]]:
     # A learner counts once per answer: where spellings or misconceptions split an answer, ask who gave it.
     split = {key for key in learners if len(texts[key]) > 1 or len(usual[key]) > 1}
     if split:
-        who = _givers(exercise_ids, set().union(*(texts[key] for key in split)))
+        who = _givers(sorted({key[0] for key in split}), set().union(*(texts[key] for key in split)))
         learners.update({key: len(set().union(*(who[text] for text in texts[key]))) for key in split})
     found: dict[str, list[WrongAnswer]] = {e: [] for e in exercise_ids}
     for key in sorted(learners, key=lambda k: (-learners[k], k[1], k[2])):
