@@ -42,8 +42,15 @@ from load_stack import Processes, create_database, flask, free_port, listening, 
 
 INSTRUCTOR, LEARNER = "instructor@example.com", "learner0@example.com"
 EXERCISE = "block-residual"  # a numeric exercise every class has attempts on
-# (name, path, who asks): the pages timed. The lead adds the instructor dashboard and the analytics here.
+# (name, path, who asks): the pages timed.
 PAGES: list[tuple[str, str, str]] = [
+    ("instructor dashboard", "/teach/", INSTRUCTOR),
+    ("dashboard, one lesson", "/teach/?lesson=gpt2-block", INSTRUCTOR),
+    *((f"dashboard CSV {name}", f"/teach/figures/{name}.csv", INSTRUCTOR)
+      for name in ("solve-rates", "misconceptions-this-week", "stuck-learners", "completion")),
+    ("one exercise's analytics", f"/teach/exercises/{EXERCISE}/analytics", INSTRUCTOR),
+    *((f"analytics CSV {name}", f"/teach/exercises/{EXERCISE}/figures/{name}.csv", INSTRUCTOR)
+      for name in ("attempts-to-solve", "hints", "misconceptions")),
     ("gradebook", "/teach/gradebook", INSTRUCTOR),
     ("gradebook, one lesson", "/teach/gradebook?lesson=gpt2-block", INSTRUCTOR),
     ("gradebook CSV", "/teach/gradebook.csv", INSTRUCTOR),
@@ -169,10 +176,10 @@ def report(results: dict[tuple[str, int], dict[str, dict[str, float]]], baseline
     for database in sorted({d for d, _ in results}):
         sizes = sorted(n for d, n in results if d == database)
         print(f"\n{database}: p50 / p90 ms (statements), per class size")
-        print(f"{'page':32}" + "".join(f"{n:>26}" for n in sizes) + (f"{'growth p50':>13}" if len(sizes) > 1 else ""))
+        print(f"{'page':40}" + "".join(f"{n:>26}" for n in sizes) + (f"{'growth p50':>13}" if len(sizes) > 1 else ""))
         for name, _, _ in PAGES:
             cells = [results[(database, n)][name] for n in sizes]
-            line = f"{name:32}" + "".join(f"{c['p50']:9.1f} /{c['p90']:8.1f} ({int(c['statements']):4})"
+            line = f"{name:40}" + "".join(f"{c['p50']:9.1f} /{c['p90']:8.1f} ({int(c['statements']):4})"
                                           + (f" {int(c['failed'])} FAILED" if c["failed"] else "") for c in cells)
             if len(sizes) > 1:
                 line += f"{cells[-1]['p50'] / cells[0]['p50']:12.1f}×"

@@ -198,13 +198,15 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
 
     __tablename__ = "attempts"
     # The same answers to the same version count once; this index also serves lookups by learner and exercise.
+    # (exercise_id, id): an exercise's latest attempts, read newest first along the index (the statistics).
     __table_args__ = (
         sa.UniqueConstraint("user_id", "exercise_id", "version", "answers_hash", name="uq_attempts_answers"),
+        sa.Index("ix_attempts_exercise_latest", "exercise_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
-    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), index=True)
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"))
     version: Mapped[int]
     seed: Mapped[int]
     number: Mapped[int]  # 1 for the first counted attempt of this learner on this exercise

@@ -3,9 +3,10 @@ answers (with the misconception they matched) and each exercise's version histor
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -73,36 +74,67 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _tally(exercise_id: str) -> tuple[dict[tuple[str, str], set[int]], dict[tuple[str, str], Counter[str]]]:
-    givers: dict[tuple[str, str], set[int]] = defaultdict(set)
-    named: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    latest = db.session.execute(
-        sa.select(Attempt.user_id, Attempt.answers, Attempt.results)
-        .where(Attempt.exercise_id == exercise_id, Attempt.user_id.in_(LEARNERS_ONLY))
-        .order_by(Attempt.id.desc()).limit(MAX_SCANNED)
-    )  # fmt: skip
-    for user_id, answers, results in latest:
-        for part, verdict in (results or {}).items():
-            if not isinstance(verdict, dict) or verdict.get("status") != "incorrect":
-                continue
-            key = (part, normalise(str((answers or {}).get(part, ""))))
-            givers[key].add(user_id)
-            if verdict.get("misconception"):
-                named[key][verdict["misconception"]] += 1
-    return givers, named
+def _wrong_parts(exercise_ids: list[str]) -> tuple[sa.Select[Any], list[sa.ColumnElement[Any]], Any]:
+    """Incorrect parts of each exercise's latest attempts (one statement for every exercise), and the columns
+    naming one: exercise, part, text as typed; with the misconception column and the attempts subquery."""
+    # analytics imports this module's figures; its SQL pieces are read here, when called
+    from grader.services.analytics import json_text, latest_attempts, wrong_parts
+
+    if len(exercise_ids) == 1:
+        latest = latest_attempts(exercise_id=exercise_ids[0])
+    else:  # each exercise's own latest, read along its index
+        latest = sa.union_all(*(sa.select(latest_attempts(exercise_id=e)) for e in exercise_ids)).subquery()
+    wrong, named, parts = wrong_parts(latest)
+    return wrong, [latest.c.exercise_id, parts.c.key, json_text(latest.c.answers, parts.c.key)], (named, latest)
+
+
+def _givers(exercise_ids: list[str], texts: set[tuple[str, str, str]]) -> dict[tuple[str, str, str], set[int]]:
+    """The learners who gave each of these (exercise, part, text as typed)."""
+    wrong, answer, (_named, latest) = _wrong_parts(exercise_ids)
+    rows = db.session.execute(wrong.add_columns(*answer, latest.c.user_id).where(sa.tuple_(*answer).in_(texts))
+                              .group_by(*answer, latest.c.user_id))  # fmt: skip
+    found: dict[tuple[str, str, str], set[int]] = defaultdict(set)
+    for exercise_id, part, typed, user_id in rows:
+        found[(exercise_id, part, typed)].add(user_id)
+    return found
+
+
+def wrong_answers_of(exercise_ids: list[str]) -> dict[str, list[WrongAnswer]]:
+    """Each exercise's incorrect answers of its latest attempts, those given by the most learners first."""
+    if not exercise_ids:
+        return {}
+    if db.session.get_bind().dialect.name == "postgresql":
+        # Costed high (a JSON function per row), the query would be JIT-compiled: seconds spent before it runs.
+        db.session.execute(sa.text("SET LOCAL jit = off"))
+    wrong, answer, (named, latest) = _wrong_parts(exercise_ids)
+    rows = db.session.execute(wrong.add_columns(*answer, named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)),
+                                                sa.func.max(latest.c.id)).group_by(*answer, named)).all()  # fmt: skip
+    texts: dict[tuple[str, str, str], set[tuple[str, str, str]]] = defaultdict(set)  # tidied: as typed
+    learners: dict[tuple[str, str, str], int] = defaultdict(int)
+    # Per answer, each misconception's attempts and newest attempt: the most frequent wins, then the newest.
+    usual: dict[tuple[str, str, str], dict[str, tuple[int, int]]] = defaultdict(dict)
+    for exercise_id, part, typed, misconception, times, givers, newest in rows:
+        key = (exercise_id, part, normalise(str(typed if typed is not None else "")))
+        texts[key].add((exercise_id, part, typed))
+        learners[key] += givers
+        if misconception:
+            seen, latest_id = usual[key].get(misconception, (0, 0))
+            usual[key][misconception] = (seen + times, max(latest_id, newest))
+    # A learner counts once per answer: where spellings or misconceptions split an answer, ask who gave it.
+    split = {key for key in learners if len(texts[key]) > 1 or len(usual[key]) > 1}
+    if split:
+        who = _givers(sorted({key[0] for key in split}), set().union(*(texts[key] for key in split)))
+        learners.update({key: len(set().union(*(who[text] for text in texts[key]))) for key in split})
+    found: dict[str, list[WrongAnswer]] = {e: [] for e in exercise_ids}
+    for key in sorted(learners, key=lambda k: (-learners[k], k[1], k[2])):
+        choice = max(usual[key].items(), key=lambda item: item[1])[0] if usual[key] else None
+        found[key[0]].append(WrongAnswer(key[1], key[2], learners[key], choice))
+    return found
 
 
 def wrong_answers(exercise_id: str) -> list[WrongAnswer]:
     """Incorrect answers of the latest attempts, those given by the most learners first."""
-    givers, named = _tally(exercise_id)
-    ranked = sorted(((key, len(users)) for key, users in givers.items()), key=lambda item: (-item[1], item[0]))
-    return [WrongAnswer(part, text, count, _most_common(named[(part, text)]))
-            for (part, text), count in ranked]  # fmt: skip
-
-
-def _most_common(names: Counter[str]) -> str | None:
-    # The same text can match different mistakes on different variants: name the usual one.
-    return names.most_common(1)[0][0] if names else None
+    return wrong_answers_of([exercise_id])[exercise_id]
 
 
 def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
@@ -136,11 +168,12 @@ def _solved_counts() -> dict[str, int]:
 def overview(exercises: list[Exercise]) -> list[ExerciseStats]:
     """Counts, solve rate and the top wrong answers for each exercise."""
     attempts, solved = _counted(), _solved_counts()
+    wrong = wrong_answers_of([e.id for e in exercises if e.kind == NUMERIC_KIND and e.id in attempts])
     stats = []
     for exercise in exercises:
         tried, learners = attempts.get(exercise.id, (0, 0))
-        wrong = wrong_answers(exercise.id)[:TOP_ON_LIST] if tried and exercise.kind == NUMERIC_KIND else []
-        stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), wrong))
+        top = wrong.get(exercise.id, [])[:TOP_ON_LIST]
+        stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), top))
     return stats
 
 

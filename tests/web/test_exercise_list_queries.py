@@ -1,0 +1,45 @@
+"""The instructor's exercise list and one exercise's page cost a fixed number of SQL statements: the
+common wrong answers of every exercise come from one GROUP BY over the latest attempts, not a query
+(or a Python scan) per exercise or per learner. Counted on the engine, as the analytics pages are."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from grader.services import attempts
+from tests.web.analytics_class import EXERCISE
+from tests.web.test_analytics_queries import add_learners, statements
+from tests.web.test_teach import ZEROS
+from tests.web.test_extensions import user_id
+
+PAGES = ("/teach/exercises", f"/teach/exercises/{EXERCISE}")
+
+
+def residual_tries(app: Flask, emails: list[str]) -> None:
+    """Each learner sends a wrong answer to block-residual (all zeros): a second exercise with attempts."""
+    with app.app_context():
+        for email in emails:
+            assert attempts.submit(user_id(app, email), "block-residual", {"h": ZEROS}).outcome == "graded"
+
+
+def test_exercise_pages_send_as_many_statements_for_more_learners_and_exercises(app: Flask,
+                                                                                instructor: FlaskClient) -> None:
+    add_learners(app, 0, 3)
+    # One learner spells ReLU's answer with spaces around it: the same answer, so its learners are counted
+    # across spellings (the one extra statement that asks who gave it runs from here on).
+    with app.app_context():
+        spelled = attempts.submit(user_id(app, "learner000@example.com"), EXERCISE, {"neg": " 0.000 ", "pos": "9.000"})
+        assert spelled.outcome == "graded"
+    few = {path: statements(app, instructor, path) for path in PAGES}
+    add_learners(app, 3, 9)
+    many = {path: statements(app, instructor, path) for path in PAGES}
+    residual_tries(app, [f"learner{n:03}@example.com" for n in range(12)])
+    more_exercises = {path: statements(app, instructor, path) for path in PAGES}
+    assert many == few and more_exercises == few
+    assert all(count <= 15 for count in few.values()), few
+    listing = instructor.get("/teach/exercises").get_data(as_text=True)
+    gelu = listing[listing.index("GELU by hand"):]
+    assert "neg · 12 learners" in gelu[: gelu.index("</tr>")]  # ReLU's answer, both spellings, each learner once
+    residual = listing[listing.index(f'<code class="wrong">{ZEROS}</code>'):]
+    assert "h · 12 learners" in residual[: residual.index("</tr>")]
