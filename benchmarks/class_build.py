@@ -18,6 +18,7 @@ from typing import Any, Iterator
 import numpy as np
 import sqlalchemy as sa
 
+from grader import wrong_parts
 from grader.answers import syntax
 from grader.answers.kinds import KINDS, NumericKind, render_answer
 from grader.answers.tolerance import decimal_places
@@ -152,7 +153,17 @@ def _numeric_class(exercise: Exercise, users: list[int], attempts: int, rng: ran
     _insert(VariantRow.__table__, variants)
     _insert(Progress.__table__, progress)
     _insert(Attempt.__table__, rows)
+    _record_wrong_parts(exercise.id)
     return len(rows)
+
+
+def _record_wrong_parts(exercise_id: str) -> None:
+    """The wrong_parts rows of the exercise's attempts, as the service writes them with each attempt."""
+    table = Attempt.__table__
+    stored = db.session.execute(sa.select(table.c.id, table.c.user_id, table.c.exercise_id, table.c.answers,
+                                          table.c.results).where(table.c.exercise_id == exercise_id)).mappings().all()
+    for start in range(0, len(stored), CHUNK):
+        wrong_parts.record(db.session.connection(), list(stored[start:start + CHUNK]))
 
 
 def _code_class(exercise: Exercise, users: list[int], attempts: int, rng: random.Random) -> int:

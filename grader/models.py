@@ -198,10 +198,11 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
 
     __tablename__ = "attempts"
     # The same answers to the same version count once; this index also serves lookups by learner and exercise.
-    # (exercise_id, id): an exercise's latest attempts, read newest first along the index (the statistics).
+    # (exercise_id, id, user_id): an exercise's latest attempts, read newest first along the index (the
+    # statistics), whose user_id tells a learner's from an instructor's without reading the rows.
     __table_args__ = (
         sa.UniqueConstraint("user_id", "exercise_id", "version", "answers_hash", name="uq_attempts_answers"),
-        sa.Index("ix_attempts_exercise_latest", "exercise_id", "id"),
+        sa.Index("ix_attempts_exercise_latest", "exercise_id", "id", "user_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -297,6 +298,7 @@ class AuditEvent(db.Model):  # type: ignore[name-defined,misc]
     detail: Mapped[dict[str, Any]] = mapped_column(sa.JSON, default=dict)
 
 
-# The LTI tables (grader/lti/models.py) belong to the same metadata: imported here so that
-# create_all and the migration check see them wherever the models are loaded.
+# The LTI tables (grader/lti/models.py) and the figures' wrong parts belong to the same metadata: imported
+# here so that create_all and the migration check see them wherever the models are loaded.
+from grader import wrong_parts as _wrong_parts  # noqa: E402,F401
 from grader.lti import models as _lti_models  # noqa: E402,F401

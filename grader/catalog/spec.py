@@ -99,7 +99,7 @@ def _as_ref(value: Any) -> Any:
 class PartSpec(Strict):
     """One answer field: what it asks for and how it is checked."""
 
-    id: Annotated[str, Field(pattern=PART_ID)]
+    id: Annotated[str, Field(pattern=PART_ID, max_length=80)]  # also a column of wrong_parts
     label: str
     type: str
     quantity: str

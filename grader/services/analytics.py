@@ -2,45 +2,26 @@
 answers counted by the misconception they matched (with a few anonymised examples).
 
 Every figure is one aggregate query (GROUP BY in the database), so a page costs the same number of
-statements for 3 learners or 2,000. Wrong answers are read from the stored verdicts (each attempt keeps
-the misconception its parts matched), over the latest MAX_SCANNED attempts, as the other statistics are.
+statements for 3 learners or 2,000. Typed wrong answers are read from the narrow wrong_parts rows, code
+ones from the submissions' results, over the latest MAX_SCANNED attempts, as the other statistics are.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
 
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Progress, Submission, User
-from grader.services.insights import MAX_SCANNED, ExerciseStats
+from grader.models import Attempt, Exercise, Progress, Submission
+from grader.services.insights import ExerciseStats, stats_of
+from grader.services.wrong_answers import MAX_SCANNED, Misconception, by_learners, examples, misconception_counts, ranked
 
 # Attempts to solve, bucketed: each count alone up to 5, then two wider buckets.
 BUCKETS = (("1", 1, 1), ("2", 2, 2), ("3", 3, 3), ("4", 4, 4), ("5", 5, 5), ("6–9", 6, 9), ("10+", 10, None))
 HINT_BUCKETS = (("0", 0, 0), ("1", 1, 1), ("2", 2, 2), ("3+", 3, None))
-EXAMPLES = 3  # anonymised examples per misconception
-EXAMPLE_CHARS = 80
-_INSTRUCTORS = sa.select(User.id).where(User.role == "instructor")
-
-
-def by_learners(user_id: Any) -> sa.ColumnElement[bool]:
-    """Rows by learners: not by one of the (few) instructors. Said this way round, the database reads the
-    latest rows by their own index rather than every row of each of the many learners."""
-    return sa.not_(user_id.in_(_INSTRUCTORS))
-
-
-@dataclass(frozen=True)
-class Misconception:
-    """Wrong answers that matched one named misconception (name None: matched none, "unexplained")."""
-
-    name: str | None
-    answers: int  # wrong parts (typed) or wrong submissions (code)
-    learners: int
-    examples: tuple[tuple[str, str], ...] = ()  # (part, text as typed), no names attached
 
 
 @dataclass(frozen=True)
@@ -94,41 +75,10 @@ def help_used(exercise_id: str) -> tuple[tuple[tuple[str, int], ...], int]:
     return _bucketed({hints: n for hints, n, _ in rows}, HINT_BUCKETS), sum(gave_up for _, _, gave_up in rows)
 
 
-def latest_attempts(since: datetime | None = None, exercise_id: str | None = None) -> sa.Subquery:
-    """Learners' latest typed attempts (of one exercise, or since a moment), at most MAX_SCANNED."""
-    query = sa.select(Attempt.id, Attempt.user_id, Attempt.exercise_id, Attempt.answers, Attempt.results).where(
-        by_learners(Attempt.user_id))
-    if exercise_id is not None:
-        query = query.where(Attempt.exercise_id == exercise_id)
-    if since is not None:  # the newest by time, read backwards along the index on created_at
-        return query.where(Attempt.created_at >= since).order_by(Attempt.created_at.desc()).limit(MAX_SCANNED).subquery()
-    return query.order_by(Attempt.id.desc()).limit(MAX_SCANNED).subquery()
-
-
-def wrong_parts(latest: sa.Subquery) -> tuple[sa.Select[Any], sa.ColumnElement[Any], Any]:
-    """Each incorrect part of `latest` attempts, one row per part (json_each), with its misconception column."""
-    parts = sa.func.json_each(latest.c.results).table_valued(sa.column("key", sa.String), sa.column("value", sa.JSON))
-    named = json_text(parts.c.value, json_key("misconception")).label("misconception")
-    query = sa.select().select_from(latest).join(parts, sa.true()).where(
-        json_text(parts.c.value, json_key("status")) == "incorrect")
-    return query, named, parts
-
-
 def _typed_misconceptions(exercise_id: str) -> list[Misconception]:
-    latest = latest_attempts(exercise_id=exercise_id)
-    wrong, named, parts = wrong_parts(latest)
-    counts = db.session.execute(wrong.add_columns(named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)))
-                                .group_by(named)).all()  # fmt: skip
-    rank = sa.func.row_number().over(partition_by=named, order_by=latest.c.id.desc()).label("rank")
-    ranked = wrong.add_columns(named.label("name"), parts.c.key.label("part"),
-                               json_text(latest.c.answers, parts.c.key).label("typed"), rank).subquery()  # fmt: skip
-    examples: dict[str | None, list[tuple[str, str]]] = {}
-    for name, part, typed in db.session.execute(
-            sa.select(ranked.c.name, ranked.c.part, ranked.c.typed).where(ranked.c.rank <= EXAMPLES)):  # fmt: skip
-        text = " ".join(str(typed or "").split())
-        examples.setdefault(name, []).append((part, text[:EXAMPLE_CHARS] + ("…" if len(text) > EXAMPLE_CHARS else "")))
-    return [Misconception(name or None, answers, learners, tuple(examples.get(name, ())))
-            for name, answers, learners in counts]  # fmt: skip
+    shown = examples(exercise_id)
+    return [Misconception(m.name, m.answers, m.learners, shown.get(m.name, ()))
+            for m in misconception_counts([exercise_id])[exercise_id]]  # fmt: skip
 
 
 def _code_misconceptions(exercise_id: str) -> list[Misconception]:
@@ -144,20 +94,10 @@ def _code_misconceptions(exercise_id: str) -> list[Misconception]:
 def misconceptions(exercise: Exercise) -> tuple[Misconception, ...]:
     """Wrong answers of the latest attempts by misconception: most learners first, the unexplained ones last."""
     found = _code_misconceptions(exercise.id) if exercise.kind == CODE_KIND else _typed_misconceptions(exercise.id)
-    return tuple(sorted(found, key=lambda m: (m.name is None, -m.learners, -m.answers, m.name or "")))
-
-
-def counts(exercise: Exercise) -> ExerciseStats:
-    """Counted attempts, learners who made one and learners who solved it, from the progress rows (one per learner)."""
-    tried, solved, attempts = db.session.execute(
-        sa.select(sa.func.count().filter(Progress.attempts_used > 0), sa.func.count(Progress.solved_at),
-                  sa.func.coalesce(sa.func.sum(Progress.attempts_used), 0))
-        .where(Progress.exercise_id == exercise.id, by_learners(Progress.user_id))
-    ).one()  # fmt: skip
-    return ExerciseStats(exercise, attempts, tried, solved, [])
+    return tuple(ranked(found))
 
 
 def exercise_analytics(exercise: Exercise) -> ExerciseAnalytics:
     """The figures of one exercise, learners' work only."""
     hints, gave_up = help_used(exercise.id)
-    return ExerciseAnalytics(counts(exercise), attempts_to_solve(exercise), hints, gave_up, misconceptions(exercise))
+    return ExerciseAnalytics(stats_of(exercise), attempts_to_solve(exercise), hints, gave_up, misconceptions(exercise))

@@ -19,6 +19,7 @@ from typing import Literal, Mapping
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
+from grader import wrong_parts
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.policy import AttemptPolicy, attempts_left, is_open
@@ -232,16 +233,18 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
     now = utcnow()
     late = spec.is_late(now)
     number, score = progress.credit(mine, result.score, spec, now)
-    attempt_id = db.session.execute(for_session(_NEW_ATTEMPT), {
+    row = {
         "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
         "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
         "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
         "answers_hash": digest, "created_at": now, "late": late, "hints_used": mine.hints_used,
-    }).scalar()  # fmt: skip
+    }  # fmt: skip
+    attempt_id = db.session.execute(for_session(_NEW_ATTEMPT), row).scalar()
     if attempt_id is None:  # a repeat: undo the credit, point at the attempt that counted
         db.session.rollback()
         previous = _previous(user_id, current, digest)
         return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
+    wrong_parts.record(db.session.connection(), [{**row, "id": attempt_id}])
     db.session.commit()
     return Submitted("graded", result, StoredAttempt(attempt_id, score, late), attempts_left(spec.max_attempts, number))
 

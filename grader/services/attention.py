@@ -14,8 +14,8 @@ import sqlalchemy as sa
 
 from grader.extensions import db
 from grader.models import Exercise, Progress, Submission, User, utcnow
-from grader.services.analytics import by_learners, json_key, json_text, latest_attempts, wrong_parts
-from grader.services.insights import MAX_SCANNED
+from grader.services.analytics import json_key, json_text
+from grader.services.wrong_answers import MAX_SCANNED, by_learners, named_since
 
 LOW_RATE = 0.5  # a solve rate under this needs a look
 MIN_TRIED = 3  # fewer learners than this say too little about an exercise
@@ -95,11 +95,7 @@ def lowest_rates(exercises: list[Exercise], found: dict[str, Rate]) -> list[Rate
 
 def misconceptions_since(since: datetime) -> list[Met]:
     """Named misconceptions in learners' latest attempts and submissions since `since`, most learners first."""
-    latest = latest_attempts(since=since)
-    wrong, named, _parts = wrong_parts(latest)
-    typed = db.session.execute(wrong.add_columns(latest.c.exercise_id, named, sa.func.count(sa.distinct(latest.c.user_id)),
-                                                 sa.func.count()).where(named.is_not(None))
-                               .group_by(latest.c.exercise_id, named)).all()  # fmt: skip
+    typed = named_since(since)
     sent = (sa.select(Submission.exercise_id, Submission.user_id, Submission.result)
             .where(Submission.created_at >= since, Submission.number.is_not(None), Submission.score < 1.0,
                    by_learners(Submission.user_id)).order_by(Submission.created_at.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip

@@ -3,7 +3,6 @@ answers (with the misconception they matched) and each exercise's version histor
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,10 +14,10 @@ from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.models import Attempt, AuditEvent, Exercise, ExerciseVersion, Progress, Submission, User
+from grader.services.wrong_answers import MAX_SCANNED, Misconception, misconception_counts, text_counts
 
 # Instructors try exercises too (early, to check them); like the gradebook, these figures are learners' only.
 LEARNERS_ONLY = sa.select(User.id).where(User.role == "learner")
-MAX_SCANNED = 5000  # the latest attempts per exercise: enough to see patterns, bounded in cost
 TOP_ON_LIST = 3
 # What counts as an attempt: every typed one, and a code submission once graded (it gets its number then).
 # An exercise takes typed answers or code, never both, so one of the two tables has its rows.
@@ -50,7 +49,7 @@ class ExerciseStats:
     attempts: int
     learners: int
     solved: int
-    wrong: list[WrongAnswer]
+    mistakes: list[Misconception]  # the list's: the most learners' misconceptions, then the unexplained
 
     @property
     def solved_share(self) -> float | None:
@@ -69,72 +68,12 @@ class VersionInfo:
     from_web: bool = False  # saved in the browser, by its author or by one whose account is gone
 
 
-def normalise(text: str) -> str:
-    """Typed text with surrounding whitespace stripped and inner runs collapsed to one space."""
-    return " ".join(text.split())
-
-
-def _wrong_parts(exercise_ids: list[str]) -> tuple[sa.Select[Any], list[sa.ColumnElement[Any]], Any]:
-    """Incorrect parts of each exercise's latest attempts (one statement for every exercise), and the columns
-    naming one: exercise, part, text as typed; with the misconception column and the attempts subquery."""
-    # analytics imports this module's figures; its SQL pieces are read here, when called
-    from grader.services.analytics import json_text, latest_attempts, wrong_parts
-
-    if len(exercise_ids) == 1:
-        latest = latest_attempts(exercise_id=exercise_ids[0])
-    else:  # each exercise's own latest, read along its index
-        latest = sa.union_all(*(sa.select(latest_attempts(exercise_id=e)) for e in exercise_ids)).subquery()
-    wrong, named, parts = wrong_parts(latest)
-    return wrong, [latest.c.exercise_id, parts.c.key, json_text(latest.c.answers, parts.c.key)], (named, latest)
-
-
-def _givers(exercise_ids: list[str], texts: set[tuple[str, str, str]]) -> dict[tuple[str, str, str], set[int]]:
-    """The learners who gave each of these (exercise, part, text as typed)."""
-    wrong, answer, (_named, latest) = _wrong_parts(exercise_ids)
-    rows = db.session.execute(wrong.add_columns(*answer, latest.c.user_id).where(sa.tuple_(*answer).in_(texts))
-                              .group_by(*answer, latest.c.user_id))  # fmt: skip
-    found: dict[tuple[str, str, str], set[int]] = defaultdict(set)
-    for exercise_id, part, typed, user_id in rows:
-        found[(exercise_id, part, typed)].add(user_id)
-    return found
-
-
-def wrong_answers_of(exercise_ids: list[str]) -> dict[str, list[WrongAnswer]]:
-    """Each exercise's incorrect answers of its latest attempts, those given by the most learners first."""
-    if not exercise_ids:
-        return {}
-    if db.session.get_bind().dialect.name == "postgresql":
-        # Costed high (a JSON function per row), the query would be JIT-compiled: seconds spent before it runs.
-        db.session.execute(sa.text("SET LOCAL jit = off"))
-    wrong, answer, (named, latest) = _wrong_parts(exercise_ids)
-    rows = db.session.execute(wrong.add_columns(*answer, named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)),
-                                                sa.func.max(latest.c.id)).group_by(*answer, named)).all()  # fmt: skip
-    texts: dict[tuple[str, str, str], set[tuple[str, str, str]]] = defaultdict(set)  # tidied: as typed
-    learners: dict[tuple[str, str, str], int] = defaultdict(int)
-    # Per answer, each misconception's attempts and newest attempt: the most frequent wins, then the newest.
-    usual: dict[tuple[str, str, str], dict[str, tuple[int, int]]] = defaultdict(dict)
-    for exercise_id, part, typed, misconception, times, givers, newest in rows:
-        key = (exercise_id, part, normalise(str(typed if typed is not None else "")))
-        texts[key].add((exercise_id, part, typed))
-        learners[key] += givers
-        if misconception:
-            seen, latest_id = usual[key].get(misconception, (0, 0))
-            usual[key][misconception] = (seen + times, max(latest_id, newest))
-    # A learner counts once per answer: where spellings or misconceptions split an answer, ask who gave it.
-    split = {key for key in learners if len(texts[key]) > 1 or len(usual[key]) > 1}
-    if split:
-        who = _givers(sorted({key[0] for key in split}), set().union(*(texts[key] for key in split)))
-        learners.update({key: len(set().union(*(who[text] for text in texts[key]))) for key in split})
-    found: dict[str, list[WrongAnswer]] = {e: [] for e in exercise_ids}
-    for key in sorted(learners, key=lambda k: (-learners[k], k[1], k[2])):
-        choice = max(usual[key].items(), key=lambda item: item[1])[0] if usual[key] else None
-        found[key[0]].append(WrongAnswer(key[1], key[2], learners[key], choice))
-    return found
-
-
 def wrong_answers(exercise_id: str) -> list[WrongAnswer]:
-    """Incorrect answers of the latest attempts, those given by the most learners first."""
-    return wrong_answers_of([exercise_id])[exercise_id]
+    """Incorrect answers of the exercise's latest attempts, those given by the most learners first; each with
+    the misconception it matched most often (the newest on a tie)."""
+    found = [WrongAnswer(t.part, t.text, t.learners, max(t.named, key=lambda name: t.named[name]) if t.named else None)
+             for t in text_counts(exercise_id)]  # fmt: skip
+    return sorted(found, key=lambda w: (-w.count, w.part, w.text))
 
 
 def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
@@ -145,45 +84,33 @@ def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
     return grouped
 
 
-def _counted(exercise_id: str | None = None) -> dict[str, tuple[int, int]]:
-    """Counted attempts and the learners who made them, per exercise (see _COUNTED)."""
-    found: dict[str, tuple[int, int]] = {}
-    for model, counted in _COUNTED:
-        query = (sa.select(model.exercise_id, sa.func.count(), sa.func.count(sa.distinct(model.user_id)))
-                 .where(model.user_id.in_(LEARNERS_ONLY), counted).group_by(model.exercise_id))  # fmt: skip
-        if exercise_id is not None:
-            query = query.where(model.exercise_id == exercise_id)
-        found.update({ex: (tried, learners) for ex, tried, learners in db.session.execute(query)})
-    return found
-
-
-def _solved_counts() -> dict[str, int]:
-    rows = db.session.execute(
-        sa.select(Progress.exercise_id, sa.func.count())
-        .where(Progress.solved_at.is_not(None), Progress.user_id.in_(LEARNERS_ONLY)).group_by(Progress.exercise_id)
-    )  # fmt: skip
-    return {exercise_id: solved for exercise_id, solved in rows}
+def _figures(exercise_id: str | None = None) -> dict[str, tuple[int, int, int]]:
+    """Counted attempts, learners who made one and learners who solved it, per exercise, from the progress rows
+    (one per learner and exercise, counting its attempts as they are made)."""
+    query = (sa.select(Progress.exercise_id, sa.func.coalesce(sa.func.sum(Progress.attempts_used), 0),
+                       sa.func.count().filter(Progress.attempts_used > 0), sa.func.count(Progress.solved_at))
+             .where(Progress.user_id.in_(LEARNERS_ONLY)).group_by(Progress.exercise_id))  # fmt: skip
+    if exercise_id is not None:
+        query = query.where(Progress.exercise_id == exercise_id)
+    return {found: (attempts, tried, solved) for found, attempts, tried, solved in db.session.execute(query)}
 
 
 def overview(exercises: list[Exercise]) -> list[ExerciseStats]:
-    """Counts, solve rate and the top wrong answers for each exercise."""
-    attempts, solved = _counted(), _solved_counts()
-    wrong = wrong_answers_of([e.id for e in exercises if e.kind == NUMERIC_KIND and e.id in attempts])
-    stats = []
-    for exercise in exercises:
-        tried, learners = attempts.get(exercise.id, (0, 0))
-        top = wrong.get(exercise.id, [])[:TOP_ON_LIST]
-        stats.append(ExerciseStats(exercise, tried, learners, solved.get(exercise.id, 0), top))
-    return stats
+    """Counts, solve rate and the most common misconceptions (then the unexplained) of each exercise."""
+    figures = _figures()
+    tried = [e.id for e in exercises if e.kind == NUMERIC_KIND and figures.get(e.id, (0,))[0]]
+    named = misconception_counts(tried)
+    return [ExerciseStats(e, *figures.get(e.id, (0, 0, 0)), on_the_list(named.get(e.id, []))) for e in exercises]
+
+
+def on_the_list(found: list[Misconception]) -> list[Misconception]:
+    """The TOP_ON_LIST misconceptions most learners met, and the unexplained wrong answers when there are some."""
+    return [m for m in found if m.name][:TOP_ON_LIST] + [m for m in found if m.name is None]
 
 
 def stats_of(exercise: Exercise) -> ExerciseStats:
     """Counts and solve rate of one exercise (its wrong answers come from `wrong_by_part`)."""
-    tried, learners = _counted(exercise.id).get(exercise.id, (0, 0))
-    solved = db.session.scalar(sa.select(sa.func.count()).select_from(Progress).where(
-        Progress.exercise_id == exercise.id, Progress.solved_at.is_not(None),
-        Progress.user_id.in_(LEARNERS_ONLY)))  # fmt: skip
-    return ExerciseStats(exercise, tried, learners, solved or 0, [])
+    return ExerciseStats(exercise, *_figures(exercise.id).get(exercise.id, (0, 0, 0)), [])
 
 
 def versions(exercise_id: str) -> list[VersionInfo]:

@@ -24,6 +24,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
+from grader import wrong_parts
 from grader.catalog.catalog import check_answers
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.extensions import db
@@ -81,11 +82,16 @@ def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpe
     taken = {a.answers_hash for a in mine if a.version == current.version}
     report.learners.add(user_id)
     report.attempts += len(mine)
+    regraded = []
     for attempt in mine:
         if attempt.version != current.version and attempt.answers_hash in taken:
             report.kept.append(attempt.id)
         elif _grade_again(attempt, current, policy, report):
             taken.add(attempt.answers_hash)
+            regraded.append(attempt)
+    wrong_parts.rewrite(db.session.connection(), [
+        {"id": a.id, "user_id": a.user_id, "exercise_id": a.exercise_id, "answers": a.answers, "results": a.results}
+        for a in regraded])  # fmt: skip
     _recount(user_id, exercise_id, mine, policy)
     audit.amend(event_id, **_so_far(report, left))
     db.session.commit()

@@ -19,7 +19,7 @@ from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.codecheck.tasks import TASKS
 from grader.models import Exercise, utcnow
 from grader.pictures.charts import bar_chart, histogram, line_chart
-from grader.services import analytics, attention, insights
+from grader.services import analytics, attention, insights, wrong_answers
 from grader.services.exercises import all_exercises, existing, part_labels
 from grader.services.exports import csv_text, spreadsheet_safe
 from grader.web.csv_download import csv_attachment
@@ -51,6 +51,7 @@ def _csv(figures: Figures) -> Iterator[str]:
     return csv_text([[name for name, _, _ in figures.columns], *rows])
 
 
+@bp.app_template_global()
 def misconception_title(name: str | None) -> str:
     """A misconception's wording in the page's language; the unexplained ones' own label for None."""
     if name is None:
@@ -188,7 +189,7 @@ def exercise_analytics(exercise_id: str) -> str:
                            quiet=[str(UNEXPLAINED)]),
     }
     return render_template("teach/analytics.html", exercise=exercise, found=found, figures=figures, charts=charts,
-                           lesson=lesson_title(exercise.lesson), scanned=insights.MAX_SCANNED)  # fmt: skip
+                           lesson=lesson_title(exercise.lesson), scanned=wrong_answers.MAX_SCANNED)  # fmt: skip
 
 
 # ---- the numbers as CSV ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from grader.catalog.loader import MAX_EXERCISE_BYTES, SpecError, is_code_source
 from grader.catalog.scenarios import SCENARIOS
 from grader.extensions import limiter, user_key
 from grader.models import utcnow
-from grader.services import authoring, exercise_form, exercise_yaml, insights
+from grader.services import authoring, exercise_form, exercise_yaml, insights, wrong_answers
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
 from grader.services.exercises import SELF_CHECK_SEEDS, all_exercises, existing, latest_version, part_labels
 from grader.web.filters import problem
@@ -52,7 +52,7 @@ def _self_check_sizes() -> dict[str, int]:
 def exercises() -> str:
     """All exercises with attempts, solve rate and their most common wrong answers."""
     return render_template("teach/exercises.html", stats=insights.overview(all_exercises()),
-                           lesson_title=lesson_title, scanned=insights.MAX_SCANNED)  # fmt: skip
+                           lesson_title=lesson_title, scanned=wrong_answers.MAX_SCANNED)  # fmt: skip
 
 
 @bp.get("/exercises/<exercise_id>")
@@ -62,7 +62,7 @@ def exercise(exercise_id: str) -> str:
     return render_template(
         "teach/exercise.html", exercise=found, stats=insights.stats_of(found), labels=part_labels(found),
         wrong=insights.wrong_by_part(found.id), versions=insights.versions(found.id),
-        lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=insights.MAX_SCANNED, now=utcnow(),
+        lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=wrong_answers.MAX_SCANNED, now=utcnow(),
     )  # fmt: skip
 
 

@@ -67,3 +67,18 @@ def test_a_repeat_reads_the_attempt_that_counted_and_stores_nothing(app: Flask, 
 def test_an_api_call_without_a_cookie_is_answered_without_one(client: FlaskClient, token: str, app: Flask) -> None:
     response = post(client, token, typed(answers_of(app)))
     assert response.status_code == 201 and "Set-Cookie" not in response.headers
+
+
+def test_a_wrong_attempt_stores_its_wrong_parts_in_the_same_commit(app: Flask, client: FlaskClient, token: str,
+                                                                   statements: list[str]) -> None:  # fmt: skip
+    assert post(client, token, typed(answers_of(app))).status_code == 201  # the seed, made once
+    statements.clear()
+    response = post(client, token, typed(answers_of(app, mistake=MISTAKE)))
+    assert response.status_code == 201
+    stored = statements[statements.index("INSERT INTO attempts"):]
+    assert stored == ["INSERT INTO attempts", "INSERT INTO wrong_parts", "COMMIT"]  # one statement for all its parts
+    with app.app_context():
+        rows = db.session.execute(sa.text("SELECT attempt_id, part, misconception FROM wrong_parts")).all()
+    wrong = [part for part, verdict in response.get_json()["parts"].items() if verdict["status"] == "incorrect"]
+    assert wrong  # the mistake makes parts wrong: rows to find
+    assert sorted(rows) == sorted((response.get_json()["attempt_id"], part, MISTAKE) for part in wrong)

@@ -1,6 +1,6 @@
 """The instructor's exercise list and one exercise's page cost a fixed number of SQL statements: the
-common wrong answers of every exercise come from one GROUP BY over the latest attempts, not a query
-(or a Python scan) per exercise or per learner. Counted on the engine, as the analytics pages are."""
+mistakes of every exercise come from one GROUP BY over the latest wrong parts, not a query (or a
+Python scan) per exercise or per learner. Counted on the engine, as the analytics pages are."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def test_exercise_pages_send_as_many_statements_for_more_learners_and_exercises(
                                                                                 instructor: FlaskClient) -> None:
     add_learners(app, 0, 3)
     # One learner spells ReLU's answer with spaces around it: the same answer, so its learners are counted
-    # across spellings (the one extra statement that asks who gave it runs from here on).
+    # across spellings.
     with app.app_context():
         spelled = attempts.submit(user_id(app, "learner000@example.com"), EXERCISE, {"neg": " 0.000 ", "pos": "9.000"})
         assert spelled.outcome == "graded"
@@ -40,6 +40,10 @@ def test_exercise_pages_send_as_many_statements_for_more_learners_and_exercises(
     assert all(count <= 15 for count in few.values()), few
     listing = instructor.get("/teach/exercises").get_data(as_text=True)
     gelu = listing[listing.index("GELU by hand"):]
-    assert "neg · 12 learners" in gelu[: gelu.index("</tr>")]  # ReLU's answer, both spellings, each learner once
-    residual = listing[listing.index(f'<code class="wrong">{ZEROS}</code>'):]
-    assert "h · 12 learners" in residual[: residual.index("</tr>")]
+    assert '<span class="pill">relu</span>' in gelu[: gelu.index("learners")]  # ReLU's mistake, each learner once
+    assert "· 12 learners" in gelu[: gelu.index("</tr>")]
+    residual = listing[listing.index("block-residual</div>"):]
+    assert "· 12 learners" in residual[: residual.index("</tr>")]
+    page = instructor.get(f"/teach/exercises/{EXERCISE}").get_data(as_text=True)
+    row = page[page.index('<code class="wrong">0.000</code>'):]
+    assert '<td class="num">12</td>' in row[: row.index("</tr>")]  # both spellings, each learner once
