@@ -19,6 +19,7 @@ from werkzeug.test import TestResponse
 
 from grader import create_app
 from grader.extensions import db
+from grader.wrong_parts import wrong_part_rows
 from tests.web.conftest import empty_database
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +107,43 @@ def test_upgrading_fills_the_attempt_limit_of_exercises_stored_before_it_was_kep
             limits = dict(connection.execute(sa.text("SELECT id, max_attempts FROM exercises")).all())
         engine.dispose()
         assert limits == {"limited": 3, "open": None}  # the current version's limit, not an older one's
+
+
+def test_upgrading_fills_the_wrong_parts_of_attempts_stored_before_as_the_service_writes_them(tmp_path: Path) -> None:
+    long_answer = "[" + "; ".join(["1.000"] * 60) + "]"  # past TYPED_CHARS: cut, marked with "…"
+    stored = [
+        {"id": 1, "user_id": 1, "exercise_id": "e", "answers": {"a": " 0.5 ", "b": "2", "c": long_answer},
+         "results": {"a": {"status": "incorrect", "misconception": "relu"}, "b": {"status": "correct"},
+                     "c": {"status": "incorrect", "misconception": None}}},
+        {"id": 2, "user_id": 1, "exercise_id": "e", "answers": {"a": "0.7", "b": "3", "c": "1"},
+         "results": {"a": {"status": "correct"}, "b": {"status": "correct"}, "c": {"status": "correct"}}},
+    ]  # fmt: skip
+    with empty_database(tmp_path) as url:
+        env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32}
+        assert flask_cli("db", "upgrade", "a8c4e6f1b2d3", env=env).returncode == 0
+        engine = sa.create_engine(url)
+        with engine.begin() as connection:
+            connection.execute(sa.text("INSERT INTO users (id, email, password_hash, role, locale, created_at)"
+                                       " VALUES (1, 'a@example.com', '-', 'learner', 'en', '2026-01-01')"))
+            connection.execute(sa.text(
+                "INSERT INTO exercises (id, lesson, title, position, kind, current_version, origin, created_at,"
+                " updated_at, status) VALUES ('e', 'l', 't', 1, 'numeric', 1, 'file', '2026-01-01', '2026-01-01',"
+                " 'published')"))  # fmt: skip
+            for attempt in stored:
+                connection.execute(sa.text(
+                    "INSERT INTO attempts (id, user_id, exercise_id, version, seed, number, answers, parsed, results,"
+                    " raw_score, score, late, hints_used, answers_hash, created_at) VALUES (:id, :user_id,"
+                    " :exercise_id, 1, 1, :id, :answers, '{}', :results, 0, 0, false, 0, :hash, '2026-01-01')"),
+                    {**attempt, "answers": json.dumps(attempt["answers"]), "results": json.dumps(attempt["results"]),
+                     "hash": str(attempt["id"])})  # fmt: skip
+        assert flask_cli("db", "upgrade", env=env).returncode == 0
+        with engine.connect() as connection:
+            filled = [dict(r) for r in connection.execute(sa.text(
+                "SELECT attempt_id, part, exercise_id, user_id, typed, misconception FROM wrong_parts"
+                " ORDER BY attempt_id, part")).mappings()]  # fmt: skip
+        engine.dispose()
+    assert filled == [row for attempt in stored for row in wrong_part_rows(attempt)]
+    assert [(r["part"], r["typed"][:4], len(r["typed"])) for r in filled] == [("a", "0.5", 3), ("c", "[1.0", 201)]
 
 
 def test_users_cli_creates_an_instructor_and_prints_a_token(tmp_path: Path) -> None:

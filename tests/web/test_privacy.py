@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import ApiToken, Attempt, Extension, Progress, Submission, User, Variant
 from grader.services import accounts
+from grader.wrong_parts import WrongPart
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import PASSWORD, csrf_from, empty_database, login, make_user
@@ -22,7 +23,7 @@ from tests.web.test_due_dates import with_due
 from tests.web.test_extensions import set_due, user_id
 from tests.web.test_learn import expected, fmt, post_answers
 
-OWN_TABLES = (ApiToken, Attempt, Extension, Progress, Submission, Variant)
+OWN_TABLES = (ApiToken, Attempt, Extension, Progress, Submission, Variant, WrongPart)
 
 
 def rows_of(app: Flask, uid: int) -> dict[str, int]:
@@ -121,7 +122,7 @@ def test_deleting_erases_the_account_and_everything_of_it_and_nothing_else(app: 
     assert response.status_code == 303 and response.headers["Location"].endswith("/login")
     assert "Your account and everything kept with it were deleted." in learner.get("/login").get_data(as_text=True)
     assert rows_of(app, ada) == dict.fromkeys(rows_of(app, ada), 0)
-    assert rows_of(app, bob_id) == bob_before and bob_before["attempts"] == 1
+    assert rows_of(app, bob_id) == bob_before and bob_before["attempts"] == bob_before["wrong_parts"] == 1
     with app.app_context():
         assert db.session.get(User, ada) is None
         assert accounts.authenticate("ada@example.com", PASSWORD) is None

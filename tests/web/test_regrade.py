@@ -17,6 +17,7 @@ from grader.services import attempts, audit
 from grader.services import regrade as regrading
 from grader.services.exercises import save_source
 from grader.services.regrade import regrade
+from grader.wrong_parts import WrongPart
 from tests.web.conftest import csrf_from, empty_database, make_user
 from tests.web.test_app import flask_cli
 from tests.web.test_concurrency import PER_THREAD, THREADS, in_parallel
@@ -64,6 +65,7 @@ def test_a_loosened_tolerance_turns_near_misses_right_with_the_penalty(app: Flas
     ada = make_user(app, "ada@example.com")
     first, second = submit(app, ada, off_by(app, "ada@example.com", 0.004)), submit(app, ada, off_by(app, "ada@example.com", 0.003))
     assert first.result.score == 0.0 and second.result.score == 0.0 and standing(app, ada) == (0.0, False)
+    assert wrong_parts(app) == [(first.attempt.id, "h"), (second.attempt.id, "h")]  # type: ignore[union-attr]
     save(app, LOOSE, "penalty: 0.25\n")
     with app.app_context():
         done = regrade("quiz")
@@ -73,6 +75,13 @@ def test_a_loosened_tolerance_turns_near_misses_right_with_the_penalty(app: Flas
     with app.app_context():
         stored = db.session.scalars(sa.select(Attempt).where(Attempt.user_id == ada)).first()
         assert stored is not None and stored.results["h"]["status"] == "correct"
+    assert wrong_parts(app) == []  # right now: the class figures no longer count them as wrong
+
+
+def wrong_parts(app: Flask) -> list[tuple[int, str]]:
+    """The stored wrong parts the class figures count, (attempt id, part)."""
+    with app.app_context():
+        return [tuple(r) for r in db.session.execute(sa.select(WrongPart.attempt_id, WrongPart.part))]  # type: ignore[misc]
 
 
 def test_an_attempt_the_fix_cannot_read_keeps_its_verdict(app: Flask) -> None:
@@ -109,6 +118,7 @@ def test_a_regrade_can_lower_scores_and_applies_the_due_date(app: Flask) -> None
     with app.app_context():
         regrade("quiz")
     assert rows(app, ada) == [(1, 2, 0.0, 0.0)] and standing(app, ada) == (0.0, False)
+    assert [part for _, part in wrong_parts(app)] == ["h"]  # wrong under the stricter fix: counted now
     right = "[" + "; ".join(f"{v:.3f}" for v in expected(app, "quiz")["h"]) + "]"  # type: ignore[union-attr]
     submit(app, ada, right)
     with app.app_context():
