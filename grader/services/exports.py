@@ -11,7 +11,7 @@ import sqlalchemy as sa
 import yaml
 
 from grader.catalog.loader import parse_yaml
-from grader.catalog.spec import CODE_KIND
+from grader.catalog.spec import CODE_KIND, PART_ID
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User, utc_text
 from grader.services.insights import LEARNERS_ONLY
@@ -68,23 +68,25 @@ def _part_ids(source: str) -> list[str]:
     except (yaml.YAMLError, AttributeError):
         return []
     ids = [part.get("id") for part in parts if isinstance(part, dict)] if isinstance(parts, list) else []
-    return [part_id for part_id in ids if isinstance(part_id, str)]
+    return [part_id for part_id in ids if isinstance(part_id, str) and re.fullmatch(PART_ID, part_id)]
 
 
 def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:
     parts = answered_parts(exercise)
     header: list[object] = ["email", "attempt", "time", "version", "score", "raw score", "late"]
     yield header + [f"{part} {column}" for part in parts for column in ("typed", "verdict", "mistake")]
-    query = (sa.select(User.email, Attempt).join(User, User.id == Attempt.user_id)
+    # Each part's cells read inside the database (JSON paths), not whole documents decoded row by row.
+    cells = [cell for part in parts for cell in (Attempt.answers[part].as_string(), Attempt.results[(part, "status")]
+             .as_string(), Attempt.results[(part, "misconception")].as_string())]  # fmt: skip
+    query = (sa.select(User.email, Attempt.number, Attempt.created_at, Attempt.version, Attempt.score,
+                       Attempt.raw_score, Attempt.late, *cells).join(User, User.id == Attempt.user_id)
              .where(Attempt.exercise_id == exercise.id, Attempt.user_id.in_(LEARNERS_ONLY)).order_by(Attempt.id))  # fmt: skip
-    for email, attempt in db.session.execute(query.execution_options(yield_per=BATCH)):
-        row: list[object] = [spreadsheet_safe(email), attempt.number, utc_text(attempt.created_at),
-                             attempt.version, f"{attempt.score:.3f}", f"{attempt.raw_score:.3f}",
-                             _yes(attempt.late)]  # fmt: skip
-        for part in parts:
-            verdict = attempt.results.get(part, {})
-            row += [spreadsheet_safe(attempt.answers.get(part, "")), verdict.get("status", ""),
-                    verdict.get("misconception") or ""]  # fmt: skip
+    for email, number, created_at, version, score, raw_score, late, *typed in db.session.execute(
+            query.execution_options(yield_per=BATCH)):  # fmt: skip
+        row: list[object] = [spreadsheet_safe(email), number, utc_text(created_at), version, f"{score:.3f}",
+                             f"{raw_score:.3f}", _yes(late)]  # fmt: skip
+        for answer, status, mistake in zip(typed[::3], typed[1::3], typed[2::3]):
+            row += [spreadsheet_safe(answer or ""), status or "", mistake or ""]
         yield row
 
 
