@@ -10,7 +10,7 @@ from grader.lti.models import LtiAccount
 from grader.models import User
 from tests.lti.conftest import launch
 from tests.lti.platform import INSTRUCTOR, LEARNER, FakePlatform
-from tests.web.conftest import csrf_from, make_user
+from tests.web.conftest import csrf_from, login, make_user
 
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 
@@ -27,6 +27,7 @@ def test_an_instructor_brings_the_course_learners_into_the_gradebook(app: Flask,
     client = app.test_client()
     launch(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), custom={"exercise": "block-layernorm"},
            **{NRPS: {"context_memberships_url": f"{platform.url}/memberships", "service_versions": ["2.0"]}})
+    assert '<a class="button" href="/lti/roster">' in client.get("/teach/gradebook").get_data(as_text=True)
     page = client.get("/lti/roster").get_data(as_text=True)
     response = client.post("/lti/roster", data={"csrf_token": csrf_from(page)})
     assert response.status_code == 303 and response.headers["Location"].endswith("/teach/gradebook")
@@ -49,5 +50,10 @@ def test_the_roster_needs_an_instructor_launch_and_a_platform_that_answers(app: 
            **{NRPS: {"context_memberships_url": f"{platform.url}/memberships"}})
     page = client.get("/lti/roster").get_data(as_text=True)
     platform.down = True
+    signed_in_here = app.test_client()  # an instructor who did not come from the LMS is not offered it
+    make_user(app, "teach@example.com", "instructor")
+    login(signed_in_here, "teach@example.com")
+    book = signed_in_here.get("/teach/gradebook").get_data(as_text=True)
+    assert "<h1>Gradebook</h1>" in book and "/lti/roster" not in book
     failed = client.post("/lti/roster", data={"csrf_token": csrf_from(page)})
     assert failed.status_code == 502 and "could not be fetched" in failed.get_data(as_text=True)
