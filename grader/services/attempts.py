@@ -223,9 +223,14 @@ def _previous(user_id: int, current: CurrentVersion, digest: str) -> StoredAttem
 def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Mapping[str, str],
             result: ExerciseResult) -> Submitted:  # fmt: skip
     spec = current.policy()
+    digest = answers_digest(answers)
+    # Made before the lock: other learners' attempts wait for SQLite's write lock while this holds it.
+    stored = {"user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
+              "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
+              "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score,
+              "answers_hash": digest}  # fmt: skip
     now = utcnow()
     mine = progress.lock_counting(user_id, current.exercise_id, now)  # rolled back below if it does not count
-    digest = answers_digest(answers)
     if mine.gave_up_at is not None or (spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts):
         db.session.rollback()
         previous = _previous(user_id, current, digest)  # a repeat still shows its verdict
@@ -233,10 +238,7 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
     late = spec.is_late(now)
     number, score = progress.credit(mine, result.score, spec, now, counted=True)
     attempt_id = db.session.connection().execute(for_session(_NEW_ATTEMPT), {
-        "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
-        "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
-        "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
-        "answers_hash": digest, "created_at": now, "late": late, "hints_used": mine.hints_used,
+        **stored, "number": number, "score": score, "created_at": now, "late": late, "hints_used": mine.hints_used,
     }).scalar()  # fmt: skip
     if attempt_id is None:  # a repeat: undo the count and the credit, point at the attempt that counted
         db.session.rollback()

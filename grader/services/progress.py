@@ -140,7 +140,7 @@ def lock(user_id: int, exercise_id: str) -> Standing:
 
     One upsert that always writes, so SQLite takes its write lock before any read of this
     transaction and PostgreSQL locks the row: concurrent attempts by one learner queue here.
-    The statements are built once; this runs on every attempt.
+    The statements are built once; this runs on every code submission (typed attempts: `lock_counting`).
     """
     key = {"user_id": user_id, "exercise_id": exercise_id, "now": utcnow()}
     row = db.session.connection().execute(for_session(_LOCK), key).one()
