@@ -11,10 +11,13 @@ shown). Prints CPU and wall time per request and the ratios to raw grade+store (
 count in their callers too; the wrappers add their own cost to the outer lines), then lists the
 functions costing most by their own time under cProfile.
 
-    .venv/bin/python benchmarks/attempt_profile.py [--requests 2000] [--rate-limit] [--profile]
+    .venv/bin/python benchmarks/attempt_profile.py [--requests 2000] [--rate-limit] [--cold] [--profile]
 
 --rate-limit keeps the API's rate limit on (the SQLite counter file, as shipped); off by default,
-as in benchmarks/http_attempts.py.
+as in benchmarks/http_attempts.py. --cold empties the CPU caches before each request: under
+gunicorn, five workers and wrk share two cores, so a request mostly starts with caches another
+process filled, and costs more the more code and data it touches; cold figures come closer to
+http_attempts.py's than a hot loop's do.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
+import numpy  # noqa: E402
+
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
 from grader.services import accounts  # noqa: E402
@@ -44,6 +49,7 @@ from grader.services.sync import sync_directory  # noqa: E402
 
 PATH = "/api/v1/exercises/block-residual/attempts"
 LEARNERS = 64
+_EVICT = numpy.ones(64 * 2**20 // 8)  # 64 MB of float64: more than this box's caches
 Wsgi = Callable[[dict[str, Any], Callable[..., Any]], Any]
 def body() -> bytes:
     """A random well-formed answer, as benchmarks/attempts.lua writes it."""
@@ -69,9 +75,11 @@ def call(app: Wsgi, token: str) -> int:
     return int(status[0].split()[0])
 
 
-def measure(apps: dict[str, Wsgi], tokens: list[str], requests: int, rounds: int = 10) -> dict[str, tuple[float, float]]:
+def measure(apps: dict[str, Wsgi], tokens: list[str], requests: int, cold: bool,
+            rounds: int = 10) -> dict[str, tuple[float, float]]:  # fmt: skip
     """CPU and wall µs per request of each app: the least over `rounds` interleaved rounds (the box is shared:
-    the least is the figure other work disturbed least); every reply must be a 2xx."""
+    the least is the figure other work disturbed least); every reply must be a 2xx. With `cold`, the CPU
+    caches are emptied before each request and only the requests are timed."""
     best = {name: (float("inf"), float("inf")) for name in apps}
     for wsgi in apps.values():  # warm-up: caches, connections, seeds
         for i in range(200):
@@ -79,11 +87,15 @@ def measure(apps: dict[str, Wsgi], tokens: list[str], requests: int, rounds: int
     per_round = max(requests // rounds, 1)
     for _ in range(rounds):
         for name, wsgi in apps.items():
-            cpu, wall = time.process_time(), time.perf_counter()
+            cpu = wall = 0.0
             for i in range(per_round):
+                if cold:
+                    _EVICT.sum()  # reading more than the caches hold pushes the last request's code and data out
+                started_cpu, started_wall = time.process_time(), time.perf_counter()
                 status = call(wsgi, tokens[i % len(tokens)])
+                cpu, wall = cpu + time.process_time() - started_cpu, wall + time.perf_counter() - started_wall
                 assert 200 <= status < 300, status
-            spent = (1e6 * (time.process_time() - cpu) / per_round, 1e6 * (time.perf_counter() - wall) / per_round)
+            spent = (1e6 * cpu / per_round, 1e6 * wall / per_round)
             best[name] = (min(best[name][0], spent[0]), min(best[name][1], spent[1]))
     return best
 
@@ -211,15 +223,17 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--rate-limit", action="store_true")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--cold", action="store_true", help="empty the CPU caches before each request")
     args = parser.parse_args()
     random.seed(23)
     # With the limit on (30 attempts a minute each), enough learners that none reaches it.
     learners = LEARNERS if not args.rate_limit else max(LEARNERS, (200 + 3 * args.requests) // 30 + 1)
     app, tokens, database = prepare(Path(tempfile.mkdtemp(prefix="grader-profile-")), args.rate_limit, learners)
     runs = {"grader attempts": app, **baselines(database)}
-    figures = measure(runs, tokens, args.requests)
+    figures = measure(runs, tokens, args.requests, args.cold)
     raw = figures["raw grade+store"][0]
-    print(f"{args.requests} requests each in 10 interleaved rounds, the least round shown, one process; rate limit {'on' if args.rate_limit else 'off'}")
+    print(f"{args.requests} requests each in 10 interleaved rounds, the least round shown, one process; "
+          f"rate limit {'on' if args.rate_limit else 'off'}, caches {'emptied before each request' if args.cold else 'as the previous request left them'}")
     for name, (cpu, wall) in figures.items():
         print(f"{name:<16} CPU {cpu:6.0f} µs   wall {wall:6.0f} µs   CPU / raw grade+store {cpu / raw:.2f}")
     if args.profile:
