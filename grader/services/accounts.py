@@ -240,5 +240,5 @@ def token_owner(token: str) -> TokenOwner | None:
     """Who a valid, unrevoked token belongs to."""
     if not token.startswith(TOKEN_PREFIX) or len(token) > 100:
         return None
-    row = db.session.execute(_OWNER, {"digest": _digest(token)}).first()
+    row = db.session.connection().execute(_OWNER, {"digest": _digest(token)}).first()
     return None if row is None else TokenOwner(*row)

@@ -157,7 +157,7 @@ def seed_of(user_id: int, exercise_id: str) -> int | None:
 
 
 def _current(user_id: int, exercise_id: str, early: bool) -> tuple[CurrentVersion, int | None]:
-    row = db.session.execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
+    row = db.session.connection().execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
     if row is None:
         raise UnknownExercise(exercise_id)
     kind, number, digest, source, own_due, opens_at, seed = row
@@ -224,27 +224,28 @@ def _previous(user_id: int, current: CurrentVersion, digest: str) -> StoredAttem
 def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Mapping[str, str],
             result: ExerciseResult) -> Submitted:  # fmt: skip
     spec = current.policy()
-    mine = progress.lock(user_id, current.exercise_id)
     digest = answers_digest(answers)
+    # Made before the lock: other learners' attempts wait for SQLite's write lock while this holds it.
+    stored = {"user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
+              "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
+              "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score,
+              "answers_hash": digest}  # fmt: skip
+    now = utcnow()
+    mine = progress.lock_counting(user_id, current.exercise_id, now)  # rolled back below if it does not count
     if mine.gave_up_at is not None or (spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts):
         db.session.rollback()
         previous = _previous(user_id, current, digest)  # a repeat still shows its verdict
         return Submitted("closed" if previous is None else "repeat", result, previous, 0)
-    now = utcnow()
     late = spec.is_late(now)
-    number, score = progress.credit(mine, result.score, spec, now)
-    row = {
-        "user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
-        "number": number, "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
-        "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score, "score": score,
-        "answers_hash": digest, "created_at": now, "late": late, "hints_used": mine.hints_used,
-    }  # fmt: skip
-    attempt_id = db.session.execute(for_session(_NEW_ATTEMPT), row).scalar()
-    if attempt_id is None:  # a repeat: undo the credit, point at the attempt that counted
+    number, score = progress.credit(mine, result.score, spec, now, counted=True)
+    attempt_id = db.session.connection().execute(for_session(_NEW_ATTEMPT), {
+        **stored, "number": number, "score": score, "created_at": now, "late": late, "hints_used": mine.hints_used,
+    }).scalar()  # fmt: skip
+    if attempt_id is None:  # a repeat: undo the count and the credit, point at the attempt that counted
         db.session.rollback()
         previous = _previous(user_id, current, digest)
         return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
-    wrong_parts.record(db.session.connection(), [{**row, "id": attempt_id}])
+    wrong_parts.record(db.session.connection(), [{**stored, "id": attempt_id}])
     db.session.commit()
     return Submitted("graded", result, StoredAttempt(attempt_id, score, late), attempts_left(spec.max_attempts, number))
 

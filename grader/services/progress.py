@@ -121,6 +121,13 @@ _LOCK = per_dialect(
                            set_={"last_attempt_at": _NOW})
     .returning(*_LOCK_COLUMNS)
 )  # fmt: skip
+# The same upsert counting one more attempt: a typed attempt's only write to progress unless its score changes.
+_COUNT = per_dialect(
+    lambda d: d.insert(_PROGRESS).values(**_KEY, attempts_used=1, last_attempt_at=_NOW)
+    .on_conflict_do_update(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id],
+                           set_={"attempts_used": _PROGRESS.c.attempts_used + 1, "last_attempt_at": _NOW})
+    .returning(*_LOCK_COLUMNS)
+)  # fmt: skip
 _CREDIT = (
     sa.update(_PROGRESS)
     .where(_PROGRESS.c.user_id == sa.bindparam("uid"), _PROGRESS.c.exercise_id == sa.bindparam("eid"))
@@ -133,21 +140,39 @@ def lock(user_id: int, exercise_id: str) -> Standing:
 
     One upsert that always writes, so SQLite takes its write lock before any read of this
     transaction and PostgreSQL locks the row: concurrent attempts by one learner queue here.
-    The statements are built once; this runs on every attempt.
+    The statements are built once; this runs on every code submission (typed attempts: `lock_counting`).
     """
     key = {"user_id": user_id, "exercise_id": exercise_id, "now": utcnow()}
-    row = db.session.execute(for_session(_LOCK), key).one()
+    row = db.session.connection().execute(for_session(_LOCK), key).one()
     return Standing(user_id, exercise_id, *row)
 
 
-def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime) -> tuple[int, float]:
-    """Count one more attempt, made at `at`, on a locked row and write it; returns its number and kept score."""
+def lock_counting(user_id: int, exercise_id: str, at: datetime) -> Standing:
+    """`lock`, counting one more attempt made at `at` in the same write; returns the standing before it.
+
+    For an attempt that may not count after all (attempts used up, a repeat), the caller rolls the
+    transaction back, and the count with it. Pass what this returns to `credit` with counted=True.
+    """
+    key = {"user_id": user_id, "exercise_id": exercise_id, "now": at}
+    used, *rest = db.session.connection().execute(for_session(_COUNT), key).one()
+    return Standing(user_id, exercise_id, used - 1, *rest)
+
+
+def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime,
+           counted: bool = False) -> tuple[int, float]:  # fmt: skip
+    """Count one more attempt, made at `at`, on a locked row and write it; returns its number and kept score.
+
+    With `counted` (`mine` came from `lock_counting`) the row holds that count already: the row is
+    written again only when the best score or the solved time changes.
+    """
     number = mine.attempts_used + 1
     score = policy.kept_score(raw_score, number, at, mine.hints_used)
     solved = mine.solved_at if mine.solved_at is not None or not policy.solves(raw_score, at) else utcnow()
     best = max(mine.best_score, score)
-    db.session.execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
-                                 "best": best, "solved": solved})  # fmt: skip
-    if number == 1 or best != mine.best_score or solved != mine.solved_at:  # the score an LMS keeps changed
+    changed = best != mine.best_score or solved != mine.solved_at  # the score an LMS keeps changed
+    if changed or not counted:
+        db.session.connection().execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
+                                                  "best": best, "solved": solved})  # fmt: skip
+    if number == 1 or changed:
         outbox.queue_scores(mine.user_id, mine.exercise_id)  # in this transaction: sent once it commits
     return number, score

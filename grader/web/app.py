@@ -53,10 +53,12 @@ CACHEABLE = frozenset({"static", "api.openapi_document"})  # the same for everyo
 
 
 def _headers(response: Response) -> Response:
-    for name, value in SECURITY_HEADERS.items():
-        response.headers.setdefault(name, value)
-    if request.endpoint not in CACHEABLE:  # pages and API replies carry someone's work, or a CSRF token
-        response.headers.setdefault("Cache-Control", "no-store")
+    # Those the view set stay; one pass over the reply's headers, not one per name (this runs on every reply).
+    present = {name.lower() for name, _ in response.headers}
+    added = [(name, value) for name, value in SECURITY_HEADERS.items() if name.lower() not in present]
+    if request.endpoint not in CACHEABLE and "cache-control" not in present:
+        added.append(("Cache-Control", "no-store"))  # pages and API replies carry someone's work, or a CSRF token
+    response.headers.extend(added)
     return response
 
 

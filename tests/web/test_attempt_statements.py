@@ -53,6 +53,28 @@ def test_a_graded_attempt_is_six_statements_and_one_commit(app: Flask, client: F
     assert [row.id for row in attempt_rows(app)][-1] == response.get_json()["attempt_id"]
 
 
+def test_an_attempt_that_changes_no_score_writes_progress_once(app: Flask, client: FlaskClient, token: str,
+                                                              statements: list[str]) -> None:  # fmt: skip
+    # The upsert that locks the row counts the attempt too: with the best score and solved time as they
+    # were, nothing else is written to progress and no LMS is owed a score.
+    wrong = typed(answers_of(app, mistake=MISTAKE))
+    assert post(client, token, typed(answers_of(app))).status_code == 201  # solved: the best score is kept
+    statements.clear()
+    response = post(client, token, wrong)
+    assert response.status_code == 201
+    assert statements == [
+        "SELECT api_tokens.id, users.id",
+        "SELECT exercises.kind, exercise_versions.version,",
+        "INSERT INTO progress",  # locks the row and counts the attempt
+        "INSERT INTO attempts",
+        "INSERT INTO wrong_parts",  # its wrong parts, for the class figures
+        "COMMIT",
+    ]
+    with app.app_context():
+        used, best = db.session.execute(sa.text("SELECT attempts_used, best_score FROM progress")).one()
+    assert (used, best) == (2, 1.0) and [row.number for row in attempt_rows(app)] == [1, 2]
+
+
 def test_a_repeat_reads_the_attempt_that_counted_and_stores_nothing(app: Flask, client: FlaskClient, token: str,
                                                                     statements: list[str]) -> None:  # fmt: skip
     answers = typed(answers_of(app, mistake=MISTAKE))
@@ -62,6 +84,8 @@ def test_a_repeat_reads_the_attempt_that_counted_and_stores_nothing(app: Flask, 
     assert (again.status_code, again.get_json()["attempt_id"]) == (200, first.get_json()["attempt_id"])
     assert "COMMIT" not in statements and statements[-1].startswith("SELECT attempts.id")
     assert len(attempt_rows(app)) == 1
+    with app.app_context():  # the count the upsert made was rolled back with the rest
+        assert db.session.execute(sa.text("SELECT attempts_used FROM progress")).scalar_one() == 1
 
 
 def test_an_api_call_without_a_cookie_is_answered_without_one(client: FlaskClient, token: str, app: Flask) -> None:
