@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import sqlalchemy as sa
 
@@ -14,7 +13,7 @@ from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.models import Attempt, AuditEvent, Exercise, ExerciseVersion, Progress, Submission, User
-from grader.services.wrong_answers import MAX_SCANNED, Misconception, misconception_counts, text_counts
+from grader.services.wrong_answers import Misconception, misconception_counts, text_counts
 
 # Instructors try exercises too (early, to check them); like the gradebook, these figures are learners' only.
 LEARNERS_ONLY = sa.select(User.id).where(User.role == "learner")
