@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -11,10 +12,9 @@ import numpy as np
 from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from grader.catalog.loader import (SpecError, collect, is_code_source, read_source, read_sources, spec_from_text,
-                                   validated)
+from grader.catalog.loader import SpecError, collect, is_code_source, read_source, read_sources, validated
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Place, Slug, Title
+from grader.catalog.spec import CODE_KIND, MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Place, Slug, Title
 from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.strict import Strict
 from grader.codecheck.formula_task import FormulaReference, formula_task
@@ -243,5 +243,19 @@ def load_code_specs(root: Path) -> tuple[list[CodeExerciseSpec], list[SpecError]
 
 def any_spec_from_text(text: str, name: str) -> tuple[ExerciseSpec | CodeExerciseSpec | None, list[SpecError]]:
     """Validate a file as the kind it declares: code for `kind: code`, numeric otherwise."""
-    read = code_spec_from_text if is_code_source(text) else spec_from_text
-    return read(text, name)
+    spec, errors = _read_any_spec(text, name)
+    return spec, list(errors)
+
+
+# Specs are frozen, so one parse serves every sync, check and page that reads the same text: a sync
+# re-reads every unchanged file, and parsing (YAML, then each text's Markdown and LaTeX) is its cost.
+@functools.lru_cache(maxsize=256)
+def _read_any_spec(text: str, name: str) -> tuple[ExerciseSpec | CodeExerciseSpec | None, tuple[SpecError, ...]]:
+    data, unread = read_source(text, name)
+    if unread:
+        return None, tuple(unread)
+    if isinstance(data, dict) and data.get("kind") == CODE_KIND:
+        code, errors = code_spec_from_data(data, name)
+        return code, tuple(errors)
+    numeric, errors = validated(ExerciseSpec, data, name)
+    return numeric, tuple(errors)
