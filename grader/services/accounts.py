@@ -11,9 +11,10 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 import sqlalchemy as sa
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, profiles
 from argon2.exceptions import InvalidHashError, VerificationError
 import email_validator
+from flask import current_app
 from email_validator import EmailNotValidError, validate_email
 
 from grader.extensions import db
@@ -32,13 +33,23 @@ _SCRIPT_FAMILY = {"HIRAGANA": "CJK", "KATAKANA": "CJK", "HALFWIDTH": "CJK", "HAN
 # Cyrillic and Greek letters drawn like Latin ones (а с е о р х у ѕ і ј ӏ һ ԁ ԛ ԝ, ο ν ι κ ρ τ υ χ α),
 # and digits and the hyphen, which every script shares.
 _LOOK_LATIN = frozenset("асеорхуѕіјӏһԁԛԝъьпгѵѡҽοινκρτυχα0123456789-")
-_hasher = PasswordHasher()
+_real_hasher = PasswordHasher()
+# Only a test app (TESTING and CHEAP_PASSWORD_HASHES, both set in code, never read from the
+# environment) hashes at argon2's cheapest cost: the suite makes thousands of accounts. Hashes record
+# their own parameters, so either hasher verifies both.
+_cheap_hasher = PasswordHasher.from_parameters(profiles.CHEAPEST)
 # A site's own private domain is an address here (the first instructor is instructor@grader.local):
 # email-validator documents editing this list to allow one.
 if "local" in email_validator.SPECIAL_USE_DOMAIN_NAMES:
     email_validator.SPECIAL_USE_DOMAIN_NAMES.remove("local")
 # Verifying against this keeps a login for an unknown email as slow as one for a known email.
-_DUMMY_HASH = _hasher.hash("not a password of anyone")
+_DUMMY_HASH = _real_hasher.hash("not a password of anyone")
+
+
+def _hasher() -> PasswordHasher:
+    """The password hasher for this app: argon2's default cost, unless a test app asks for the cheapest."""
+    config = current_app.config
+    return _cheap_hasher if config.get("TESTING") and config.get("CHEAP_PASSWORD_HASHES") else _real_hasher
 
 
 class AccountError(Refusal):
@@ -104,7 +115,7 @@ def create_user(email: str, password: str, role: str = "learner", locale: str = 
     taken = AccountError("An account with this email already exists.")
     if db.session.scalar(sa.select(User.id).where(User.email == email)) is not None:
         raise taken
-    user = User(email=email, password_hash=_hasher.hash(password), role=role, locale=locale)
+    user = User(email=email, password_hash=_hasher().hash(password), role=role, locale=locale)
     db.session.add(user)
     try:
         db.session.commit()
@@ -118,7 +129,7 @@ def authenticate(email: str, password: str) -> User | None:
     """The user with this email and password, or None."""
     user = db.session.scalar(sa.select(User).where(User.email == normalise_email(email)))
     try:
-        _hasher.verify(user.password_hash if user else _DUMMY_HASH, password)
+        _hasher().verify(user.password_hash if user else _DUMMY_HASH, password)
     except (VerificationError, InvalidHashError):
         return None
     return user
@@ -127,7 +138,7 @@ def authenticate(email: str, password: str) -> User | None:
 def password_matches(user: User, password: str) -> bool:
     """True when the password is the user's."""
     try:
-        return _hasher.verify(user.password_hash, password)
+        return _hasher().verify(user.password_hash, password)
     except (VerificationError, InvalidHashError):
         return False
 
@@ -148,7 +159,7 @@ def set_password(user: User, new: str) -> int:
     """
     if not MIN_PASSWORD <= len(new) <= MAX_PASSWORD:
         raise AccountError("Use a password of at least %(count)d characters.", count=MIN_PASSWORD)
-    user.password_hash = _hasher.hash(new)
+    user.password_hash = _hasher().hash(new)
     sign_ins.end_all(user)
     revoked = cast(sa.CursorResult[Any], db.session.execute(
         sa.update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None)).values(revoked_at=utcnow())

@@ -6,6 +6,7 @@ import re
 
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
@@ -17,6 +18,9 @@ from grader.services import accounts
 from grader.web import login_limits
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
+
+# Sign-in is what these tests are about: passwords are hashed at argon2's real cost, as in production.
+pytestmark = pytest.mark.real_password_cost
 
 
 def register(client: FlaskClient, email: str, password: str = PASSWORD, confirm: str | None = None):  # type: ignore[no-untyped-def]
@@ -33,6 +37,17 @@ def test_register_logs_in_and_stores_an_argon2_hash(app: Flask, client: FlaskCli
         user = db.session.scalar(sa.select(User).where(User.email == "new@example.com"))
         assert user is not None and user.role == "learner"
         assert user.password_hash.startswith("$argon2id$") and PASSWORD not in user.password_hash
+        assert "$m=65536,t=3,p=4$" in user.password_hash  # argon2's default cost (RFC 9106, low memory)
+
+
+def test_only_a_test_app_can_ask_for_cheap_password_hashes(tmp_path: Path) -> None:
+    app = build_app(tmp_path, TESTING=False, CHEAP_PASSWORD_HASHES=True)
+    with app.app_context():
+        assert "$m=65536,t=3,p=4$" in accounts.create_user("prod@example.com", PASSWORD).password_hash
+    cheap = build_app(tmp_path / "cheap", CHEAP_PASSWORD_HASHES=True)
+    with cheap.app_context():
+        hashed = accounts.create_user("test@example.com", PASSWORD).password_hash
+        assert "$m=65536" not in hashed and accounts.authenticate("test@example.com", PASSWORD) is not None
 
 
 def test_register_rejects_bad_input_with_messages(client: FlaskClient) -> None:
