@@ -32,16 +32,19 @@ messages: install
 	$(BIN)/pybabel -q extract -F babel.cfg --no-location --sort-output -o $(TRANSLATIONS)/messages.pot .
 	$(BIN)/pybabel -q update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) --no-fuzzy-matching --ignore-obsolete
 
-# With GRADER_TEST_POSTGRES_URL set (CI sets it), the whole suite runs a second time on PostgreSQL.
-# The documentation site is built strictly first (a broken link or a missing page fails), into a
-# directory thrown away after.
+# The suite runs in parallel (pytest-xdist; tests/conftest.py says which tests share a worker) and
+# prints its 20 slowest tests. With GRADER_TEST_POSTGRES_URL set (CI sets it), the tests that open a
+# database (marker `database`) run a second time on PostgreSQL. The documentation site is built
+# strictly first (a broken link or a missing page fails), into a directory thrown away after.
+TEST_WORKERS ?= 3
+PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=20
 test: test-packages install
 	$(BIN)/mypy
 	@site=$$(mktemp -d) && $(BIN)/mkdocs build --strict --site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 	@if [ -n "$$GRADER_TEST_POSTGRES_URL" ]; then \
-	  echo "== again on PostgreSQL =="; \
-	  GRADER_TEST_DATABASE_URL="$$GRADER_TEST_POSTGRES_URL" $(BIN)/python -m pytest -q; \
+	  echo "== again on PostgreSQL, the tests that open a database =="; \
+	  GRADER_TEST_DATABASE_URL="$$GRADER_TEST_POSTGRES_URL" $(PYTEST) -m database; \
 	fi
 	$(BIN)/python -m grader selfcheck --seeds 50
 

@@ -25,11 +25,21 @@ PASSWORD = "correct horse battery"
 
 # Set (by `make test` under CI) to run the same tests on PostgreSQL instead of SQLite.
 SERVER_DATABASE = os.environ.get("GRADER_TEST_DATABASE_URL")
+# Each pytest-xdist worker (gw0, gw1, ...) has a PostgreSQL database of its own, made once.
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+_worker_database: list[str] = []
 
 
 def database_url(tmp_path: Path) -> str:
-    """The database for one test: a fresh SQLite file, or the PostgreSQL test database."""
-    return SERVER_DATABASE or f"sqlite:///{tmp_path / 'test.db'}"
+    """The database for one test: a fresh SQLite file, or this worker's PostgreSQL test database."""
+    if not SERVER_DATABASE:
+        return f"sqlite:///{tmp_path / 'test.db'}"
+    if not _worker_database:
+        name = f"{sa.make_url(SERVER_DATABASE).database}_{_WORKER}"
+        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _admin(f'CREATE DATABASE "{name}"')
+        _worker_database.append(sa.make_url(SERVER_DATABASE).set(database=name).render_as_string(hide_password=False))
+    return _worker_database[0]
 
 
 @contextmanager
@@ -79,19 +89,21 @@ def build_app(tmp_path: Path, **overrides: object) -> Flask:
         "SQLALCHEMY_DATABASE_URI": database_url(tmp_path),
         "TESTING": True,
         "RATELIMIT_ENABLED": False,
+        "CHEAP_PASSWORD_HASHES": True,  # argon2's cheapest cost; the sign-in tests ask for the real one
         **overrides,
     })  # fmt: skip
     with app.app_context():
         if SERVER_DATABASE:
-            db.drop_all()  # one server database for the run: empty it for each test
+            db.drop_all()  # one server database per worker: empty it for each test
         db.create_all()
         sync_directory(app.config["EXERCISES_DIR"])
     return app
 
 
 @pytest.fixture
-def app(tmp_path: Path) -> Iterator[Flask]:
-    app = build_app(tmp_path)
+def app(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Flask]:
+    real_cost = request.node.get_closest_marker("real_password_cost") is not None
+    app = build_app(tmp_path, CHEAP_PASSWORD_HASHES=not real_cost)
     yield app
     with app.app_context():
         db.engine.dispose()
