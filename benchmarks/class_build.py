@@ -26,8 +26,9 @@ from grader.catalog.catalog import check_answers
 from grader.catalog.spec import CODE_KIND
 from grader.catalog.variants import Variant
 from grader.extensions import db
+from grader.course_models import CourseMember
 from grader.models import Attempt, Exercise, Progress, Submission, User, Variant as VariantRow
-from grader.services import accounts, exercises
+from grader.services import accounts, courses, exercises
 from grader.services.attempts import answers_digest
 
 PASSWORD = "load test password"
@@ -95,6 +96,9 @@ def graded_pool(exercise_id: str) -> dict[int, list[Graded]]:
     return pool
 
 
+COURSE = 1  # the `default` course: the first one a database has
+
+
 def _insert(table: sa.Table, rows: list[dict[str, Any]]) -> None:
     for start in range(0, len(rows), CHUNK):
         db.session.execute(sa.insert(table), rows[start:start + CHUNK])
@@ -102,19 +106,25 @@ def _insert(table: sa.Table, rows: list[dict[str, Any]]) -> None:
 
 def _users(learners: int) -> list[int]:
     """The learners (one password hash shared by all: hashing 2,000 would take minutes) and an instructor."""
-    accounts.create_user("instructor@example.com", PASSWORD, "instructor")
+    courses.add_member(courses.ensure_default(), accounts.create_user("instructor@example.com", PASSWORD, "staff"),
+                       "instructor")
     first = accounts.create_user("learner0@example.com", PASSWORD)
     rows = [{"email": f"learner{i}@example.com", "password_hash": first.password_hash, "role": "learner",
              "locale": "en", "created_at": START} for i in range(1, learners)]  # fmt: skip
     _insert(User.__table__, rows)
+    ids = list(db.session.scalars(sa.select(User.id).where(User.role == "learner").order_by(User.id)))
+    course = courses.ensure_default().id  # learners made row by row join it here, as create_user would
+    _insert(CourseMember.__table__, [{"course_id": course, "user_id": uid, "role": "learner", "created_at": START,
+                                      "added_by": "open"} for uid in ids[1:]])  # fmt: skip
     db.session.commit()
-    return list(db.session.scalars(sa.select(User.id).where(User.role == "learner").order_by(User.id)))
+    return ids
 
 
 def build(learners: int, attempts: int, seed: int = 1) -> dict[str, int]:
     """Fill the (migrated, synced) database with a class; returns row counts. Commits."""
     rng = random.Random(seed)
     users = _users(learners)
+    assert courses.ensure_default().id == COURSE
     counts = {"learners": len(users), "attempts": 0, "submissions": 0, "progress": 0}
     for exercise in db.session.scalars(sa.select(Exercise).order_by(Exercise.id)).all():
         if exercise.kind == CODE_KIND:
@@ -144,11 +154,11 @@ def _numeric_class(exercise: Exercise, users: list[int], attempts: int, rng: ran
             at += timedelta(seconds=rng.randint(20, 600))
             best = max(best, graded.score)
             solved = solved or (at if graded.score >= 1 else None)
-            rows.append({"user_id": uid, "exercise_id": exercise.id, "version": exercise.current_version,
+            rows.append({"user_id": uid, "course_id": COURSE, "exercise_id": exercise.id, "version": exercise.current_version,
                          "seed": seed, "number": number, "answers": graded.answers, "parsed": graded.parsed,
                          "results": graded.results, "raw_score": graded.score, "score": graded.score,
                          "late": False, "hints_used": 0, "answers_hash": graded.digest, "created_at": at})  # fmt: skip
-        progress.append({"user_id": uid, "exercise_id": exercise.id, "best_score": best, "attempts_used": len(chosen),
+        progress.append({"user_id": uid, "course_id": COURSE, "exercise_id": exercise.id, "best_score": best, "attempts_used": len(chosen),
                          "solved_at": solved, "last_attempt_at": at, "hints_used": rng.choice((0, 0, 0, 1, 2))})  # fmt: skip
     _insert(VariantRow.__table__, variants)
     _insert(Progress.__table__, progress)
@@ -160,7 +170,7 @@ def _numeric_class(exercise: Exercise, users: list[int], attempts: int, rng: ran
 def _record_wrong_parts(exercise_id: str) -> None:
     """The wrong_parts rows of the exercise's attempts, as the service writes them with each attempt."""
     table = Attempt.__table__
-    stored = db.session.execute(sa.select(table.c.id, table.c.user_id, table.c.exercise_id, table.c.answers,
+    stored = db.session.execute(sa.select(table.c.id, table.c.user_id, table.c.course_id, table.c.exercise_id, table.c.answers,
                                           table.c.results).where(table.c.exercise_id == exercise_id)).mappings().all()
     for start in range(0, len(stored), CHUNK):
         wrong_parts.record(db.session.connection(), list(stored[start:start + CHUNK]))
@@ -185,11 +195,11 @@ def _code_class(exercise: Exercise, users: list[int], attempts: int, rng: random
                       "printed": "", "printed_dropped": 0} for c in range(5)]  # fmt: skip
             result = {"status": "passed" if score >= 1 else "failed", "score": score, "cases": cases,
                       "message": "" if score >= 1 else "2 of 5 cases failed", "misconception": None, "duration_ms": 180.0}
-            rows.append({"user_id": uid, "exercise_id": exercise.id, "version": exercise.current_version, "seed": number,
+            rows.append({"user_id": uid, "course_id": COURSE, "exercise_id": exercise.id, "version": exercise.current_version, "seed": number,
                          "source": source, "source_hash": answers_digest({"source": source}), "status": "graded",
                          "result": result, "feedback": {"message": None}, "score": score, "number": number, "late": False,
                          "attempts_claimed": 1, "created_at": at, "graded_at": at, "grading_ms": 180.0})  # fmt: skip
-        progress.append({"user_id": uid, "exercise_id": exercise.id, "best_score": best, "attempts_used": tries,
+        progress.append({"user_id": uid, "course_id": COURSE, "exercise_id": exercise.id, "best_score": best, "attempts_used": tries,
                          "solved_at": solved, "last_attempt_at": at, "hints_used": 0})  # fmt: skip
     _insert(Progress.__table__, progress)
     _insert(Submission.__table__, rows)

@@ -34,7 +34,7 @@ from flask.testing import FlaskClient  # noqa: E402
 
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
-from grader.services import accounts  # noqa: E402
+from grader.services import accounts, courses  # noqa: E402
 from grader.services.sync import sync_directory  # noqa: E402
 from benchmarks.pages import EXERCISE, PASSWORD, solve, token  # noqa: E402
 
@@ -61,7 +61,7 @@ def build_site(work: Path, config: dict[str, Any]) -> Site:
         db.create_all()
         sync_directory(app.config["EXERCISES_DIR"])
         accounts.create_user(LEARNER, PASSWORD, "learner")
-        accounts.create_user(INSTRUCTOR, PASSWORD, "instructor")
+        courses.add_member(courses.ensure_default(), accounts.create_user(INSTRUCTOR, PASSWORD, "staff"), "instructor")
     clients = {"nobody": app.test_client(), "learner": sign_in(app, LEARNER), "instructor": sign_in(app, INSTRUCTOR)}
     solve(app, clients["learner"], EXERCISE)
     practice = clients["learner"].get(f"/exercises/{EXERCISE}/practice").headers["Location"]

@@ -33,6 +33,7 @@ from flask.testing import FlaskClient  # noqa: E402
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
 from grader.pictures import Pictures  # noqa: E402
+from grader.services.courses import default_seat  # noqa: E402
 from grader.services import accounts, attempts  # noqa: E402
 from grader.services.sync import sync_directory  # noqa: E402
 
@@ -54,7 +55,7 @@ def app_with_learner(work: Path) -> tuple[Flask, FlaskClient]:
     with app.app_context():
         user = accounts.user_by_email("reader@example.com")
         assert user is not None
-        right = {f"part-{p.spec.id}": _typed(p.answer_json()) for p in attempts.learner_variant(user.id, EXERCISE)[1].parts}
+        right = {f"part-{p.spec.id}": _typed(p.answer_json()) for p in attempts.learner_variant(default_seat(user.id), EXERCISE)[1].parts}
     solved = client.post(f"/exercises/{EXERCISE}", data={"csrf_token": token(client), **right})
     assert solved.status_code == 303, "the learner must solve the exercise before practising it"
     return app, client
@@ -68,7 +69,7 @@ def solve(app: Flask, client: FlaskClient, exercise: str) -> None:
     with app.app_context():
         user = accounts.user_by_email("reader@example.com")
         assert user is not None
-        parts = attempts.learner_variant(user.id, exercise)[1].parts
+        parts = attempts.learner_variant(default_seat(user.id), exercise)[1].parts
     right = {f"part-{p.spec.id}": _typed(p.answer_json(), p.spec.type) for p in parts}
     assert client.post(f"/exercises/{exercise}", data={"csrf_token": token(client), **right}).status_code == 303
 

@@ -30,6 +30,7 @@ from grader.catalog.catalog import check_answers  # noqa: E402
 from grader.catalog.variants import make_variant  # noqa: E402
 from grader.extensions import db  # noqa: E402
 from grader.models import Attempt, User  # noqa: E402
+from grader.services.courses import default_seat  # noqa: E402
 from grader.services import attempts  # noqa: E402
 from grader.services.exercises import parse_source, save_source  # noqa: E402
 from grader.services.regrade import regrade  # noqa: E402
@@ -52,10 +53,10 @@ def fill(app: Flask, learners: int, per_learner: int) -> float:
         db.session.add_all(users)
         db.session.commit()
         for user in users:
-            target = attempts.learner_variant(user.id, "quiz")[1].part("h").target.exact
+            target = attempts.learner_variant(default_seat(user.id), "quiz")[1].part("h").target.exact
             for _ in range(per_learner):
                 typed = "[" + "; ".join(f"{v + rng.choice((-1, 1)) * rng.uniform(0.001, 0.004):.3f}" for v in target) + "]"
-                attempts.submit(user.id, "quiz", {"h": typed})
+                attempts.submit(default_seat(user.id), "quiz", {"h": typed})
     return time.perf_counter() - started
 
 

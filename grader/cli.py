@@ -17,7 +17,8 @@ from flask.cli import AppGroup
 from grader.environment import local_url
 from grader.extensions import db
 from grader.models import ROLES, User
-from grader.services import accounts, password_reset, privacy
+from grader.course_models import INSTRUCTOR
+from grader.services import accounts, courses, password_reset, privacy
 from grader.services.sync import sync_directory
 from grader.visible import visible
 
@@ -70,11 +71,13 @@ def reset_link(email: str, base_url: str | None) -> None:
 @users.command("bootstrap")
 @click.option("--email", default="instructor@grader.local")
 def bootstrap(email: str) -> None:
-    """Create a first instructor with a generated password, once; prints the login."""
-    if db.session.scalar(sa.select(User.id).where(User.role == "instructor").limit(1)) is not None:
+    """Create the site's first admin, an instructor of the `default` course, with a generated password, once;
+    prints the login."""
+    if db.session.scalar(sa.select(User.id).where(User.role == "admin").limit(1)) is not None:
         return
     password = secrets.token_urlsafe(12)
-    accounts.create_user(email, password, "instructor")
+    admin = accounts.create_user(email, password, "admin")
+    courses.add_member(courses.ensure_default(), admin, INSTRUCTOR)
     click.echo(f"instructor login: {email} / {password}  (shown once)")
 
 
@@ -190,3 +193,6 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(users)
     app.cli.add_command(exercises)
     app.cli.add_command(submissions_group)
+    from grader.course_cli import group as courses_group
+
+    app.cli.add_command(courses_group)

@@ -12,7 +12,10 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from grader.extensions import db
 
-ROLES = ("learner", "instructor")
+# Site roles: admins run the site (LMS platforms, accounts, every course); staff may create courses. Everyone
+# else is "learner" here: what a person may do in a course is their course role (grader.course_models).
+ROLES = ("learner", "staff", "admin")
+SITE_STAFF = ("staff", "admin")
 # An exercise's state for learners: a draft was never published; published ones are seen (from their
 # opening date); unpublished ones are hidden again, their learners' work kept.
 DRAFT, PUBLISHED, UNPUBLISHED = "draft", "published", "unpublished"
@@ -30,10 +33,10 @@ def utc_text(moment: datetime) -> str:
 
 
 class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
-    """A learner or an instructor."""
+    """A person with an account; `role` is their site role (ROLES)."""
 
     __tablename__ = "users"
-    __table_args__ = (sa.CheckConstraint("role IN ('learner', 'instructor')", name="role"),)
+    __table_args__ = (sa.CheckConstraint("role IN ('learner', 'staff', 'admin')", name="role"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     email: Mapped[str] = mapped_column(sa.String(254), unique=True)
@@ -45,9 +48,14 @@ class User(UserMixin, db.Model):  # type: ignore[name-defined,misc]
     tokens: Mapped[list[ApiToken]] = relationship(back_populates="user", cascade="all, delete-orphan")
 
     @property
-    def is_instructor(self) -> bool:
-        """True for instructors."""
-        return self.role == "instructor"
+    def is_admin(self) -> bool:
+        """True for the site's operators."""
+        return self.role == "admin"
+
+    @property
+    def is_staff(self) -> bool:
+        """True for those who may create courses (admins included)."""
+        return self.role in SITE_STAFF
 
     def password_fingerprint(self) -> str:
         """A short digest of the password hash: it changes whenever the password does."""
@@ -129,6 +137,9 @@ class Exercise(db.Model):  # type: ignore[name-defined,misc]
     latest_version: Mapped[int] = mapped_column(default=1, server_default="1")
     status: Mapped[str] = mapped_column(sa.String(12), default=PUBLISHED, server_default=PUBLISHED)
     origin: Mapped[str] = mapped_column(sa.String(8), default="file")  # file or web
+    # The course a web exercise was written in: only its instructors edit it. None for the shared catalogue.
+    course_id: Mapped[int | None] = mapped_column(sa.ForeignKey("courses.id", ondelete="SET NULL"), default=None,
+                                                  index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
@@ -182,10 +193,11 @@ class Variant(db.Model):  # type: ignore[name-defined,misc]
 
 
 class Extension(db.Model):  # type: ignore[name-defined,misc]
-    """One learner's own due date for one exercise, set by an instructor (it replaces the exercise's)."""
+    """One learner's own due date for one exercise in one course, set by its staff (it replaces the course's)."""
 
     __tablename__ = "extensions"
 
+    course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), primary_key=True)
     due_at: Mapped[datetime]  # UTC
@@ -201,11 +213,12 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
     # (exercise_id, id, user_id): an exercise's latest attempts, read newest first along the index (the
     # statistics), whose user_id tells a learner's from an instructor's without reading the rows.
     __table_args__ = (
-        sa.UniqueConstraint("user_id", "exercise_id", "version", "answers_hash", name="uq_attempts_answers"),
-        sa.Index("ix_attempts_exercise_latest", "exercise_id", "id", "user_id"),
+        sa.UniqueConstraint("user_id", "exercise_id", "course_id", "version", "answers_hash", name="uq_attempts_answers"),
+        sa.Index("ix_attempts_exercise_latest", "course_id", "exercise_id", "id", "user_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"))
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
     exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"))
     version: Mapped[int]
@@ -223,12 +236,13 @@ class Attempt(db.Model):  # type: ignore[name-defined,misc]
 
 
 class Progress(db.Model):  # type: ignore[name-defined,misc]
-    """Per learner and exercise: best score, attempts used, when solved. Updated with each attempt."""
+    """Per learner, exercise and course: best score, attempts used, when solved. Updated with each attempt."""
 
     __tablename__ = "progress"
-    # One exercise's figures read its rows across learners; the key serves one learner's.
-    __table_args__ = (sa.Index("ix_progress_exercise_id", "exercise_id"),)
+    # One exercise's figures read its rows across a course's learners; the key serves one learner's.
+    __table_args__ = (sa.Index("ix_progress_course_exercise", "course_id", "exercise_id"),)
 
+    course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
     exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), primary_key=True)
     best_score: Mapped[float] = mapped_column(default=0.0)
@@ -258,9 +272,10 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     """A code submission: the source as sent, and once graded its result, score and timings."""
 
     __tablename__ = "submissions"
-    __table_args__ = (sa.Index("ix_submissions_user_exercise", "user_id", "exercise_id"),)
+    __table_args__ = (sa.Index("ix_submissions_user_exercise", "user_id", "exercise_id", "course_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
+    course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"), index=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
     exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), index=True)
     version: Mapped[int]
@@ -293,12 +308,16 @@ class AuditEvent(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
     actor_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"), default=None)
     action: Mapped[str] = mapped_column(sa.String(40))
+    # The course it happened in; None for what belongs to the site (accounts, the shared catalogue).
+    course_id: Mapped[int | None] = mapped_column(sa.ForeignKey("courses.id", ondelete="SET NULL"), default=None,
+                                                  index=True)
     learner_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id", ondelete="SET NULL"), default=None)
     exercise_id: Mapped[str | None] = mapped_column(sa.String(80), default=None)  # kept as text: history outlives rows
     detail: Mapped[dict[str, Any]] = mapped_column(sa.JSON, default=dict)
 
 
-# The LTI tables (grader/lti/models.py) and the figures' wrong parts belong to the same metadata: imported
-# here so that create_all and the migration check see them wherever the models are loaded.
+# The courses, the LTI tables (grader/lti/models.py) and the figures' wrong parts belong to the same metadata:
+# imported here so that create_all and the migration check see them wherever the models are loaded.
+from grader import course_models as _course_models  # noqa: E402,F401
 from grader import wrong_parts as _wrong_parts  # noqa: E402,F401
 from grader.lti import models as _lti_models  # noqa: E402,F401

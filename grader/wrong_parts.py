@@ -24,12 +24,13 @@ class WrongPart(db.Model):  # type: ignore[name-defined,misc]
     __tablename__ = "wrong_parts"
     # Figures read one exercise's latest rows, grouped by part and text or by misconception: every column is
     # in the index, so they are read from it alone.
-    __table_args__ = (sa.Index("ix_wrong_parts_exercise_latest", "exercise_id", "attempt_id", "user_id",
+    __table_args__ = (sa.Index("ix_wrong_parts_exercise_latest", "course_id", "exercise_id", "attempt_id", "user_id",
                                "misconception", "part", "typed"),)  # fmt: skip
 
     attempt_id: Mapped[int] = mapped_column(sa.ForeignKey("attempts.id", ondelete="CASCADE"), primary_key=True)
     part: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
     exercise_id: Mapped[str] = mapped_column(sa.String(80))  # the attempt's: its foreign key already cascades
+    course_id: Mapped[int] = mapped_column(sa.Integer)  # the attempt's, so one course's figures read its own rows
     user_id: Mapped[int] = mapped_column(sa.Integer)  # the attempt's, so figures count learners without a join
     typed: Mapped[str] = mapped_column(sa.String(TYPED_CHARS + 1))
     misconception: Mapped[str | None] = mapped_column(sa.String(80), default=None)
@@ -42,9 +43,9 @@ def grouped_text(typed: object) -> str:
 
 
 def wrong_part_rows(attempt: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The wrong_parts rows of one attempt, given its id, user_id, exercise_id, answers and results."""
+    """The wrong_parts rows of one attempt, given its id, user_id, exercise_id, course_id, answers and results."""
     return [{"attempt_id": attempt["id"], "part": part, "exercise_id": attempt["exercise_id"],
-             "user_id": attempt["user_id"], "typed": grouped_text(attempt["answers"].get(part)),
+             "course_id": attempt["course_id"], "user_id": attempt["user_id"], "typed": grouped_text(attempt["answers"].get(part)),
              "misconception": verdict.get("misconception") or None}
             for part, verdict in attempt["results"].items() if verdict.get("status") == WRONG]  # fmt: skip
 

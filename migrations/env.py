@@ -97,6 +97,14 @@ def run_migrations_online():
     connectable = get_engine()
 
     with connectable.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:
+            # SQLite changes a table's constraints by copying it into a new table and dropping the old one
+            # (Alembic's batch mode); with foreign keys enforced, that drop would delete, by ON DELETE CASCADE,
+            # every row that refers to the table. Off for the migration (it only works outside a
+            # transaction), then every reference is checked before the migration is committed.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
         context.configure(
             connection=connection,
             target_metadata=get_metadata(),
@@ -105,6 +113,10 @@ def run_migrations_online():
 
         with context.begin_transaction():
             context.run_migrations()
+            if sqlite:
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise RuntimeError(f"the migration left rows that refer to no row: {broken[:5]}")
 
 
 if context.is_offline_mode():

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
@@ -39,6 +41,7 @@ def test_the_readme_screenshot_is_a_small_png() -> None:
     assert image.stat().st_size < 150_000
 
 
+@pytest.mark.database  # the docs' build serves the document from an app on a database of its own
 def test_the_docs_api_reference_lists_every_call_of_the_served_document() -> None:
     # The page the docs hook generates, from the same document GET /api/v1/openapi.json serves.
     import importlib.util

@@ -7,9 +7,11 @@ import hashlib
 import sqlalchemy as sa
 from email_validator import EmailNotValidError, validate_email
 
+from grader.course_models import INSTRUCTOR, LEARNER, CourseMember
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiAccount
 from grader.models import User
+from grader.services import courses
 from grader.services.accounts import normalise_email
 
 UNUSABLE_PASSWORD = "!lti"  # no password matches it: these accounts sign in through their LMS only
@@ -34,13 +36,16 @@ def _email_for(issuer: str, subject: str, email: str | None) -> str:
 def link(issuer: str, subject: str, name: str, email: str | None, instructor: bool,
          locale: str | None) -> LtiAccount:  # fmt: skip
     """The account linked to (issuer, sub), made on its first launch (or roster pull); an instructor launch
-    makes it an instructor (never the reverse: a teacher who is a student in another course stays a teacher),
-    and a launch's locale becomes the account's (a roster pull has none). Commits."""
+    makes it an instructor of the course (never the reverse: a teacher who is a student in another course stays
+    a teacher), and a launch's locale becomes the account's (a roster pull has none). An LMS account never gets
+    a site role. Commits.
+
+    Until contexts map to courses of their own, every launch is into the `default` course."""
     account = db.session.scalar(sa.select(LtiAccount).where(LtiAccount.issuer == issuer,
                                                             LtiAccount.subject == subject))  # fmt: skip
     if account is None:
         user = User(email=_email_for(issuer, subject, email), password_hash=UNUSABLE_PASSWORD,
-                    role="instructor" if instructor else "learner", locale=locale or "en")  # fmt: skip
+                    role="learner", locale=locale or "en")  # fmt: skip
         db.session.add(user)
         db.session.flush()
         account = LtiAccount(issuer=issuer, subject=subject, user_id=user.id, name=name[:200])
@@ -50,11 +55,13 @@ def link(issuer: str, subject: str, name: str, email: str | None, instructor: bo
         assert found is not None  # the link goes with its account (ON DELETE CASCADE)
         user = found
         account.name = name[:200] or account.name
-        if instructor:
-            user.role = "instructor"
     if locale is not None:
         user.locale = locale
     db.session.commit()
+    course = courses.ensure_default()
+    member = db.session.get(CourseMember, (course.id, user.id))
+    if member is None or (instructor and member.role != INSTRUCTOR):
+        courses.add_member(course, user, INSTRUCTOR if instructor else LEARNER, added_by="lti")
     return account
 
 

@@ -18,6 +18,7 @@ from grader.lti.launch import AGS_CLAIM, SESSION_KEY, Launch, LaunchRefused, fra
 from grader.models import User
 from grader.texts import N_
 from grader.web.auth import sign_in
+from grader.web.course_context import page_course
 from grader.web.errors import error_response
 from grader.web.i18n import current_locale, remember, supported
 
@@ -68,6 +69,12 @@ def login() -> ResponseReturnValue:
         return login_redirect(launch_url())
     except LaunchRefused as refused:
         return _refusal(refused)
+
+
+def _teaching() -> bool:
+    """Whether the signed-in person is staff of the course they are in now (deep linking is theirs)."""
+    here = page_course()
+    return here is not None and here.staff
 
 
 def _is_instructor(launch: Launch) -> bool:
@@ -135,7 +142,7 @@ def launch() -> ResponseReturnValue:
 
 def _kept_request() -> dict[str, Any]:
     kept = session.get(deep_linking.SESSION_KEY)
-    if not kept or not current_user.is_authenticated or not current_user.is_instructor:
+    if not kept or not current_user.is_authenticated or not _teaching():
         abort(403, _l("Open this page from your course's \"add an activity\" screen."))
     return dict(kept)
 
@@ -167,7 +174,7 @@ def pick() -> ResponseReturnValue:
 def pull_roster() -> ResponseReturnValue:
     """Names and roles: make accounts for the learners of the course this instructor launched from."""
     kept = session.get(roster.SESSION_KEY)
-    if not kept or not current_user.is_authenticated or not current_user.is_instructor:
+    if not kept or not current_user.is_authenticated or not _teaching():
         abort(403, _l("Open your course's activity from the LMS first, as its instructor."))
     if request.method == "GET":
         return render_template("lti/roster.html")

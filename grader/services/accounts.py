@@ -19,7 +19,7 @@ from email_validator import EmailNotValidError, validate_email
 
 from grader.extensions import db
 from grader.models import ROLES, ApiToken, User, utcnow
-from grader.services import last_seen, sign_ins
+from grader.services import courses, last_seen, sign_ins
 from grader.texts import Refusal
 from grader.visible import hidden_in
 
@@ -109,7 +109,8 @@ def _check_new(email: str, password: str, role: str) -> None:
 
 
 def create_user(email: str, password: str, role: str = "learner", locale: str = "en") -> User:
-    """Create a user; raises AccountError for a bad, deceptive or taken email or a weak password."""
+    """Create a user with a site role (ROLES); raises AccountError for a bad, deceptive or taken email or a weak
+    password. Someone with no site role joins every course open to all accounts."""
     email = new_email(email)
     _check_new(email, password, role)
     taken = AccountError("An account with this email already exists.")
@@ -122,6 +123,8 @@ def create_user(email: str, password: str, role: str = "learner", locale: str = 
     except sa.exc.IntegrityError:  # the same email registered at the same moment (a double click)
         db.session.rollback()
         raise taken from None
+    if role == "learner":
+        courses.join_open_courses(user)
     return user
 
 
@@ -220,9 +223,9 @@ class TokenOwner:
     last_used_at: datetime | None
 
     @property
-    def is_instructor(self) -> bool:
-        """True for instructors."""
-        return self.role == "instructor"
+    def is_admin(self) -> bool:
+        """True for the site's admins."""
+        return self.role == "admin"
 
 
 _TOKENS, _USERS = ApiToken.__table__, User.__table__

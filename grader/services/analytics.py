@@ -50,54 +50,61 @@ def json_key(name: str) -> sa.ColumnElement[Any]:
     return sa.literal_column(f"'{name}'")  # a literal, so PostgreSQL picks the text operator
 
 
-def attempts_to_solve(exercise: Exercise) -> tuple[tuple[str, int], ...]:
-    """Learners who solved the exercise, by how many counted attempts it took them (its buckets)."""
+def attempts_to_solve(course_id: int, exercise: Exercise) -> tuple[tuple[str, int], ...]:
+    """The course's learners who solved the exercise, by how many counted attempts it took them (its buckets)."""
     model, counted = (Submission, Submission.number.is_not(None)) if exercise.kind == CODE_KIND else (Attempt, sa.true())
     per_learner = (
         sa.select(sa.func.count().label("took"))
-        .select_from(model).join(Progress, (Progress.user_id == model.user_id) & (Progress.exercise_id == model.exercise_id))
-        .where(model.exercise_id == exercise.id, counted, Progress.solved_at.is_not(None),
-               model.created_at <= Progress.solved_at, by_learners(model.user_id))
+        .select_from(model).join(Progress, (Progress.course_id == model.course_id)
+                                 & (Progress.user_id == model.user_id) & (Progress.exercise_id == model.exercise_id))
+        .where(model.course_id == course_id, model.exercise_id == exercise.id, counted,
+               Progress.solved_at.is_not(None), model.created_at <= Progress.solved_at,
+               by_learners(course_id, model.user_id))
         .group_by(model.user_id).subquery()
     )  # fmt: skip
     rows = db.session.execute(sa.select(per_learner.c.took, sa.func.count()).group_by(per_learner.c.took))
     return _bucketed({took: learners for took, learners in rows}, BUCKETS)
 
 
-def help_used(exercise_id: str) -> tuple[tuple[tuple[str, int], ...], int]:
-    """Learners by hints asked for (among those who tried or asked), and how many asked for the solution."""
+def help_used(course_id: int, exercise_id: str) -> tuple[tuple[tuple[str, int], ...], int]:
+    """The course's learners by hints asked for (among those who tried or asked), and how many asked for the
+    solution."""
     rows = db.session.execute(
         sa.select(Progress.hints_used, sa.func.count(), sa.func.count(Progress.gave_up_at))
-        .where(Progress.exercise_id == exercise_id, by_learners(Progress.user_id),
+        .where(Progress.course_id == course_id, Progress.exercise_id == exercise_id,
+               by_learners(course_id, Progress.user_id),
                (Progress.attempts_used > 0) | (Progress.hints_used > 0) | Progress.gave_up_at.is_not(None))
         .group_by(Progress.hints_used)
     ).all()  # fmt: skip
     return _bucketed({hints: n for hints, n, _ in rows}, HINT_BUCKETS), sum(gave_up for _, _, gave_up in rows)
 
 
-def _typed_misconceptions(exercise_id: str) -> list[Misconception]:
-    shown = examples(exercise_id)
+def _typed_misconceptions(course_id: int, exercise_id: str) -> list[Misconception]:
+    shown = examples(course_id, exercise_id)
     return [Misconception(m.name, m.answers, m.learners, shown.get(m.name, ()))
-            for m in misconception_counts([exercise_id])[exercise_id]]  # fmt: skip
+            for m in misconception_counts(course_id, [exercise_id])[exercise_id]]  # fmt: skip
 
 
-def _code_misconceptions(exercise_id: str) -> list[Misconception]:
+def _code_misconceptions(course_id: int, exercise_id: str) -> list[Misconception]:
     latest = (sa.select(Submission.user_id, Submission.result).where(
-        Submission.exercise_id == exercise_id, Submission.number.is_not(None), Submission.score < 1.0,
-        by_learners(Submission.user_id)).order_by(Submission.id.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
+        Submission.course_id == course_id, Submission.exercise_id == exercise_id, Submission.number.is_not(None),
+        Submission.score < 1.0, by_learners(course_id, Submission.user_id)).order_by(Submission.id.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
     named = json_text(latest.c.result, json_key("misconception"))
     rows = db.session.execute(sa.select(named, sa.func.count(), sa.func.count(sa.distinct(latest.c.user_id)))
                               .group_by(named)).all()  # fmt: skip
     return [Misconception(name or None, answers, learners) for name, answers, learners in rows]
 
 
-def misconceptions(exercise: Exercise) -> tuple[Misconception, ...]:
-    """Wrong answers of the latest attempts by misconception: most learners first, the unexplained ones last."""
-    found = _code_misconceptions(exercise.id) if exercise.kind == CODE_KIND else _typed_misconceptions(exercise.id)
+def misconceptions(course_id: int, exercise: Exercise) -> tuple[Misconception, ...]:
+    """Wrong answers of the course's latest attempts by misconception: most learners first, the unexplained ones
+    last."""
+    typed = exercise.kind != CODE_KIND
+    found = (_typed_misconceptions if typed else _code_misconceptions)(course_id, exercise.id)
     return tuple(ranked(found))
 
 
-def exercise_analytics(exercise: Exercise) -> ExerciseAnalytics:
-    """The figures of one exercise, learners' work only."""
-    hints, gave_up = help_used(exercise.id)
-    return ExerciseAnalytics(stats_of(exercise), attempts_to_solve(exercise), hints, gave_up, misconceptions(exercise))
+def exercise_analytics(course_id: int, exercise: Exercise) -> ExerciseAnalytics:
+    """The figures of one exercise in the course, its learners' work only."""
+    hints, gave_up = help_used(course_id, exercise.id)
+    return ExerciseAnalytics(stats_of(course_id, exercise), attempts_to_solve(course_id, exercise), hints, gave_up,
+                             misconceptions(course_id, exercise))  # fmt: skip

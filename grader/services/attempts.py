@@ -26,8 +26,11 @@ from grader.catalog.policy import AttemptPolicy, attempts_left, is_open
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
+from grader.course_models import Course
 from grader.models import PUBLISHED, Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
+from grader.services.course_content import offered
+from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 from grader.services.exercises import UnknownExercise, spec_of, variant_of
 
@@ -65,21 +68,25 @@ def ensure_open(opens: datetime | None, early: bool = False) -> None:
         raise NotOpen(opens)
 
 
-_EXERCISES, _VERSIONS, _VARIANTS, _ATTEMPTS, _EXTENSIONS = (
-    m.__table__ for m in (Exercise, ExerciseVersion, VariantRow, Attempt, Extension))
+_EXERCISES, _VERSIONS, _VARIANTS, _ATTEMPTS, _EXTENSIONS, _COURSES = (
+    m.__table__ for m in (Exercise, ExerciseVersion, VariantRow, Attempt, Extension, Course))
 _USER: sa.BindParameter[int] = sa.bindparam("user_id", type_=sa.Integer)
+_COURSE: sa.BindParameter[int] = sa.bindparam("course_id", type_=sa.Integer)
 _EXERCISE: sa.BindParameter[str] = sa.bindparam("exercise_id", type_=sa.String)
 # Built once: these run on every attempt, and building a statement costs more than running it.
 _CURRENT = (
     sa.select(_EXERCISES.c.kind, _VERSIONS.c.version, _VERSIONS.c.source_hash, _VERSIONS.c.source,
-              _EXTENSIONS.c.due_at, _EXERCISES.c.opens_at, _VARIANTS.c.seed)
+              _EXTENSIONS.c.due_at, _EXERCISES.c.opens_at, _VARIANTS.c.seed,
+              sa.select(_COURSES.c.ends_at).where(_COURSES.c.id == _COURSE).scalar_subquery())
     .select_from(
         _EXERCISES.join(_VERSIONS, (_VERSIONS.c.exercise_id == _EXERCISES.c.id)
                         & (_VERSIONS.c.version == _EXERCISES.c.current_version))
         .outerjoin(_VARIANTS, (_VARIANTS.c.exercise_id == _EXERCISES.c.id) & (_VARIANTS.c.user_id == _USER))
-        .outerjoin(_EXTENSIONS, (_EXTENSIONS.c.exercise_id == _EXERCISES.c.id) & (_EXTENSIONS.c.user_id == _USER))
+        .outerjoin(_EXTENSIONS, (_EXTENSIONS.c.exercise_id == _EXERCISES.c.id) & (_EXTENSIONS.c.user_id == _USER)
+                   & (_EXTENSIONS.c.course_id == _COURSE))
     )
-    .where(_EXERCISES.c.id == _EXERCISE, _EXERCISES.c.status == PUBLISHED)  # a draft is no exercise to learners
+    # A draft is no exercise to learners, nor one their course does not use.
+    .where(_EXERCISES.c.id == _EXERCISE, _EXERCISES.c.status == PUBLISHED, offered(_EXERCISES, _COURSE))
 )  # fmt: skip
 _SEED = sa.select(_VARIANTS.c.seed).where(_VARIANTS.c.user_id == _USER, _VARIANTS.c.exercise_id == _EXERCISE)
 # The learner's seed in the lesson so far: its exercises share one draw (catalog.variants.story_key).
@@ -92,9 +99,10 @@ _LESSON_SEED = (
     .limit(1)
 )
 _NEW_SEED = sa.insert(_VARIANTS)
-_ANSWERS_KEY = [_ATTEMPTS.c.user_id, _ATTEMPTS.c.exercise_id, _ATTEMPTS.c.version, _ATTEMPTS.c.answers_hash]
+_ANSWERS_KEY = [_ATTEMPTS.c.user_id, _ATTEMPTS.c.exercise_id, _ATTEMPTS.c.course_id, _ATTEMPTS.c.version,
+                _ATTEMPTS.c.answers_hash]
 _PREVIOUS = sa.select(_ATTEMPTS.c.id, _ATTEMPTS.c.score, _ATTEMPTS.c.late).where(
-    _ATTEMPTS.c.user_id == _USER, _ATTEMPTS.c.exercise_id == _EXERCISE,
+    _ATTEMPTS.c.user_id == _USER, _ATTEMPTS.c.exercise_id == _EXERCISE, _ATTEMPTS.c.course_id == _COURSE,
     _ATTEMPTS.c.version == sa.bindparam("version"), _ATTEMPTS.c.answers_hash == sa.bindparam("digest"),
 )  # fmt: skip
 _NEW_ATTEMPT = per_dialect(  # no row back when the same answers to this version are stored already
@@ -113,6 +121,7 @@ class CurrentVersion:
     source: str
     own_due: datetime | None = None
     opens_at: datetime | None = None
+    course_ends: datetime | None = None  # after it, the course is read-only for its learners
 
     def policy(self) -> ExerciseSpec:
         """The exercise as it applies to this learner: its own due date in place of the exercise's."""
@@ -156,34 +165,33 @@ def seed_of(user_id: int, exercise_id: str) -> int | None:
     return db.session.execute(_SEED, {"user_id": user_id, "exercise_id": exercise_id}).scalar_one_or_none()
 
 
-def _current(user_id: int, exercise_id: str, early: bool) -> tuple[CurrentVersion, int | None]:
-    row = db.session.connection().execute(_CURRENT, {"user_id": user_id, "exercise_id": exercise_id}).first()
+def _current(seat: Seat, exercise_id: str, early: bool) -> tuple[CurrentVersion, int | None]:
+    key = {"user_id": seat.user_id, "course_id": seat.course_id, "exercise_id": exercise_id}
+    row = db.session.connection().execute(_CURRENT, key).first()
     if row is None:
         raise UnknownExercise(exercise_id)
-    kind, number, digest, source, own_due, opens_at, seed = row
+    kind, number, digest, source, own_due, opens_at, seed, course_ends = row
     ensure_open(opens_at, early)  # before the kind: an exercise not open yet says nothing about itself
     if kind == CODE_KIND:
         raise CodeExercise(exercise_id)
-    return CurrentVersion(exercise_id, number, digest, source, own_due, opens_at), seed
+    return CurrentVersion(exercise_id, number, digest, source, own_due, opens_at, course_ends), seed
 
 
-def open_version(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:
-    """The current version of an open numeric exercise (any time when `early`), making no seed.
-
-    Raises UnknownExercise, NotOpen or CodeExercise, in that order.
-    """
-    return _current(user_id, exercise_id, early)[0]
+def open_version(seat: Seat, exercise_id: str, early: bool = False) -> CurrentVersion:
+    """The current version of an open numeric exercise of the seat's course (any time when `early`), making no
+    seed. Raises UnknownExercise, NotOpen or CodeExercise, in that order."""
+    return _current(seat, exercise_id, early)[0]
 
 
-def _variant(user_id: int, current: CurrentVersion, seed: int | None) -> Variant:
-    return variant_of(current, seed if seed is not None else _new_seed(user_id, current.exercise_id))
+def _variant(seat: Seat, current: CurrentVersion, seed: int | None) -> Variant:
+    return variant_of(current, seed if seed is not None else _new_seed(seat.user_id, current.exercise_id))
 
 
-def learner_variant(user_id: int, exercise_id: str, early: bool = False) -> tuple[CurrentVersion, Variant]:
-    """The current version of an open exercise (any time when `early`) and the learner's variant of it (a
-    stable seed, made on first use)."""
-    current, seed = _current(user_id, exercise_id, early)
-    return current, _variant(user_id, current, seed)
+def learner_variant(seat: Seat, exercise_id: str, early: bool = False) -> tuple[CurrentVersion, Variant]:
+    """The current version of an open exercise of the seat's course (any time when `early`) and the learner's
+    variant of it (a stable seed, made on first use, the same in each of their courses)."""
+    current, seed = _current(seat, exercise_id, early)
+    return current, _variant(seat, current, seed)
 
 
 def _spacing_aside(text: str) -> str:
@@ -215,26 +223,30 @@ def known_answers(variant: Variant, answers: Mapping[str, object]) -> dict[str, 
     return {k: v for k, v in answers.items() if isinstance(v, str)}
 
 
-def _previous(user_id: int, current: CurrentVersion, digest: str) -> StoredAttempt | None:
-    key = {"user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "digest": digest}
+def _previous(seat: Seat, current: CurrentVersion, digest: str) -> StoredAttempt | None:
+    key = {"user_id": seat.user_id, "course_id": seat.course_id, "exercise_id": current.exercise_id,
+           "version": current.version, "digest": digest}
     row = db.session.execute(_PREVIOUS, key).first()
     return None if row is None else StoredAttempt(*row)
 
 
-def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Mapping[str, str],
+def _record(seat: Seat, current: CurrentVersion, variant: Variant, answers: Mapping[str, str],
             result: ExerciseResult) -> Submitted:  # fmt: skip
     spec = current.policy()
     digest = answers_digest(answers)
     # Made before the lock: other learners' attempts wait for SQLite's write lock while this holds it.
-    stored = {"user_id": user_id, "exercise_id": current.exercise_id, "version": current.version, "seed": variant.seed,
+    stored = {"user_id": seat.user_id, "course_id": seat.course_id, "exercise_id": current.exercise_id,
+              "version": current.version, "seed": variant.seed,
               "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
               "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score,
               "answers_hash": digest}  # fmt: skip
     now = utcnow()
-    mine = progress.lock_counting(user_id, current.exercise_id, now)  # rolled back below if it does not count
-    if mine.gave_up_at is not None or (spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts):
+    mine = progress.lock_counting(seat, current.exercise_id, now)  # rolled back below if it does not count
+    used_up = spec.max_attempts is not None and mine.attempts_used >= spec.max_attempts
+    ended = current.course_ends is not None and now >= current.course_ends
+    if mine.gave_up_at is not None or used_up or ended:
         db.session.rollback()
-        previous = _previous(user_id, current, digest)  # a repeat still shows its verdict
+        previous = _previous(seat, current, digest)  # a repeat still shows its verdict
         return Submitted("closed" if previous is None else "repeat", result, previous, 0)
     late = spec.is_late(now)
     number, score = progress.credit(mine, result.score, spec, now, counted=True)
@@ -243,41 +255,42 @@ def _record(user_id: int, current: CurrentVersion, variant: Variant, answers: Ma
     }).scalar()  # fmt: skip
     if attempt_id is None:  # a repeat: undo the count and the credit, point at the attempt that counted
         db.session.rollback()
-        previous = _previous(user_id, current, digest)
+        previous = _previous(seat, current, digest)
         return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
     wrong_parts.record(db.session.connection(), [{**stored, "id": attempt_id}])
     db.session.commit()
     return Submitted("graded", result, StoredAttempt(attempt_id, score, late), attempts_left(spec.max_attempts, number))
 
 
-def submit(user_id: int, exercise_id: str, answers: Mapping[str, str], early: bool = False,
+def submit(seat: Seat, exercise_id: str, answers: Mapping[str, str], early: bool = False,
            seen: int | None = None) -> Submitted:  # fmt: skip
     """Grade answers against the learner's variant; store counted attempts durably before returning.
 
     Raises NotOpen before the exercise's opening date unless `early`, and VersionChanged when `seen`
     (the version the learner's page showed) is not the current one.
     """
-    current, seed = _current(user_id, exercise_id, early)  # refused before a seed is made: nothing left behind
+    current, seed = _current(seat, exercise_id, early)  # refused before a seed is made: nothing left behind
     if seen is not None and seen != current.version:
         raise VersionChanged(exercise_id)
-    variant = _variant(user_id, current, seed)
+    variant = _variant(seat, current, seed)
     answers = known_answers(variant, answers)
     result = check_answers(variant, answers)
     if not result.counted:
-        mine = progress_of(user_id, exercise_id)
+        mine = progress_of(seat, exercise_id)
         left = attempts_left(spec_of(current).max_attempts, mine.attempts_used if mine else 0)
         return Submitted("invalid", result.format_errors_only(), None, left)
-    return _record(user_id, current, variant, answers, result)
+    return _record(seat, current, variant, answers, result)
 
 
-def progress_of(user_id: int, exercise_id: str) -> Progress | None:
-    """The learner's progress on an exercise, if any."""
-    return db.session.get(Progress, (user_id, exercise_id))
+def progress_of(seat: Seat, exercise_id: str) -> Progress | None:
+    """The learner's progress on an exercise in the seat's course, if any."""
+    return db.session.get(Progress, (seat.course_id, seat.user_id, exercise_id))
 
 
-def history(user_id: int, exercise_id: str) -> list[Attempt]:
-    """The learner's counted attempts on an exercise, newest first."""
+def history(seat: Seat, exercise_id: str) -> list[Attempt]:
+    """The learner's counted attempts on an exercise in the seat's course, newest first."""
     return list(db.session.scalars(
-        sa.select(Attempt).where(Attempt.user_id == user_id, Attempt.exercise_id == exercise_id)
+        sa.select(Attempt).where(Attempt.user_id == seat.user_id, Attempt.course_id == seat.course_id,
+                                 Attempt.exercise_id == exercise_id)
         .order_by(Attempt.id.desc())
     ))  # fmt: skip

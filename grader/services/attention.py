@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from grader.extensions import db
 from grader.models import Exercise, Progress, Submission, User, utcnow
 from grader.services.analytics import json_key, json_text
+from grader.services.course_content import learners_of
 from grader.services.wrong_answers import MAX_SCANNED, by_learners, named_since
 
 LOW_RATE = 0.5  # a solve rate under this needs a look
@@ -76,13 +77,15 @@ class Stuck:
     on: tuple[StuckOn, ...]
 
 
-def rates() -> dict[str, Rate]:
-    """Every exercise's tried, solved, attempts, hinted and gave-up counts (learners only), by id."""
+def rates(course_id: int) -> dict[str, Rate]:
+    """Every exercise's tried, solved, attempts, hinted and gave-up counts in the course (its learners only), by
+    id."""
     rows = db.session.execute(
         sa.select(Progress.exercise_id, sa.func.count().filter(Progress.attempts_used > 0),
                   sa.func.count(Progress.solved_at), sa.func.coalesce(sa.func.sum(Progress.attempts_used), 0),
                   sa.func.count().filter(Progress.hints_used > 0), sa.func.count(Progress.gave_up_at))
-        .where(by_learners(Progress.user_id)).group_by(Progress.exercise_id)
+        .where(Progress.course_id == course_id, by_learners(course_id, Progress.user_id))
+        .group_by(Progress.exercise_id)
     )  # fmt: skip
     return {row[0]: Rate(*row) for row in rows}
 
@@ -93,12 +96,13 @@ def lowest_rates(exercises: list[Exercise], found: dict[str, Rate]) -> list[Rate
     return sorted(tried, key=lambda r: (r.share, -r.tried))[:LOWEST_SHOWN]
 
 
-def misconceptions_since(since: datetime) -> list[Met]:
-    """Named misconceptions in learners' latest attempts and submissions since `since`, most learners first."""
-    typed = named_since(since)
+def misconceptions_since(course_id: int, since: datetime) -> list[Met]:
+    """Named misconceptions in the course's learners' latest attempts and submissions since `since`, most learners
+    first."""
+    typed = named_since(course_id, since)
     sent = (sa.select(Submission.exercise_id, Submission.user_id, Submission.result)
-            .where(Submission.created_at >= since, Submission.number.is_not(None), Submission.score < 1.0,
-                   by_learners(Submission.user_id)).order_by(Submission.created_at.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
+            .where(Submission.course_id == course_id, Submission.created_at >= since,
+                   Submission.number.is_not(None), Submission.score < 1.0, by_learners(course_id, Submission.user_id)).order_by(Submission.created_at.desc()).limit(MAX_SCANNED).subquery())  # fmt: skip
     code_named = json_text(sent.c.result, json_key("misconception"))
     code = db.session.execute(sa.select(sent.c.exercise_id, code_named, sa.func.count(sa.distinct(sent.c.user_id)),
                                         sa.func.count()).where(code_named.is_not(None))
@@ -107,12 +111,13 @@ def misconceptions_since(since: datetime) -> list[Met]:
     return sorted(met, key=lambda m: (-m.learners, -m.answers, m.exercise_id, m.name))[:TOP_MISCONCEPTIONS]
 
 
-def stuck(now: datetime) -> tuple[list[Stuck], int]:
-    """Learners with STUCK_ATTEMPTS or more counted attempts on an exercise they have not solved, or who asked for
+def stuck(course_id: int, now: datetime) -> tuple[list[Stuck], int]:
+    """The course's learners with STUCK_ATTEMPTS or more counted attempts on an exercise they have not solved, or who asked for
     its solution, active within STUCK_WINDOW; the most recent STUCK_SHOWN, and how many there are in all."""
     last = sa.func.coalesce(Progress.last_attempt_at, Progress.gave_up_at)
     where = (Progress.solved_at.is_(None), (Progress.attempts_used >= STUCK_ATTEMPTS) | Progress.gave_up_at.is_not(None),
-             last >= now - STUCK_WINDOW, User.role == "learner")  # fmt: skip
+             last >= now - STUCK_WINDOW, Progress.course_id == course_id,
+             Progress.user_id.in_(learners_of(course_id)))  # fmt: skip
     rows = db.session.execute(
         sa.select(Progress.user_id, User.email, Progress.exercise_id, Progress.attempts_used, Progress.hints_used,
                   Progress.gave_up_at.is_not(None), last)
@@ -129,14 +134,16 @@ def stuck(now: datetime) -> tuple[list[Stuck], int]:
     return list(learners.values()), total or 0
 
 
-def completion(exercise_ids: list[str], today: date, days: int = COMPLETION_DAYS) -> tuple[list[tuple[date, float]], int]:
-    """The share of learner × exercise pairs solved at the end of each of the last `days` days (to `today`),
-    over `exercise_ids`; and the number of learners."""
-    learners = db.session.scalar(sa.select(sa.func.count()).select_from(User).where(User.role == "learner")) or 0
+def completion(course_id: int, exercise_ids: list[str], today: date,
+               days: int = COMPLETION_DAYS) -> tuple[list[tuple[date, float]], int]:  # fmt: skip
+    """The share of the course's learner × exercise pairs solved at the end of each of the last `days` days (to
+    `today`), over `exercise_ids`; and the number of its learners."""
+    learners = db.session.scalar(sa.select(sa.func.count()).select_from(learners_of(course_id).subquery())) or 0
     day = sa.func.date(Progress.solved_at)
     rows = db.session.execute(
-        sa.select(day, sa.func.count()).where(Progress.solved_at.is_not(None), Progress.exercise_id.in_(exercise_ids),
-                                              by_learners(Progress.user_id)).group_by(day)
+        sa.select(day, sa.func.count()).where(Progress.course_id == course_id, Progress.solved_at.is_not(None),
+                                              Progress.exercise_id.in_(exercise_ids),
+                                              Progress.user_id.in_(learners_of(course_id))).group_by(day)
     )  # fmt: skip
     per_day = {date.fromisoformat(str(when)[:10]): solved for when, solved in rows}
     possible = learners * len(exercise_ids)

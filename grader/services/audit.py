@@ -24,8 +24,9 @@ ACTIONS = ("score.set", "score.removed", "extension.set", "extension.removed", "
 
 
 def note(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,
-         **detail: Any) -> AuditEvent:  # fmt: skip
-    """Add an event to the current transaction (the caller commits it with its change).
+         *, course_id: int | None = None, **detail: Any) -> AuditEvent:  # fmt: skip
+    """Add an event to the current transaction (the caller commits it with its change); `course_id` is the
+    course it happened in, if it belongs to one.
 
     Without an actor it was an operator, and the event says so: an actor whose account is later
     erased also ends up without one.
@@ -34,7 +35,7 @@ def note(actor_id: int | None, action: str, learner_id: int | None = None, exerc
     if actor_id is None:
         detail.setdefault("by", "operator")
     event = AuditEvent(actor_id=actor_id, action=action, learner_id=learner_id, exercise_id=exercise_id,
-                       detail=detail)  # fmt: skip
+                       course_id=course_id, detail=detail)  # fmt: skip
     db.session.add(event)
     return event
 

@@ -14,7 +14,7 @@ from grader.catalog.loader import parse_yaml
 from grader.catalog.spec import CODE_KIND, PART_ID
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User, utc_text
-from grader.services.insights import LEARNERS_ONLY
+from grader.services.course_content import learners_of
 from grader.visible import visible
 
 BATCH = 500
@@ -71,7 +71,7 @@ def _part_ids(source: str) -> list[str]:
     return [part_id for part_id in ids if isinstance(part_id, str) and re.fullmatch(PART_ID, part_id)]
 
 
-def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:
+def _attempt_rows(course_id: int, exercise: Exercise) -> Iterator[list[object]]:
     parts = answered_parts(exercise)
     header: list[object] = ["email", "attempt", "time", "version", "score", "raw score", "late"]
     yield header + [f"{part} {column}" for part in parts for column in ("typed", "verdict", "mistake")]
@@ -80,7 +80,8 @@ def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:
              .as_string(), Attempt.results[(part, "misconception")].as_string())]  # fmt: skip
     query = (sa.select(User.email, Attempt.number, Attempt.created_at, Attempt.version, Attempt.score,
                        Attempt.raw_score, Attempt.late, *cells).join(User, User.id == Attempt.user_id)
-             .where(Attempt.exercise_id == exercise.id, Attempt.user_id.in_(LEARNERS_ONLY)).order_by(Attempt.id))  # fmt: skip
+             .where(Attempt.course_id == course_id, Attempt.exercise_id == exercise.id,
+                    Attempt.user_id.in_(learners_of(course_id))).order_by(Attempt.id))  # fmt: skip
     for email, number, created_at, version, score, raw_score, late, *typed in db.session.execute(
             query.execution_options(yield_per=BATCH)):  # fmt: skip
         row: list[object] = [spreadsheet_safe(email), number, utc_text(created_at), version, f"{score:.3f}",
@@ -90,10 +91,11 @@ def _attempt_rows(exercise: Exercise) -> Iterator[list[object]]:
         yield row
 
 
-def _submission_rows(exercise: Exercise) -> Iterator[list[object]]:
+def _submission_rows(course_id: int, exercise: Exercise) -> Iterator[list[object]]:
     yield ["email", "submission", "attempt", "time", "status", "score", "late", "message", "source sha256"]
     query = (sa.select(User.email, Submission).join(User, User.id == Submission.user_id)
-             .where(Submission.exercise_id == exercise.id, Submission.user_id.in_(LEARNERS_ONLY))
+             .where(Submission.course_id == course_id, Submission.exercise_id == exercise.id,
+                    Submission.user_id.in_(learners_of(course_id)))
              .order_by(Submission.id))  # fmt: skip
     for email, sent in db.session.execute(query.execution_options(yield_per=BATCH)):
         message = (sent.result or {}).get("message", "")
@@ -102,8 +104,8 @@ def _submission_rows(exercise: Exercise) -> Iterator[list[object]]:
                sent.status, score, _yes(sent.late), spreadsheet_safe(message), sent.source_hash]  # fmt: skip
 
 
-def exercise_attempts_csv(exercise: Exercise) -> Iterator[str]:
-    """Every counted attempt by a learner on a numeric exercise (per part of any version: typed, verdict,
-    mistake), or every code submission by a learner on a code exercise, oldest first, as CSV lines."""
-    rows = _submission_rows(exercise) if exercise.kind == CODE_KIND else _attempt_rows(exercise)
+def exercise_attempts_csv(course_id: int, exercise: Exercise) -> Iterator[str]:
+    """Every counted attempt by a learner of the course on a numeric exercise (per part of any version: typed,
+    verdict, mistake), or every code submission by one on a code exercise, oldest first, as CSV lines."""
+    rows = (_submission_rows if exercise.kind == CODE_KIND else _attempt_rows)(course_id, exercise)
     return csv_text(rows)

@@ -1,4 +1,4 @@
-"""Extensions: an instructor gives one learner their own due date on one exercise.
+"""Extensions: a course's staff give one learner of it their own due date on one exercise.
 
 An extension gives that learner the later of its date and the exercise's, and only while the exercise
 has one. Attempts already stored keep the score and the late mark they were given.
@@ -14,11 +14,12 @@ from grader.catalog.lessons import exercise_order
 from grader.extensions import db
 from grader.models import Exercise, Extension
 from grader.services import audit
+from grader.services.courses import Seat
 
 
-def own_due(user_id: int, exercise_id: str) -> datetime | None:
-    """The learner's own due date on the exercise (naive UTC), if an instructor set one."""
-    found = db.session.get(Extension, (user_id, exercise_id))
+def own_due(seat: Seat, exercise_id: str) -> datetime | None:
+    """The learner's own due date on the exercise in the seat's course (naive UTC), if its staff set one."""
+    found = db.session.get(Extension, (seat.course_id, seat.user_id, exercise_id))
     return None if found is None else found.due_at
 
 
@@ -35,25 +36,28 @@ def not_later(exercise_ids: list[str], due_utc: datetime) -> list[str]:
     return sorted(found, key=exercise_ids.index)
 
 
-def grant(user_id: int, exercise_ids: list[str], due_utc: datetime, granted_by: int) -> None:
-    """Set (or move) the learner's own due date on each exercise; commits once."""
+def grant(seat: Seat, exercise_ids: list[str], due_utc: datetime, granted_by: int) -> None:
+    """Set (or move) the learner's own due date on each exercise in the seat's course; commits once."""
     for exercise_id in exercise_ids:
-        found = db.session.get(Extension, (user_id, exercise_id))
+        found = db.session.get(Extension, (seat.course_id, seat.user_id, exercise_id))
         if found is None:
-            db.session.add(Extension(user_id=user_id, exercise_id=exercise_id, due_at=due_utc, granted_by=granted_by))
+            db.session.add(Extension(course_id=seat.course_id, user_id=seat.user_id, exercise_id=exercise_id,
+                                     due_at=due_utc, granted_by=granted_by))
         else:
             found.due_at, found.granted_by = due_utc, granted_by
-    audit.note(granted_by, "extension.set", user_id, _one(exercise_ids), due=due_utc.isoformat() + "Z",
-               exercises=exercise_ids)  # fmt: skip
+    audit.note(granted_by, "extension.set", seat.user_id, _one(exercise_ids), course_id=seat.course_id,
+               due=due_utc.isoformat() + "Z", exercises=exercise_ids)  # fmt: skip
     db.session.commit()
 
 
-def withdraw(user_id: int, exercise_ids: list[str], by: int) -> int:
-    """Remove the learner's own due dates on these exercises; returns how many there were. Commits."""
+def withdraw(seat: Seat, exercise_ids: list[str], by: int) -> int:
+    """Remove the learner's own due dates on these exercises in the seat's course; returns how many there were.
+    Commits."""
     removed = int(db.session.execute(sa.delete(Extension).where(  # type: ignore[attr-defined]
-        Extension.user_id == user_id, Extension.exercise_id.in_(exercise_ids))).rowcount)  # fmt: skip
+        Extension.course_id == seat.course_id, Extension.user_id == seat.user_id,
+        Extension.exercise_id.in_(exercise_ids))).rowcount)  # fmt: skip
     if removed:
-        audit.note(by, "extension.removed", user_id, _one(exercise_ids), exercises=exercise_ids)
+        audit.note(by, "extension.removed", seat.user_id, _one(exercise_ids), course_id=seat.course_id, exercises=exercise_ids)
     db.session.commit()
     return removed
 

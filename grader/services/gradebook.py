@@ -1,4 +1,4 @@
-"""The gradebook: learners × exercises with best score and attempts, filtered, and as streamed CSV."""
+"""A course's gradebook: its learners × its exercises with best score and attempts, filtered, and as streamed CSV."""
 
 from __future__ import annotations
 
@@ -14,15 +14,19 @@ from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.catalog.variants import Variant
 from grader.models import PUBLISHED, Attempt, Exercise, Progress, Submission, User, utcnow
+from grader.course_models import LEARNER, CourseMember
 from grader.services import attempts, exercises, extensions, submissions
+from grader.services.course_content import offered, uses as exercises_used
+from grader.services.courses import Seat
 from grader.services.exports import BATCH, csv_text, spreadsheet_safe
-
 
 
 @dataclass(frozen=True)
 class Filters:
-    """Which rows and columns to show: a lesson, one exercise, learners whose email contains a text."""
+    """Which course, and which of its rows and columns to show: a lesson, one exercise, learners whose email
+    contains a text."""
 
+    course_id: int
     lesson: str | None = None
     exercise: str | None = None
     learner: str | None = None
@@ -69,7 +73,8 @@ class Row:
 
 def columns(filters: Filters) -> list[Exercise]:
     """The exercises shown (published ones: a draft counts toward no average), in the dashboard's lesson order."""
-    query = sa.select(Exercise).where(Exercise.status == PUBLISHED)
+    query = sa.select(Exercise).where(Exercise.status == PUBLISHED,
+                                      offered(Exercise.__table__, sa.literal(filters.course_id)))
     if filters.lesson:
         query = query.where(Exercise.lesson == filters.lesson)
     if filters.exercise:
@@ -78,7 +83,8 @@ def columns(filters: Filters) -> list[Exercise]:
 
 
 def _learners(filters: Filters) -> sa.Select:
-    query = sa.select(User.id, User.email).where(User.role == "learner").order_by(User.email)
+    query = (sa.select(User.id, User.email).join(CourseMember, CourseMember.user_id == User.id)
+             .where(CourseMember.course_id == filters.course_id, CourseMember.role == LEARNER).order_by(User.email))
     if filters.learner:
         query = query.where(User.email.contains(filters.learner.strip().lower(), autoescape=True))
     return query
@@ -101,7 +107,8 @@ def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: in
     for batch in learners.partitions(BATCH):
         by_user = {uid: email for uid, email in batch}
         progress = db.session.execute(sa.select(*_CELL_COLUMNS).where(
-            Progress.user_id.in_(list(by_user)), Progress.exercise_id.in_(ids)))  # fmt: skip
+            Progress.course_id == filters.course_id, Progress.user_id.in_(list(by_user)),
+            Progress.exercise_id.in_(ids)))  # fmt: skip
         cells = {(uid, eid): _cell(best, override, used, solved)
                  for uid, eid, best, override, used, solved in progress}  # fmt: skip
         for uid, email in by_user.items():
@@ -150,15 +157,19 @@ class LearnerWork:
     variant: Variant | None = None  # numeric: the learner's variant of the current version, once they opened it
 
 
-def learner_work(user_id: int, exercise_id: str) -> LearnerWork | None:
-    """Everything one learner sent for an exercise, with their standing; None if either is unknown, or the
-    account is an instructor's (not in the gradebook, so no score or due date of theirs is set here)."""
-    user, exercise = db.session.get(User, user_id), db.session.get(Exercise, exercise_id)
-    if user is None or exercise is None or user.role != "learner":
+def learner_work(seat: Seat, exercise_id: str) -> LearnerWork | None:
+    """Everything one learner sent for an exercise in the seat's course, with their standing; None if either is
+    unknown there, or the person is not a learner of the course (staff are not in its gradebook, so no score or
+    due date of theirs is set here)."""
+    user, exercise = db.session.get(User, seat.user_id), db.session.get(Exercise, exercise_id)
+    member = db.session.get(CourseMember, (seat.course_id, seat.user_id))
+    if user is None or exercise is None or member is None or member.role != LEARNER:
         return None
-    return LearnerWork(user.email, exercise, db.session.get(Progress, (user_id, exercise_id)),
-                       attempts.history(user_id, exercise_id), submissions.history(user_id, exercise_id),
-                       extensions.own_due(user_id, exercise_id), _their_variant(user_id, exercise))  # fmt: skip
+    if not exercises_used(seat.course_id, exercise_id):
+        return None
+    return LearnerWork(user.email, exercise, db.session.get(Progress, (seat.course_id, seat.user_id, exercise_id)),
+                       attempts.history(seat, exercise_id), submissions.history(seat, exercise_id),
+                       extensions.own_due(seat, exercise_id), _their_variant(seat.user_id, exercise))  # fmt: skip
 
 
 def _their_variant(user_id: int, exercise: Exercise) -> Variant | None:

@@ -17,14 +17,17 @@ import sqlalchemy as sa
 from grader.catalog.policy import AttemptPolicy
 from grader.extensions import db
 from grader.models import Progress, utcnow
+from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 
 _PROGRESS = Progress.__table__
-_MINE = (_PROGRESS.c.user_id == sa.bindparam("uid")) & (_PROGRESS.c.exercise_id == sa.bindparam("eid"))
+_MINE = ((_PROGRESS.c.course_id == sa.bindparam("cid")) & (_PROGRESS.c.user_id == sa.bindparam("uid"))
+         & (_PROGRESS.c.exercise_id == sa.bindparam("eid")))
 _STILL_SCORING = _PROGRESS.c.solved_at.is_(None) & _PROGRESS.c.gave_up_at.is_(None)
 _ENSURE = per_dialect(
-    lambda d: d.insert(_PROGRESS).values(user_id=sa.bindparam("uid"), exercise_id=sa.bindparam("eid"))
-    .on_conflict_do_nothing(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id])
+    lambda d: d.insert(_PROGRESS).values(course_id=sa.bindparam("cid"), user_id=sa.bindparam("uid"),
+                                         exercise_id=sa.bindparam("eid"))
+    .on_conflict_do_nothing(index_elements=[_PROGRESS.c.course_id, _PROGRESS.c.user_id, _PROGRESS.c.exercise_id])
 )  # fmt: skip
 _NEXT_HINT = (
     sa.update(_PROGRESS)
@@ -60,23 +63,25 @@ def _changed(result: sa.Result[Any]) -> bool:
     return cast(sa.CursorResult[Any], result).rowcount == 1
 
 
-def _ensure_row(user_id: int, exercise_id: str) -> dict[str, object]:
-    key = {"uid": user_id, "eid": exercise_id}
+def _ensure_row(seat: Seat, exercise_id: str) -> dict[str, object]:
+    key = {"cid": seat.course_id, "uid": seat.user_id, "eid": exercise_id}
     db.session.execute(for_session(_ENSURE), key)
     return key
 
 
-def take_hint(user_id: int, exercise_id: str, available: int) -> bool:
-    """Reveal the learner's next hint, if any is left and they are still scoring; True when one was."""
-    key = _ensure_row(user_id, exercise_id)
+def take_hint(seat: Seat, exercise_id: str, available: int) -> bool:
+    """Reveal the learner's next hint in the seat's course, if any is left and they are still scoring; True when
+    one was."""
+    key = _ensure_row(seat, exercise_id)
     taken = _changed(db.session.execute(_NEXT_HINT, {**key, "available": available}))
     db.session.commit()
     return taken
 
 
-def give_up(user_id: int, exercise_id: str, now: datetime | None = None) -> bool:
-    """End scoring on the learner's variant and open its solution; True unless already solved or given up."""
-    key = _ensure_row(user_id, exercise_id)
+def give_up(seat: Seat, exercise_id: str, now: datetime | None = None) -> bool:
+    """End scoring on the learner's variant in the seat's course and open its solution; True unless already
+    solved or given up."""
+    key = _ensure_row(seat, exercise_id)
     ended = _changed(db.session.execute(_GIVE_UP, {**key, "now": now or utcnow()}))
     db.session.commit()
     return ended

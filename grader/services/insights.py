@@ -13,10 +13,11 @@ from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.models import Attempt, AuditEvent, Exercise, ExerciseVersion, Progress, Submission, User
+from grader.services.course_content import learners_of
 from grader.services.wrong_answers import Misconception, misconception_counts, text_counts
 
-# Instructors try exercises too (early, to check them); like the gradebook, these figures are learners' only.
-LEARNERS_ONLY = sa.select(User.id).where(User.role == "learner")
+# A course's staff try exercises too (early, to check them); like the gradebook, these figures are its
+# learners' only (learners_of).
 TOP_ON_LIST = 3
 # What counts as an attempt: every typed one, and a code submission once graded (it gets its number then).
 # An exercise takes typed answers or code, never both, so one of the two tables has its rows.
@@ -67,38 +68,40 @@ class VersionInfo:
     from_web: bool = False  # saved in the browser, by its author or by one whose account is gone
 
 
-def wrong_answers(exercise_id: str) -> list[WrongAnswer]:
-    """Incorrect answers of the exercise's latest attempts, those given by the most learners first; each with
-    the misconception it matched most often (the newest on a tie)."""
+def wrong_answers(course_id: int, exercise_id: str) -> list[WrongAnswer]:
+    """Incorrect answers of the exercise's latest attempts in the course, those given by the most learners first;
+    each with the misconception it matched most often (the newest on a tie)."""
     found = [WrongAnswer(t.part, t.text, t.learners, max(t.named, key=lambda name: t.named[name]) if t.named else None)
-             for t in text_counts(exercise_id)]  # fmt: skip
+             for t in text_counts(course_id, exercise_id)]  # fmt: skip
     return sorted(found, key=lambda w: (-w.count, w.part, w.text))
 
 
-def wrong_by_part(exercise_id: str) -> dict[str, list[WrongAnswer]]:
-    """The wrong answers of each part, most frequent first."""
+def wrong_by_part(course_id: int, exercise_id: str) -> dict[str, list[WrongAnswer]]:
+    """The wrong answers of each part in the course, most frequent first."""
     grouped: dict[str, list[WrongAnswer]] = {}
-    for answer in wrong_answers(exercise_id):
+    for answer in wrong_answers(course_id, exercise_id):
         grouped.setdefault(answer.part, []).append(answer)
     return grouped
 
 
-def _figures(exercise_id: str | None = None) -> dict[str, tuple[int, int, int]]:
-    """Counted attempts, learners who made one and learners who solved it, per exercise, from the progress rows
-    (one per learner and exercise, counting its attempts as they are made)."""
+def _figures(course_id: int, exercise_id: str | None = None) -> dict[str, tuple[int, int, int]]:
+    """Counted attempts, learners who made one and learners who solved it, per exercise in the course, from the
+    progress rows (one per learner, exercise and course, counting its attempts as they are made)."""
     query = (sa.select(Progress.exercise_id, sa.func.coalesce(sa.func.sum(Progress.attempts_used), 0),
                        sa.func.count().filter(Progress.attempts_used > 0), sa.func.count(Progress.solved_at))
-             .where(Progress.user_id.in_(LEARNERS_ONLY)).group_by(Progress.exercise_id))  # fmt: skip
+             .where(Progress.course_id == course_id, Progress.user_id.in_(learners_of(course_id)))
+             .group_by(Progress.exercise_id))  # fmt: skip
     if exercise_id is not None:
         query = query.where(Progress.exercise_id == exercise_id)
     return {found: (attempts, tried, solved) for found, attempts, tried, solved in db.session.execute(query)}
 
 
-def overview(exercises: list[Exercise]) -> list[ExerciseStats]:
-    """Counts, solve rate and the most common misconceptions (then the unexplained) of each exercise."""
-    figures = _figures()
+def overview(course_id: int, exercises: list[Exercise]) -> list[ExerciseStats]:
+    """Counts, solve rate and the most common misconceptions (then the unexplained) of each exercise in the
+    course."""
+    figures = _figures(course_id)
     tried = [e.id for e in exercises if e.kind == NUMERIC_KIND and figures.get(e.id, (0,))[0]]
-    named = misconception_counts(tried)
+    named = misconception_counts(course_id, tried)
     return [ExerciseStats(e, *figures.get(e.id, (0, 0, 0)), on_the_list(named.get(e.id, []))) for e in exercises]
 
 
@@ -107,18 +110,20 @@ def on_the_list(found: list[Misconception]) -> list[Misconception]:
     return [m for m in found if m.name][:TOP_ON_LIST] + [m for m in found if m.name is None]
 
 
-def stats_of(exercise: Exercise) -> ExerciseStats:
-    """Counts and solve rate of one exercise (its wrong answers come from `wrong_by_part`)."""
-    return ExerciseStats(exercise, *_figures(exercise.id).get(exercise.id, (0, 0, 0)), [])
+def stats_of(course_id: int, exercise: Exercise) -> ExerciseStats:
+    """Counts and solve rate of one exercise in the course (its wrong answers come from `wrong_by_part`)."""
+    return ExerciseStats(exercise, *_figures(course_id, exercise.id).get(exercise.id, (0, 0, 0)), [])
 
 
-def versions(exercise_id: str) -> list[VersionInfo]:
-    """Every version of an exercise, newest first, with the learners' attempts on each (as the stats count them)."""
+def versions(course_id: int, exercise_id: str) -> list[VersionInfo]:
+    """Every version of an exercise, newest first, with the course's learners' attempts on each (as the stats
+    count them)."""
     per_version: dict[int, int] = {}
     for model, counted in _COUNTED:
         per_version.update(db.session.execute(
             sa.select(model.version, sa.func.count())
-            .where(model.exercise_id == exercise_id, counted, model.user_id.in_(LEARNERS_ONLY))
+            .where(model.course_id == course_id, model.exercise_id == exercise_id, counted,
+                   model.user_id.in_(learners_of(course_id)))
             .group_by(model.version)
         ).all())  # fmt: skip
     rows = db.session.execute(

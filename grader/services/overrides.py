@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from grader.extensions import db
 from grader.models import Progress, utcnow
 from grader.services import audit
+from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 from grader.texts import Refusal
 
@@ -35,7 +36,8 @@ class OverrideError(Refusal):
 
 def _upsert(dialect: Any) -> Any:
     insert = dialect.insert(_PROGRESS)
-    return insert.on_conflict_do_update(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id],
+    return insert.on_conflict_do_update(index_elements=[_PROGRESS.c.course_id, _PROGRESS.c.user_id,
+                                                                       _PROGRESS.c.exercise_id],
                                         set_={name: insert.excluded[name] for name in _FIELDS})  # fmt: skip
 
 
@@ -51,8 +53,9 @@ def score_from_percent(text: str) -> float:
     return value / 100
 
 
-def set_score(user_id: int, exercise_id: str, percent: str, reason: str, by: int) -> float:
-    """Set (or change) the learner's score on the exercise, with the reason they will see; commits.
+def set_score(seat: Seat, exercise_id: str, percent: str, reason: str, by: int) -> float:
+    """Set (or change) the learner's score on the exercise in the seat's course, with the reason they will see;
+    commits.
 
     Returns the score (0 to 1) read from `percent`, as typed.
     """
@@ -61,20 +64,22 @@ def set_score(user_id: int, exercise_id: str, percent: str, reason: str, by: int
         raise OverrideError("reason", "Give a reason, in at most %(count)d characters: the learner sees it.",
                             count=MAX_REASON)  # fmt: skip
     values = {"override_score": score, "override_reason": reason, "override_by": by, "override_at": utcnow()}
-    db.session.execute(for_session(_SET), {"user_id": user_id, "exercise_id": exercise_id, **values})
-    audit.note(by, "score.set", user_id, exercise_id, score=score, reason=reason)
+    key = {"course_id": seat.course_id, "user_id": seat.user_id, "exercise_id": exercise_id}
+    db.session.execute(for_session(_SET), {**key, **values})
+    audit.note(by, "score.set", seat.user_id, exercise_id, course_id=seat.course_id, score=score, reason=reason)
     db.session.commit()
     return score
 
 
-def remove(user_id: int, exercise_id: str, by: int) -> bool:
-    """Remove the learner's override, so the best attempt counts again; False when there was none. Commits."""
+def remove(seat: Seat, exercise_id: str, by: int) -> bool:
+    """Remove the learner's override in the seat's course, so the best attempt counts again; False when there was
+    none. Commits."""
     cleared = cast(sa.CursorResult[Any], db.session.execute(
-        sa.update(Progress).where(Progress.user_id == user_id, Progress.exercise_id == exercise_id,
-                                  Progress.override_score.is_not(None))
+        sa.update(Progress).where(Progress.course_id == seat.course_id, Progress.user_id == seat.user_id,
+                                  Progress.exercise_id == exercise_id, Progress.override_score.is_not(None))
         .values(dict.fromkeys(_FIELDS))
     ))  # fmt: skip
     if cleared.rowcount == 1:
-        audit.note(by, "score.removed", user_id, exercise_id)
+        audit.note(by, "score.removed", seat.user_id, exercise_id, course_id=seat.course_id)
     db.session.commit()
     return cleared.rowcount == 1

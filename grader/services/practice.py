@@ -27,6 +27,7 @@ from grader.extensions import db
 from grader.models import PUBLISHED, Exercise, utcnow
 from grader.services import attempts
 from grader.services.attempts import CurrentVersion
+from grader.services.courses import Seat
 from grader.services.exercises import spec_of
 
 
@@ -69,13 +70,13 @@ def _seed_from_token(token: str, lesson: str, secret: str) -> int | None:
     return seed if bound == "lesson:" + lesson and type(seed) is int and seed >= 0 else None
 
 
-def allowed(user_id: int, exercise_id: str, early: bool = False) -> CurrentVersion:
+def allowed(seat: Seat, exercise_id: str, early: bool = False) -> CurrentVersion:
     """The exercise's current version, once the learner has finished their own variant (any time when `early`).
 
     Raises exercises.UnknownExercise, attempts.NotOpen, attempts.CodeExercise or NotFinished, in that order.
     """
-    current = attempts.open_version(user_id, exercise_id, early)
-    mine = attempts.progress_of(user_id, exercise_id)
+    current = attempts.open_version(seat, exercise_id, early)
+    mine = attempts.progress_of(seat, exercise_id)
     if not early and not attempts.finished(mine, current.policy(), utcnow()):
         raise NotFinished(exercise_id)
     return current
@@ -95,7 +96,7 @@ def _practice_variant(current: CurrentVersion, seed: int) -> Variant:
     return make_variant(spec_of(current), seed)
 
 
-def next_in_lesson(user_id: int, current: CurrentVersion, early: bool = False) -> str | None:
+def next_in_lesson(seat: Seat, current: CurrentVersion, early: bool = False) -> str | None:
     """The lesson's next exercise after this one that the learner may practise now, if any."""
     lesson = lesson_of(current)
     later = db.session.execute(
@@ -106,7 +107,7 @@ def next_in_lesson(user_id: int, current: CurrentVersion, early: bool = False) -
     for exercise_id, _ in sorted((r for r in later if here is None or (r[1], r[0]) > (here, current.exercise_id)),
                                  key=lambda r: (r[1], r[0])):  # fmt: skip
         try:
-            allowed(user_id, exercise_id, early)
+            allowed(seat, exercise_id, early)
         except (NotFinished, attempts.NotOpen):
             continue
         return str(exercise_id)

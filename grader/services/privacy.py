@@ -79,7 +79,7 @@ def erase(user: User, by: int | None) -> None:
 
 def close_own_account(user: User, password: str) -> None:
     """A learner erases their own account, confirming with their password; raises AccountError why not."""
-    if user.is_instructor:
+    if user.is_staff:
         raise AccountError("Instructor accounts are closed by an operator, on the command line.")
     if not password_matches(user, password):
         raise AccountError("Your current password is not right.")

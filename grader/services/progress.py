@@ -12,6 +12,8 @@ from grader.catalog.lessons import exercise_order, lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
 from grader.extensions import db
 from grader.lti import outbox
+from grader.services.course_content import offered
+from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 from grader.models import PUBLISHED, Exercise, Extension, Progress, utcnow
 
@@ -55,13 +57,17 @@ class LessonSummary:
         return sum(e.solved for e in self.exercises)
 
 
-def dashboard(user_id: int, now: datetime, everything: bool = False) -> list[LessonSummary]:
-    """Every lesson with the learner's progress on each exercise open at `now` (every exercise with `everything`)."""
+def dashboard(seat: Seat, now: datetime, everything: bool = False) -> list[LessonSummary]:
+    """Every lesson of the seat's course with the learner's progress on each exercise open at `now` (every
+    exercise with `everything`)."""
+    mine = (Progress.user_id == seat.user_id) & (Progress.course_id == seat.course_id)
+    extended = (Extension.user_id == seat.user_id) & (Extension.course_id == seat.course_id)
     rows = sorted(db.session.execute(
         sa.select(Exercise, Progress, Extension.due_at)
-        .outerjoin(Progress, (Progress.exercise_id == Exercise.id) & (Progress.user_id == user_id))
-        .outerjoin(Extension, (Extension.exercise_id == Exercise.id) & (Extension.user_id == user_id))
-        .where(Exercise.status == PUBLISHED)  # drafts and unpublished exercises are not in anyone's lessons
+        .outerjoin(Progress, (Progress.exercise_id == Exercise.id) & mine)
+        .outerjoin(Extension, (Extension.exercise_id == Exercise.id) & extended)
+        # Drafts and unpublished exercises are not in anyone's lessons.
+        .where(Exercise.status == PUBLISHED, offered(Exercise.__table__, sa.literal(seat.course_id)))
     ), key=lambda row: exercise_order(row[0].lesson, row[0].position, row[0].id))
     lessons: dict[str, LessonSummary] = {}
     for exercise, progress, own_due in rows:
@@ -84,13 +90,13 @@ def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> lis
     return sorted(ahead, key=lambda e: (e.due, e.id))[:limit]
 
 
-def graded(user_id: int) -> list[Progress]:
-    """The learner's progress rows with a graded attempt or a score set by hand on a published exercise, in
+def graded(seat: Seat) -> list[Progress]:
+    """The learner's progress rows in the seat's course with a graded attempt or a score set by hand on a published exercise, in
     lesson order (an unpublished one's are kept, and show again once it is republished)."""
     rows = db.session.execute(
         sa.select(Progress, Exercise.lesson, Exercise.position).join(Exercise, Exercise.id == Progress.exercise_id)
-        .where(Progress.user_id == user_id, (Progress.attempts_used > 0) | Progress.override_score.is_not(None),
-               Exercise.status == PUBLISHED)
+        .where(Progress.user_id == seat.user_id, Progress.course_id == seat.course_id,
+               (Progress.attempts_used > 0) | Progress.override_score.is_not(None), Exercise.status == PUBLISHED)
     ).all()  # fmt: skip
     return [row[0] for row in sorted(rows, key=lambda row: exercise_order(row[1], row[2], row[0].exercise_id))]
 
@@ -99,7 +105,7 @@ def graded(user_id: int) -> list[Progress]:
 class Standing:
     """A learner's progress row as read under its write lock."""
 
-    user_id: int
+    seat: Seat
     exercise_id: str
     attempts_used: int
     best_score: float
@@ -110,52 +116,55 @@ class Standing:
 
 _PROGRESS = Progress.__table__
 _KEY: dict[str, sa.BindParameter[Any]] = {
-    "user_id": sa.bindparam("user_id"), "exercise_id": sa.bindparam("exercise_id"),
+    "course_id": sa.bindparam("course_id"), "user_id": sa.bindparam("user_id"),
+    "exercise_id": sa.bindparam("exercise_id"),
 }
+_PRIMARY_KEY = [_PROGRESS.c.course_id, _PROGRESS.c.user_id, _PROGRESS.c.exercise_id]
 _NOW = sa.bindparam("now", type_=_PROGRESS.c.last_attempt_at.type)
 _LOCK_COLUMNS = (_PROGRESS.c.attempts_used, _PROGRESS.c.best_score, _PROGRESS.c.solved_at,
                  _PROGRESS.c.hints_used, _PROGRESS.c.gave_up_at)
 _LOCK = per_dialect(
     lambda d: d.insert(_PROGRESS).values(**_KEY, last_attempt_at=_NOW)
-    .on_conflict_do_update(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id],
+    .on_conflict_do_update(index_elements=_PRIMARY_KEY,
                            set_={"last_attempt_at": _NOW})
     .returning(*_LOCK_COLUMNS)
 )  # fmt: skip
 # The same upsert counting one more attempt: a typed attempt's only write to progress unless its score changes.
 _COUNT = per_dialect(
     lambda d: d.insert(_PROGRESS).values(**_KEY, attempts_used=1, last_attempt_at=_NOW)
-    .on_conflict_do_update(index_elements=[_PROGRESS.c.user_id, _PROGRESS.c.exercise_id],
+    .on_conflict_do_update(index_elements=_PRIMARY_KEY,
                            set_={"attempts_used": _PROGRESS.c.attempts_used + 1, "last_attempt_at": _NOW})
     .returning(*_LOCK_COLUMNS)
 )  # fmt: skip
 _CREDIT = (
     sa.update(_PROGRESS)
-    .where(_PROGRESS.c.user_id == sa.bindparam("uid"), _PROGRESS.c.exercise_id == sa.bindparam("eid"))
+    .where(_PROGRESS.c.course_id == sa.bindparam("cid"), _PROGRESS.c.user_id == sa.bindparam("uid"),
+           _PROGRESS.c.exercise_id == sa.bindparam("eid"))
     .values(attempts_used=sa.bindparam("used"), best_score=sa.bindparam("best"), solved_at=sa.bindparam("solved"))
 )  # fmt: skip
 
 
-def lock(user_id: int, exercise_id: str) -> Standing:
+def lock(seat: Seat, exercise_id: str) -> Standing:
     """Create if needed and write-lock the learner's progress row; read what decides an attempt after this.
 
     One upsert that always writes, so SQLite takes its write lock before any read of this
     transaction and PostgreSQL locks the row: concurrent attempts by one learner queue here.
     The statements are built once; this runs on every code submission (typed attempts: `lock_counting`).
     """
-    key = {"user_id": user_id, "exercise_id": exercise_id, "now": utcnow()}
+    key = {"course_id": seat.course_id, "user_id": seat.user_id, "exercise_id": exercise_id, "now": utcnow()}
     row = db.session.connection().execute(for_session(_LOCK), key).one()
-    return Standing(user_id, exercise_id, *row)
+    return Standing(seat, exercise_id, *row)
 
 
-def lock_counting(user_id: int, exercise_id: str, at: datetime) -> Standing:
+def lock_counting(seat: Seat, exercise_id: str, at: datetime) -> Standing:
     """`lock`, counting one more attempt made at `at` in the same write; returns the standing before it.
 
     For an attempt that may not count after all (attempts used up, a repeat), the caller rolls the
     transaction back, and the count with it. Pass what this returns to `credit` with counted=True.
     """
-    key = {"user_id": user_id, "exercise_id": exercise_id, "now": at}
+    key = {"course_id": seat.course_id, "user_id": seat.user_id, "exercise_id": exercise_id, "now": at}
     used, *rest = db.session.connection().execute(for_session(_COUNT), key).one()
-    return Standing(user_id, exercise_id, used - 1, *rest)
+    return Standing(seat, exercise_id, used - 1, *rest)
 
 
 def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime,
@@ -171,8 +180,9 @@ def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime
     best = max(mine.best_score, score)
     changed = best != mine.best_score or solved != mine.solved_at  # the score an LMS keeps changed
     if changed or not counted:
-        db.session.connection().execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
-                                                  "best": best, "solved": solved})  # fmt: skip
+        db.session.connection().execute(_CREDIT, {"cid": mine.seat.course_id, "uid": mine.seat.user_id,
+                                                  "eid": mine.exercise_id, "used": number, "best": best,
+                                                  "solved": solved})  # fmt: skip
     if number == 1 or changed:
-        outbox.queue_scores(mine.user_id, mine.exercise_id)  # in this transaction: sent once it commits
+        outbox.queue_scores(mine.seat.user_id, mine.exercise_id)  # in this transaction: sent once it commits
     return number, score

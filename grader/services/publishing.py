@@ -65,7 +65,7 @@ def publish(exercise_id: str, actor_id: int | None) -> Published:
     exercise.status = PUBLISHED
     exercise.updated_at = utcnow()
     opens = _ahead(exercise.opens_at)
-    audit.note(actor_id, "exercise.published", None, exercise_id, version=newest.version,
+    audit.note(actor_id, "exercise.published", None, exercise_id, course_id=exercise.course_id, version=newest.version,
                **({"opens": opens.isoformat() + "Z"} if opens else {}))  # fmt: skip
     db.session.commit()
     return Published(True, newest.version, opens)

@@ -30,6 +30,7 @@ from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.extensions import db
 from grader.models import Attempt, ExerciseVersion, Progress
 from grader.services import audit
+from grader.services.courses import Seat
 from grader.services.dialect import lock_rows
 from grader.services.attempts import CodeExercise
 from grader.services.exercises import current_version, existing, spec_of, variant_of
@@ -54,14 +55,16 @@ def regrade(exercise_id: str, by: int | None = None) -> Regraded:
     """
     current = _numeric_version(exercise_id)
     spec = spec_of(current)
-    learners = list(db.session.scalars(sa.select(Attempt.user_id).where(Attempt.exercise_id == exercise_id)
-                                       .distinct().order_by(Attempt.user_id)))  # fmt: skip
+    # Every course's learners: the exercise, and so its current version, is the same in each.
+    learners = [Seat(*row) for row in db.session.execute(
+        sa.select(Attempt.course_id, Attempt.user_id).where(Attempt.exercise_id == exercise_id)
+        .distinct().order_by(Attempt.course_id, Attempt.user_id))]  # fmt: skip
     db.session.rollback()
     report = Regraded(current.version)
     event = audit.record(by, "regrade", None, exercise_id, **_so_far(report, len(learners)))
-    for done, user_id in enumerate(learners, start=1):
-        policy = spec.with_due(own_due(user_id, exercise_id))
-        _regrade_learner(user_id, current, policy, report, event, len(learners) - done)
+    for done, seat in enumerate(learners, start=1):
+        policy = spec.with_due(own_due(seat, exercise_id))
+        _regrade_learner(seat, current, policy, report, event, len(learners) - done)
     return report
 
 
@@ -72,15 +75,18 @@ def _so_far(report: Regraded, left: int) -> dict[str, int]:
     return {**counts, "left": left} if left else counts
 
 
-def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpec, report: Regraded,
+def _regrade_learner(seat: Seat, current: ExerciseVersion, policy: ExerciseSpec, report: Regraded,
                      event_id: int, left: int) -> None:  # fmt: skip
-    """One learner's attempts and standing, and the run's audit event brought up to date, in one transaction."""
+    """One learner's attempts and standing in one course, and the run's audit event brought up to date, in one
+    transaction."""
     exercise_id = current.exercise_id
-    lock_rows(Progress.best_score, Progress.user_id == user_id, Progress.exercise_id == exercise_id)
-    mine = list(db.session.scalars(sa.select(Attempt).where(Attempt.user_id == user_id,
-                                                            Attempt.exercise_id == exercise_id).order_by(Attempt.id)))
+    lock_rows(Progress.best_score, Progress.course_id == seat.course_id, Progress.user_id == seat.user_id,
+              Progress.exercise_id == exercise_id)
+    mine = list(db.session.scalars(sa.select(Attempt).where(
+        Attempt.course_id == seat.course_id, Attempt.user_id == seat.user_id, Attempt.exercise_id == exercise_id
+    ).order_by(Attempt.id)))  # fmt: skip
     taken = {a.answers_hash for a in mine if a.version == current.version}
-    report.learners.add(user_id)
+    report.learners.add(seat.user_id)
     report.attempts += len(mine)
     regraded = []
     for attempt in mine:
@@ -90,9 +96,10 @@ def _regrade_learner(user_id: int, current: ExerciseVersion, policy: ExerciseSpe
             taken.add(attempt.answers_hash)
             regraded.append(attempt)
     wrong_parts.rewrite(db.session.connection(), [
-        {"id": a.id, "user_id": a.user_id, "exercise_id": a.exercise_id, "answers": a.answers, "results": a.results}
+        {"id": a.id, "user_id": a.user_id, "course_id": a.course_id, "exercise_id": a.exercise_id,
+         "answers": a.answers, "results": a.results}
         for a in regraded])  # fmt: skip
-    _recount(user_id, exercise_id, mine, policy)
+    _recount(seat, exercise_id, mine, policy)
     audit.amend(event_id, **_so_far(report, left))
     db.session.commit()
 
@@ -123,9 +130,9 @@ def _grade_again(attempt: Attempt, current: ExerciseVersion, policy: ExerciseSpe
     return True
 
 
-def _recount(user_id: int, exercise_id: str, attempts: list[Attempt], policy: ExerciseSpec) -> None:
-    """Best score and solved time from the learner's attempts, as if they had been graded this way."""
-    progress = db.session.get(Progress, (user_id, exercise_id))
+def _recount(seat: Seat, exercise_id: str, attempts: list[Attempt], policy: ExerciseSpec) -> None:
+    """Best score and solved time from the learner's attempts in one course, as if they had been graded this way."""
+    progress = db.session.get(Progress, (seat.course_id, seat.user_id, exercise_id))
     if progress is None:
         return
     solved: list[datetime] = [a.created_at for a in attempts if policy.solves(a.raw_score, a.created_at)]

@@ -36,8 +36,11 @@ from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import progress
 from grader.texts import say
 from grader.services.attempts import ensure_open, progress_of
+from grader.services.course_content import uses
+from grader.services.courses import Seat, has_ended
 from grader.services.extensions import own_due
-from grader.services.exercises import code_spec_of, current_version, published, source_hash, spec_of, version
+from grader.services.exercises import (UnknownExercise, code_spec_of, current_version, published, source_hash, spec_of,
+                                       version)
 
 WAIT_SECONDS = 3.0
 NO_SANDBOX = say("Not graded: code grading is not available on this server. This try was not counted.")
@@ -62,9 +65,12 @@ class Submitted:
     new: bool
 
 
-def _code_exercise(exercise_id: str, early: bool = False) -> Exercise:
-    """The code exercise; its opening date is checked first, so one not open yet says nothing about its kind."""
+def _code_exercise(seat: Seat, exercise_id: str, early: bool = False) -> Exercise:
+    """The code exercise of the seat's course; its opening date is checked first, so one not open yet says
+    nothing about its kind."""
     exercise = published(exercise_id)
+    if not uses(seat.course_id, exercise_id):
+        raise UnknownExercise(exercise_id)
     ensure_open(exercise.opens_at, early)
     if exercise.kind != CODE_KIND:
         raise NotCodeExercise(exercise_id)
@@ -72,55 +78,56 @@ def _code_exercise(exercise_id: str, early: bool = False) -> Exercise:
 
 
 class GaveUp(RuntimeError):
-    """The learner gave up on the exercise (and saw its solution): no run counts any more."""
+    """The learner gave up on the exercise (and saw its solution), or the course has ended: no run counts any
+    more."""
 
 
 class AttemptsUsed(RuntimeError):
     """The learner has no attempts left on this exercise."""
 
 
-def create(user_id: int, exercise_id: str, raw: bytes | str, early: bool = False) -> Submitted:
+def create(seat: Seat, exercise_id: str, raw: bytes | str, early: bool = False) -> Submitted:
     """Check and store a submission as pending (the same source twice is stored once).
 
     Raises NotOpen before the exercise's opening date unless `early`, and AttemptsUsed when the
     learner's graded and pending submissions already reach the limit. Both checks are read under
     the learner's progress lock, so concurrent uploads cannot both slip under the limit.
     """
-    _code_exercise(exercise_id, early)
+    _code_exercise(seat, exercise_id, early)
     source = read_source(raw)
     stored = current_version(exercise_id)
     assert stored is not None
     digest = source_hash(source)
-    mine = progress.lock(user_id, exercise_id)  # the write that serialises this learner's submissions
+    mine = progress.lock(seat, exercise_id)  # the write that serialises this learner's submissions
     same = db.session.scalar(sa.select(Submission).where(
-        Submission.user_id == user_id, Submission.exercise_id == exercise_id,
-        Submission.version == stored.version, Submission.source_hash == digest))  # fmt: skip
+        Submission.user_id == seat.user_id, Submission.course_id == seat.course_id,
+        Submission.exercise_id == exercise_id, Submission.version == stored.version, Submission.source_hash == digest))  # fmt: skip
     if same is not None:  # not a new attempt, so never refused: it shows the one that counts
         db.session.rollback()
         return Submitted(same, False)
-    if mine.gave_up_at is not None:
+    if mine.gave_up_at is not None or has_ended(seat.course_id):
         db.session.rollback()
         raise GaveUp(exercise_id)
     if attempts_left(code_spec_of(stored).max_attempts, _taken(mine)) == 0:
         db.session.rollback()
         raise AttemptsUsed(exercise_id)
-    row = Submission(user_id=user_id, exercise_id=exercise_id, version=stored.version,
+    row = Submission(user_id=seat.user_id, course_id=seat.course_id, exercise_id=exercise_id, version=stored.version,
                      seed=secrets.randbelow(2**31 - 1) + 1, source=source, source_hash=digest)  # fmt: skip
     db.session.add(row)
     db.session.commit()
     return Submitted(row, True)
 
 
-def _pending(user_id: int, exercise_id: str) -> int:
-    """How many of the learner's submissions on the exercise are waiting for a verdict."""
+def _pending(seat: Seat, exercise_id: str) -> int:
+    """How many of the learner's submissions on the exercise in the seat's course are waiting for a verdict."""
     return db.session.scalar(sa.select(sa.func.count()).select_from(Submission).where(
-        Submission.user_id == user_id, Submission.exercise_id == exercise_id,
-        Submission.status == "pending")) or 0  # fmt: skip
+        Submission.user_id == seat.user_id, Submission.course_id == seat.course_id,
+        Submission.exercise_id == exercise_id, Submission.status == "pending")) or 0  # fmt: skip
 
 
 def _taken(mine: progress.Standing) -> int:
     """Attempts used on a locked progress row, counting pending submissions: each will count once graded."""
-    return mine.attempts_used + _pending(mine.user_id, mine.exercise_id)
+    return mine.attempts_used + _pending(mine.seat, mine.exercise_id)
 
 
 def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
@@ -130,7 +137,7 @@ def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
         return row
     stored = version(row.exercise_id, row.version)
     assert stored is not None
-    spec = code_spec_of(stored).with_due(own_due(row.user_id, row.exercise_id))
+    spec = code_spec_of(stored).with_due(own_due(Seat(row.course_id, row.user_id), row.exercise_id))
     source, seed = row.source, row.seed
     db.session.rollback()  # hold no transaction open while the sandbox runs
     return record(submission_id, grade_code(spec, source, seed, runner), spec)
@@ -147,7 +154,7 @@ def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = Attem
     row = db.session.get(Submission, submission_id)
     if row is None or row.status != "pending":
         return row
-    mine = progress.lock(row.user_id, row.exercise_id)
+    mine = progress.lock(Seat(row.course_id, row.user_id), row.exercise_id)
     claimed = cast(sa.CursorResult[Any], db.session.execute(sa.update(Submission).where(
         Submission.id == submission_id, Submission.status == "pending").values(status="graded")))  # fmt: skip
     if claimed.rowcount != 1:  # graded meanwhile by another delivery
@@ -271,15 +278,17 @@ def reap(app: Flask, now: datetime | None = None) -> Reaped:
     return report
 
 
-def left_for(user_id: int, exercise_id: str, max_attempts: int | None) -> int | None:
-    """Attempts left on the exercise for this learner, pending submissions counted as used (None when unlimited)."""
-    mine = progress_of(user_id, exercise_id)
-    return attempts_left(max_attempts, (mine.attempts_used if mine else 0) + _pending(user_id, exercise_id))
+def left_for(seat: Seat, exercise_id: str, max_attempts: int | None) -> int | None:
+    """Attempts left on the exercise for this learner in the seat's course, pending submissions counted as used
+    (None when unlimited)."""
+    mine = progress_of(seat, exercise_id)
+    return attempts_left(max_attempts, (mine.attempts_used if mine else 0) + _pending(seat, exercise_id))
 
 
-def history(user_id: int, exercise_id: str) -> list[Submission]:
-    """The learner's submissions on an exercise, newest first."""
+def history(seat: Seat, exercise_id: str) -> list[Submission]:
+    """The learner's submissions on an exercise in the seat's course, newest first."""
     return list(db.session.scalars(
-        sa.select(Submission).where(Submission.user_id == user_id, Submission.exercise_id == exercise_id)
+        sa.select(Submission).where(Submission.user_id == seat.user_id, Submission.course_id == seat.course_id,
+                                    Submission.exercise_id == exercise_id)
         .order_by(Submission.id.desc())
     ))  # fmt: skip

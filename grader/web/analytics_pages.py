@@ -20,8 +20,9 @@ from grader.codecheck.tasks import TASKS
 from grader.models import Exercise, utcnow
 from grader.pictures.charts import bar_chart, histogram, line_chart
 from grader.services import analytics, attention, insights, wrong_answers
-from grader.services.exercises import all_exercises, existing, part_labels
+from grader.services.exercises import part_labels
 from grader.services.exports import csv_text, spreadsheet_safe
+from grader.web.course_context import course_exercise, course_exercises, course_id
 from grader.web.csv_download import csv_attachment
 from grader.web.i18n import current_locale, translated
 from grader.web.teach import bp
@@ -130,13 +131,13 @@ class Dashboard:
 
 
 def _dashboard() -> Dashboard:
-    exercises = all_exercises()
+    exercises, course = course_exercises(), course_id()
     lesson, chosen = _lesson_exercises(exercises)
-    stuck, stuck_total = attention.stuck(utcnow())
-    series, learners = attention.completion([e.id for e in chosen], utcnow().date())
-    return Dashboard({e.id: e for e in exercises}, attention.lowest_rates(exercises, attention.rates()),
-                     attention.misconceptions_since(attention.this_week()), stuck, stuck_total, lesson, len(chosen),
-                     learners, series)  # fmt: skip
+    stuck, stuck_total = attention.stuck(course, utcnow())
+    series, learners = attention.completion(course, [e.id for e in chosen], utcnow().date())
+    return Dashboard({e.id: e for e in exercises}, attention.lowest_rates(exercises, attention.rates(course)),
+                     attention.misconceptions_since(course, attention.this_week()), stuck, stuck_total, lesson,
+                     len(chosen), learners, series)  # fmt: skip
 
 
 @bp.get("/")
@@ -179,8 +180,8 @@ def _exercise_figures(exercise: Exercise, found: analytics.ExerciseAnalytics) ->
 @bp.get("/exercises/<exercise_id>/analytics")
 def exercise_analytics(exercise_id: str) -> str:
     """One exercise's solve rate, attempts to solve, help asked for and wrong answers by misconception."""
-    exercise = existing(exercise_id)
-    found = analytics.exercise_analytics(exercise)
+    exercise = course_exercise(exercise_id)
+    found = analytics.exercise_analytics(course_id(), exercise)
     figures = _exercise_figures(exercise, found)
     charts = {
         "to_solve": histogram(found.to_solve),
@@ -209,8 +210,8 @@ def dashboard_csv(name: str) -> Response:
 @bp.get("/exercises/<exercise_id>/figures/<name>.csv")
 def exercise_csv(exercise_id: str, name: str) -> Response:
     """One of an exercise's charts' numbers as CSV."""
-    exercise = existing(exercise_id)
+    exercise = course_exercise(exercise_id)
     if name not in EXERCISE_CSV:
         abort(404)
-    figures = _exercise_figures(exercise, analytics.exercise_analytics(exercise))[EXERCISE_CSV[name]]
+    figures = _exercise_figures(exercise, analytics.exercise_analytics(course_id(), exercise))[EXERCISE_CSV[name]]
     return csv_attachment(lambda: _csv(figures), f"{exercise.id}-{name}.csv")

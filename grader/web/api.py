@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from functools import wraps
 from typing import Any
 
@@ -18,10 +18,13 @@ from grader.catalog.variants import Variant
 from grader.extensions import limiter
 from grader.models import Exercise, utcnow
 from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
+from grader.services.course_content import offered_ids, uses
 from grader.web import openapi
 from grader.web.csv_download import csv_attachment
 from grader.web.api_schema import (ANSWERS_PER_EXERCISE, CODE_PART, ApiIndex, AttemptIn, AttemptOut, ExerciseDetail,
-                                   ExerciseItem, InLanguage, PartDetail, PartInfo, PartVerdict, ProgressItem)  # fmt: skip
+                                   ExerciseItem, GradebookQuery, InLanguage, PartDetail, PartInfo, PartVerdict,
+                                   ProgressItem)  # fmt: skip
+from grader.web.course_context import Here, api_course
 from grader.web.errors import error_response
 from grader.web.i18n import DEFAULT, LANGUAGES
 from grader.web.openapi import ErrorBody, Reply, documented
@@ -67,6 +70,14 @@ def caller() -> accounts.TokenOwner:
     return owner
 
 
+def course() -> Here:
+    """The course this API request acts in (`?course=CODE`, else the caller's first); 404 outside the caller's."""
+    if "api_course" not in g:
+        g.api_course = api_course(caller().user_id, caller().is_admin)
+    found: Here = g.api_course
+    return found
+
+
 def caller_key() -> str:
     """The rate-limit key of the caller: one budget per user, whatever the token or address."""
     return f"api-user:{caller().user_id}"  # runs inside `bearer`, so the caller is known
@@ -86,10 +97,11 @@ def language() -> str:
 }, query=InLanguage)  # fmt: skip
 @bearer
 def list_exercises() -> ResponseReturnValue:
-    """Every exercise open to the caller (instructors: all), with its answer fields."""
+    """Every exercise of the caller's course open to them (its staff: all), with its answer fields."""
     lang, items, now = language(), [], utcnow()
+    used = offered_ids(course().seat.course_id)
     for exercise in exercises.all_exercises(published_only=True):
-        if not (caller().is_instructor or is_open(exercise.opens_at, now)):
+        if exercise.id not in used or not (course().staff or is_open(exercise.opens_at, now)):
             continue
         stored = exercises.version(exercise.id, exercise.current_version)
         if stored is None:
@@ -115,10 +127,12 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     """The caller's own variant, without answers or seed."""
     lang = language()
     found = exercises.published(exercise_id)
-    attempts.ensure_open(found.opens_at, early=caller().is_instructor)
+    if not uses(course().seat.course_id, exercise_id):
+        raise exercises.UnknownExercise(exercise_id)
+    attempts.ensure_open(found.opens_at, early=course().staff)
     if found.kind == CODE_KIND:
         return jsonify(asdict(_code_detail(found, lang)))
-    stored, variant = attempts.learner_variant(caller().user_id, exercise_id, early=caller().is_instructor)
+    stored, variant = attempts.learner_variant(course().seat, exercise_id, early=course().staff)
     spec = stored.policy()
     detail = ExerciseDetail(*variant_fields(spec, variant, lang), *_due(spec), stored.version)
     return jsonify(asdict(detail))
@@ -148,7 +162,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     if seen is not None and type(seen) is not int:
         abort(400, "version must be the integer the exercise's GET gave.")
     try:
-        submission = attempts.submit(caller().user_id, exercise_id, answers, early=caller().is_instructor, seen=seen)
+        submission = attempts.submit(course().seat, exercise_id, answers, early=course().staff, seen=seen)
     except attempts.CodeExercise:
         abort(409, "This exercise takes code: POST it to /api/v1/exercises/<id>/submissions.")
     except attempts.VersionChanged:
@@ -165,7 +179,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
 def my_progress() -> ResponseReturnValue:
     """The caller's best score, graded attempts and solved flag per exercise."""
     items = [ProgressItem(p.exercise_id, p.score, p.attempts_used, p.solved_at is not None, p.overridden)
-             for p in progress.graded(caller().user_id)]  # fmt: skip
+             for p in progress.graded(course().seat)]  # fmt: skip
     return jsonify([asdict(item) for item in items])
 
 
@@ -174,14 +188,15 @@ def my_progress() -> ResponseReturnValue:
     200: Reply("A header, then per learner: solved count, best score and attempts per exercise.", str,
                "text/csv"),
     403: Reply("Instructors only.", ErrorBody),
-}, query=gradebook.Filters)
+}, query=GradebookQuery)
 @bearer
 def gradebook_csv() -> ResponseReturnValue:
     """The gradebook, streamed as CSV (instructors only)."""
-    if not caller().is_instructor:
-        abort(403, "Only instructors can download the gradebook.")
-    given = {f.name: request.args.get(f.name) or None for f in fields(gradebook.Filters)}
-    filters = gradebook.Filters(**given)
+    if not course().staff:
+        abort(403, "Only the course's instructors and TAs can download its gradebook.")
+    filters = gradebook.Filters(course().seat.course_id, lesson=request.args.get("lesson") or None,
+                                exercise=request.args.get("exercise") or None,
+                                learner=request.args.get("learner") or None)  # fmt: skip
     return csv_attachment(lambda: gradebook.csv_lines(filters), "gradebook.csv")
 
 
@@ -281,7 +296,7 @@ def _attempt_json(out: AttemptOut) -> dict[str, Any]:
 def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     stored = exercises.current_version(exercise.id)
     assert stored is not None
-    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(caller().user_id, exercise.id))
+    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(course().seat, exercise.id))
     prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
     return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec), stored.version)

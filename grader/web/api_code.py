@@ -12,7 +12,7 @@ from grader.code_grading import SourceRejected
 from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
-from grader.web.api import bearer, body_object, bp, caller, caller_key
+from grader.web.api import bearer, body_object, bp, caller, caller_key, course
 from grader.web.api_schema import SourceIn
 from grader.web.openapi import ErrorBody, Reply, documented
 
@@ -70,13 +70,13 @@ def _source() -> bytes | str:
 def submit_code(exercise_id: str) -> ResponseReturnValue:
     """Store a code submission and grade it in the sandbox."""
     try:
-        made = submissions.create(caller().user_id, exercise_id, _source(), early=caller().is_instructor)
+        made = submissions.create(course().seat, exercise_id, _source(), early=course().staff)
     except submissions.NotCodeExercise:
         abort(409, "This exercise takes typed answers: POST them to /api/v1/exercises/<id>/attempts.")
     except submissions.AttemptsUsed:
         abort(409, "No attempts are left on this exercise.")
     except submissions.GaveUp:
-        abort(409, "You gave up on this exercise: no run counts any more.")
+        abort(409, "You gave up on this exercise, or the course has ended: no run counts any more.")
     except SourceRejected as error:
         abort(422, str(error))
     if made.submission.status == "pending":

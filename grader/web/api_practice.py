@@ -13,7 +13,7 @@ from flask.typing import ResponseReturnValue
 
 from grader.extensions import limiter, practice_draws
 from grader.services import attempts, practice
-from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, language, part_verdicts,
+from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, course, language, part_verdicts,
                             variant_fields)  # fmt: skip
 from grader.web.api_schema import ANSWERS_PER_EXERCISE, PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
 from grader.web.openapi import ErrorBody, Reply, documented
@@ -29,7 +29,7 @@ REFUSED = {
 
 def _allowed(exercise_id: str) -> attempts.CurrentVersion:
     try:
-        return practice.allowed(caller().user_id, exercise_id, early=caller().is_instructor)
+        return practice.allowed(course().seat, exercise_id, early=course().staff)
     except attempts.CodeExercise:
         abort(409, "This exercise takes code: it has no practice numbers.")
     except practice.NotFinished:

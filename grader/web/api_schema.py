@@ -141,7 +141,29 @@ class ProgressItem:
 
 
 @dataclass(frozen=True)
-class InLanguage:
+class InCourse:
+    """?course=ml101-2027s: the course to act in, one of yours, by its code (GET /api/v1/courses lists them);
+    without it, your first course by code. Someone in one course never needs it."""
+
+    course: str | None = None
+
+
+@dataclass(frozen=True)
+class GradebookFilters:
+    """Which of the course's rows and columns: a lesson, one exercise, learners whose email contains a text."""
+
+    lesson: str | None = None
+    exercise: str | None = None
+    learner: str | None = None
+
+
+@dataclass(frozen=True)
+class GradebookQuery(GradebookFilters, InCourse):
+    """The course (?course=), then which of its rows and columns."""
+
+
+@dataclass(frozen=True)
+class InLanguage(InCourse):
     """?lang=pt: an exercise's title and prompt in that language when it is translated (else as written)."""
 
     lang: Language | None = None

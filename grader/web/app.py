@@ -9,6 +9,7 @@ from typing import Any, Mapping
 from flask import Flask, Response, abort, current_app, g, request
 from flask_babel import lazy_gettext
 from sqlalchemy import event
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.engine import Engine
 from werkzeug.middleware.proxy_fix import ProxyFix
 from werkzeug.wsgi import LimitedStream
@@ -153,16 +154,30 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
+def _course_of_page() -> dict[str, Any]:
+    """Every page knows the course it is about and whether the reader teaches there (its menu shows the staff's
+    pages then)."""
+    from grader.web.course_context import page_course
+
+    try:
+        here = page_course()
+    except SQLAlchemyError:  # an error page for a database that is down still renders
+        here = None
+    return {"here": here, "teaching": bool(here and here.staff)}
+
+
 def _register(app: Flask) -> None:
     from grader.cli import register_commands
-    from grader.web import api, auth, errors, health, learn, teach
-    from grader.web import analytics_pages, api_code, api_practice, audit_pages, gradebook_pages  # noqa: F401
+    from grader.web import api, auth, course_pages, errors, health, learn, teach
+    from grader.web import analytics_pages, api_code, api_courses, api_practice, audit_pages  # noqa: F401
+    from grader.web import gradebook_pages  # noqa: F401
     from grader.web import help, practice, publishing_pages, regrading, sign_in_pages  # noqa: F401
     # (they add routes to the api, auth, learn and teach blueprints)
     from grader.web.filters import register_filters
 
-    for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp):
+    for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp, course_pages.bp):
         app.register_blueprint(blueprint)
+    app.context_processor(_course_of_page)
     from grader.lti import cli as lti_cli, views as lti_views
 
     app.register_blueprint(lti_views.bp)

@@ -36,7 +36,7 @@ DETAIL_NAMES = {
 DETAIL_WORDS = {
     "origin": {"web": _l("from the web editor"), "file": _l("from a file")},
     "outcome": {"created": _l("new exercise"), "updated": _l("new version")},
-    "role": {"learner": _l("learner"), "instructor": _l("instructor")},
+    "role": {"learner": _l("learner"), "instructor": _l("instructor"), "staff": _l("staff"), "admin": _l("admin")},
 }  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from werkzeug.wrappers import Response
 from grader.extensions import csrf, limiter
 from grader.models import User
 from grader.services import accounts, mail, password_reset, privacy, sign_ins
+from grader.web.course_context import resolve
 from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm,
                               PasswordForm, RegisterForm, TokenForm)  # fmt: skip
@@ -63,8 +64,9 @@ def login() -> ResponseReturnValue:
         elif user := accounts.authenticate(form.email.data or "", form.password.data or ""):
             sign_in(user)
             remember(supported(user.locale) or str(get_locale()))
-            # An instructor's home is the class dashboard; the learners' page stays a click away.
-            home = url_for("teach.home") if user.is_instructor else None
+            # Staff's home is their course's dashboard; the learners' page stays a click away.
+            course = resolve(user.id, user.is_admin, None)
+            home = url_for("teach.home") if course is not None and course.staff else None
             return redirect(_safe_next(request.args.get("next"), home))
         else:
             form.password.errors = [gettext("Wrong email or password.")]

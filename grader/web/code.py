@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from flask import abort, current_app, redirect, render_template, request, url_for
 from flask_babel import get_locale, gettext, lazy_gettext as _l
-from flask_login import current_user
 from werkzeug.wrappers import Response
 
 from grader.catalog.lessons import lesson_title
@@ -14,6 +13,7 @@ from grader.services import exercises, extensions, help, submissions
 from grader.models import Submission, utcnow
 from grader.services.attempts import finished as finished_with, progress_of
 from grader.texts import Text
+from grader.web.course_context import current as here
 from grader.web.forms import AnswerForm, query_int
 from grader.web.i18n import translated
 
@@ -28,11 +28,11 @@ STATUS_WORDS = {"passed": _l("passed"), "failed": _l("failed"), "error": _l("err
 def page(exercise_id: str, error: str | None = None, status: int = 200, source: str | None = None) -> tuple[str, int]:
     """The code exercise page, showing the submission named in ?submission= (or the latest)."""
     stored = exercises.existing_version(exercise_id)
-    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(current_user.id, exercise_id))
-    history = submissions.history(current_user.id, exercise_id)
+    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(here().seat, exercise_id))
+    history = submissions.history(here().seat, exercise_id)
     wanted = query_int("submission")
     shown = next((s for s in history if s.id == wanted), history[0] if history else None)
-    mine = progress_of(current_user.id, exercise_id)
+    mine = progress_of(here().seat, exercise_id)
     finished = finished_with(mine, spec, utcnow())
     offered = help.help_for(spec, spec.hints_in(str(get_locale())), mine, finished)
     # A mistake of the task the code was graded on: one the registry no longer has is left unnamed.
@@ -44,7 +44,7 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
         source=source if source is not None else (shown.source if shown else spec.stub),
         mistake_title=known.title if known else None, said=_said(shown), inputs=_inputs(exercise_id, shown),
         used=mine.attempts_used if mine else 0, mine=mine,
-        left=submissions.left_for(current_user.id, exercise_id, spec.max_attempts), help=offered, finished=finished,
+        left=submissions.left_for(here().seat, exercise_id, spec.max_attempts), help=offered, finished=finished,
     )  # fmt: skip
     return html, status
 
@@ -85,7 +85,7 @@ def submit(exercise_id: str) -> Response | tuple[str, int]:
     if not AnswerForm().validate_on_submit():
         abort(400)
     try:
-        made = submissions.create(current_user.id, exercise_id, _uploaded_or_typed(), early=current_user.is_instructor)
+        made = submissions.create(here().seat, exercise_id, _uploaded_or_typed(), early=here().staff)
     except SourceRejected as error:
         return page(exercise_id, translated(error.text), 422, request.form.get("source"))
     except submissions.AttemptsUsed:

@@ -15,7 +15,10 @@ from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import DateProblem, applying_due, due_from_text
 from grader.lti import roster
 from grader.services import accounts, audit, exports, extensions, gradebook as book, insights, overrides, password_reset
-from grader.services.exercises import all_exercises, existing, part_labels
+from grader.services import courses
+from grader.services.courses import Seat
+from grader.services.exercises import part_labels
+from grader.web.course_context import course_exercise, course_exercises, current as here
 from grader.web.auth import reset_url
 from grader.web.csv_download import csv_attachment
 from grader.web.i18n import translated
@@ -32,8 +35,8 @@ SUBMISSION_WORDS = {"graded": _l("graded"), "failed": _l("not graded"), "pending
 def _filters() -> book.Filters:
     args = request.args
     learner = (args.get("learner") or "").strip()[:254]
-    return book.Filters(lesson=args.get("lesson") or None, exercise=args.get("exercise") or None,
-                        learner=learner or None)  # fmt: skip
+    return book.Filters(here().seat.course_id, lesson=args.get("lesson") or None,
+                        exercise=args.get("exercise") or None, learner=learner or None)  # fmt: skip
 
 
 @bp.get("/gradebook")
@@ -48,13 +51,18 @@ def gradebook() -> str:
                                ("learner", filters.learner)) if v}  # fmt: skip
     return render_template(
         "teach/gradebook.html", filters=filters, columns=columns, rows=shown[:PAGE_SIZE], page=page,
-        more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=all_exercises(),
+        more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=course_exercises(),
         lesson_title=lesson_title, roster_offered=roster.SESSION_KEY in session,
     )  # fmt: skip
 
 
+def _seat(user_id: int) -> Seat:
+    """The learner's seat in the course this page is about."""
+    return Seat(here().seat.course_id, user_id)
+
+
 def _work_of(user_id: int, exercise_id: str) -> book.LearnerWork:
-    work = book.learner_work(user_id, exercise_id)
+    work = book.learner_work(_seat(user_id), exercise_id)
     if work is None:
         abort(404, _l("There is no such learner or exercise."))
     return work
@@ -92,7 +100,7 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
     chosen = extensions.with_due_dates(exercise_id) if form.whole_lesson.data else [exercise_id]
     if request.form.get("action") == "remove":
-        removed = extensions.withdraw(user_id, chosen, current_user.id)
+        removed = extensions.withdraw(_seat(user_id), chosen, current_user.id)
         if removed == 1:
             flash(gettext("The extension was removed: the exercise's due date applies again."))
         elif removed:
@@ -104,7 +112,7 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
     except DateProblem as error:
         form.due.errors = [translated(error.text)]
         return _work_page(user_id, work, due_form=form), 422
-    extensions.grant(user_id, chosen, due, current_user.id)
+    extensions.grant(_seat(user_id), chosen, due, current_user.id)
     if len(chosen) == 1:
         flash(gettext("%(email)s now has until %(when)s UTC.", email=work.email, when=when(due)))
     else:
@@ -135,11 +143,11 @@ def learner_score(user_id: int, exercise_id: str) -> ResponseReturnValue:
         return _work_page(user_id, work, score_form=form), 422
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
     if request.form.get("action") == "remove":
-        if overrides.remove(user_id, exercise_id, current_user.id):
+        if overrides.remove(_seat(user_id), exercise_id, current_user.id):
             flash(gettext("The score set by hand was removed: the best attempt counts again."))
         return back
     try:
-        score = overrides.set_score(user_id, exercise_id, form.score.data or "", form.reason.data or "",
+        score = overrides.set_score(_seat(user_id), exercise_id, form.score.data or "", form.reason.data or "",
                                     current_user.id)  # fmt: skip
     except overrides.OverrideError as error:
         form[error.field].errors = [translated(error.text)]
@@ -151,8 +159,8 @@ def learner_score(user_id: int, exercise_id: str) -> ResponseReturnValue:
 @bp.get("/exercises/<exercise_id>/attempts.csv")
 def attempts_csv(exercise_id: str) -> Response:
     """Every attempt (or code submission) on an exercise as CSV, streamed, oldest first."""
-    exercise = existing(exercise_id)
-    return csv_attachment(lambda: exports.exercise_attempts_csv(exercise), f"{exercise.id}-attempts.csv")
+    exercise, course = course_exercise(exercise_id), here().seat.course_id
+    return csv_attachment(lambda: exports.exercise_attempts_csv(course, exercise), f"{exercise.id}-attempts.csv")
 
 
 @bp.get("/gradebook.csv")
@@ -168,7 +176,8 @@ def reset_link() -> str:
     form, link = ResetLinkForm(), None
     if form.validate_on_submit():
         user = accounts.user_by_email(form.email.data or "")
-        if user is None or user.is_instructor:  # instructors reset through an operator's CLI
+        # Only for this course's learners: staff reset through an operator's CLI.
+        if user is None or user.is_staff or not courses.is_learner(here().seat.course_id, user.id):
             form.email.errors = [gettext("There is no learner with that email.")]
         else:
             link = reset_url(user)

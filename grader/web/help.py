@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from flask import abort, redirect, url_for
 from flask_babel import get_locale
-from flask_login import current_user, login_required
+from flask_login import login_required
 from werkzeug.wrappers import Response
 
 from grader.extensions import limiter, user_key
 from grader.catalog.policy import AttemptPolicy
 from grader.services import attempts, exercises, help
+from grader.web.course_context import current as here
 from grader.web.forms import AnswerForm
 from grader.web.learn import bp
 
@@ -32,15 +33,15 @@ def hint(exercise_id: str) -> Response:
     policy, steps = _hints(exercise_id)
     if not policy.offer_hints:
         abort(404)
-    help.take_hint(current_user.id, exercise_id, len(steps))
+    help.take_hint(here().seat, exercise_id, len(steps))
     return _back(exercise_id, "hints")
 
 
 def _hints(exercise_id: str) -> tuple[AttemptPolicy, list[str]]:
     """The exercise's policy and its hints in the page's language, typed answers or code alike."""
-    early, locale = current_user.is_instructor, str(get_locale())
+    early, locale = here().staff, str(get_locale())
     try:
-        stored, variant = attempts.learner_variant(current_user.id, exercise_id, early=early)
+        stored, variant = attempts.learner_variant(here().seat, exercise_id, early=early)
         return stored.policy(), list(variant.hints_in(locale))
     except attempts.CodeExercise:
         spec = exercises.code_spec_of(exercises.existing_version(exercise_id))
@@ -54,5 +55,5 @@ def give_up(exercise_id: str) -> Response:
     """End scoring on the learner's numbers and show the worked solution."""
     _checked_form()
     _hints(exercise_id)  # refuses an unknown exercise, or one not open yet
-    help.give_up(current_user.id, exercise_id)
+    help.give_up(here().seat, exercise_id)
     return _back(exercise_id, "solution")

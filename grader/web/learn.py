@@ -16,7 +16,9 @@ from grader.catalog.spec import CODE_KIND
 from grader.extensions import limiter, user_key
 from grader.models import utcnow
 from grader.services import attempts, exercises, help, progress
+from grader.services.course_content import uses
 from grader.web import code
+from grader.web.course_context import current as here, page_course
 from grader.web.forms import AnswerForm, query_int
 
 bp = Blueprint("learn", __name__)
@@ -29,10 +31,13 @@ KEPT_SECONDS = 30 * 60
 
 @bp.get("/")
 @login_required
-def dashboard() -> str:
-    """Lessons with the learner's progress."""
+def dashboard() -> str | Response:
+    """Lessons of the learner's course with their progress; someone in no course is shown how to join one."""
+    course = page_course()
+    if course is None:
+        return redirect(url_for("courses.index"))
     now = utcnow()
-    lessons = progress.dashboard(current_user.id, now, everything=current_user.is_instructor)
+    lessons = progress.dashboard(course.seat, now, everything=course.staff)
     return render_template("learn/dashboard.html", lessons=lessons, now=now, soon=progress.due_soon(lessons, now))
 
 
@@ -42,9 +47,10 @@ RESEND = _l("This page's form had expired, so nothing was checked or counted. Wh
 
 def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,
           status: int = 200, score: float | None = None, late: bool = False) -> tuple[str, int]:  # fmt: skip
-    stored, variant = attempts.learner_variant(current_user.id, exercise_id, early=current_user.is_instructor)
+    course = here()
+    stored, variant = attempts.learner_variant(course.seat, exercise_id, early=course.staff)
     spec = stored.policy()
-    mine = attempts.progress_of(current_user.id, exercise_id)
+    mine = attempts.progress_of(course.seat, exercise_id)
     used = mine.attempts_used if mine else 0
     left = attempts_left(spec.max_attempts, used)
     now = utcnow()
@@ -53,7 +59,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
     html = render_template(
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
-        mine=mine, history=attempts.history(current_user.id, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
+        mine=mine, history=attempts.history(course.seat, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
         resend=RESEND, version=stored.version, help=offered, reveal=finished,
     )  # fmt: skip
     return html, status
@@ -92,8 +98,10 @@ def _keep_answers_across_login() -> None:
 
 def _open_code_exercise(exercise_id: str) -> bool:
     """Whether the exercise takes code, after refusing a learner (403) an exercise not open yet."""
-    found = exercises.published(exercise_id)
-    attempts.ensure_open(found.opens_at, early=current_user.is_instructor)
+    found, course = exercises.published(exercise_id), here()
+    if not uses(course.seat.course_id, exercise_id):
+        raise exercises.UnknownExercise(exercise_id)
+    attempts.ensure_open(found.opens_at, early=course.staff)
     return found.kind == CODE_KIND
 
 
@@ -107,7 +115,7 @@ def exercise(exercise_id: str) -> tuple[str, int]:
     if kept is not None:
         return _page(exercise_id, None, kept, "expired")
     shown = query_int("attempt")
-    chosen = next((a for a in attempts.history(current_user.id, exercise_id) if a.id == shown), None)
+    chosen = next((a for a in attempts.history(here().seat, exercise_id) if a.id == shown), None)
     if chosen is None:
         return _page(exercise_id, None, {}, None)
     result = ExerciseResult.from_json(chosen.results)
@@ -134,7 +142,8 @@ def answer(exercise_id: str) -> Response | tuple[str, int]:
         abort(400)
     typed = typed_answers()
     try:
-        submission = attempts.submit(current_user.id, exercise_id, typed, early=current_user.is_instructor,
+        course = here()
+        submission = attempts.submit(course.seat, exercise_id, typed, early=course.staff,
                                      seen=query_int("version", posted=True))  # fmt: skip
     except (attempts.VersionChanged, attempts.UnknownParts):  # a new version while the page was open
         return _page(exercise_id, None, typed, "changed", 409)

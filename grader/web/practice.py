@@ -11,7 +11,7 @@ from typing import NoReturn
 
 from flask import abort, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext
-from flask_login import current_user, login_required
+from flask_login import login_required
 from werkzeug.wrappers import Response
 
 from grader.answers.results import ExerciseResult
@@ -19,6 +19,7 @@ from grader.catalog.lessons import lesson_title
 from grader.extensions import limiter, practice_draws, user_key
 from grader.services import attempts, practice
 from grader.web.errors import NO_SUCH_EXERCISE
+from grader.web.course_context import current as here
 from grader.web.forms import AnswerForm, query_int
 from grader.web.learn import FIELD_PREFIX, bp, typed_answers
 
@@ -30,7 +31,7 @@ def _refuse_unfinished() -> NoReturn:
 def _allowed(exercise_id: str) -> attempts.CurrentVersion:
     """The exercise's current version if the user may practise it, else the matching error page."""
     try:
-        return practice.allowed(current_user.id, exercise_id, early=current_user.is_instructor)
+        return practice.allowed(here().seat, exercise_id, early=here().staff)
     except attempts.CodeExercise:  # practice is for typed answers: no such practice page
         abort(404, NO_SUCH_EXERCISE)
     except practice.NotFinished:
@@ -48,7 +49,7 @@ def _opened(exercise_id: str, token: str) -> practice.Practice:
 def _page(opened: practice.Practice, token: str, result: ExerciseResult | None, typed: dict[str, str],
           status: int = 200, changed: bool = False) -> tuple[str, int]:  # fmt: skip
     spec = opened.current.policy()
-    following = practice.next_in_lesson(current_user.id, opened.current, early=current_user.is_instructor)
+    following = practice.next_in_lesson(here().seat, opened.current, early=here().staff)
     warm_up = practice.numbers_token(spec.lesson, 0, current_app.config["SECRET_KEY"])
     html = render_template(
         "learn/practice.html", spec=spec, variant=opened.variant, lesson=lesson_title(spec.lesson), token=token,

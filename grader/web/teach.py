@@ -19,7 +19,8 @@ from grader.extensions import limiter, user_key
 from grader.models import utcnow
 from grader.services import authoring, exercise_form, exercise_yaml, insights, wrong_answers
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
-from grader.services.exercises import SELF_CHECK_SEEDS, all_exercises, existing, latest_version, part_labels
+from grader.services.exercises import SELF_CHECK_SEEDS, existing, latest_version, part_labels
+from grader.web.course_context import course_exercise, course_exercises, course_id, page_course
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
@@ -34,10 +35,12 @@ class EditorForm(PageForm):
 
 @bp.before_request
 def _instructors_only() -> BaseResponse | None:
-    """Every /teach page is for instructors: anonymous users log in, learners get 403."""
+    """Every /teach page is for the staff of the course the person is in now: anonymous users log in, learners
+    get 403."""
     if not current_user.is_authenticated:
         return current_app.login_manager.unauthorized()  # type: ignore[attr-defined,no-any-return]
-    if not current_user.is_instructor:
+    course = page_course()
+    if course is None or not course.staff:
         abort(403)
     return None
 
@@ -51,17 +54,17 @@ def _self_check_sizes() -> dict[str, int]:
 @bp.get("/exercises")
 def exercises() -> str:
     """All exercises with attempts, solve rate and their most common wrong answers."""
-    return render_template("teach/exercises.html", stats=insights.overview(all_exercises()),
+    return render_template("teach/exercises.html", stats=insights.overview(course_id(), course_exercises()),
                            lesson_title=lesson_title, scanned=wrong_answers.MAX_SCANNED)  # fmt: skip
 
 
 @bp.get("/exercises/<exercise_id>")
 def exercise(exercise_id: str) -> str:
     """One exercise: counts, common wrong answers per part, version history."""
-    found = existing(exercise_id)
+    found, course = course_exercise(exercise_id), course_id()
     return render_template(
-        "teach/exercise.html", exercise=found, stats=insights.stats_of(found), labels=part_labels(found),
-        wrong=insights.wrong_by_part(found.id), versions=insights.versions(found.id),
+        "teach/exercise.html", exercise=found, stats=insights.stats_of(course, found), labels=part_labels(found),
+        wrong=insights.wrong_by_part(course, found.id), versions=insights.versions(course, found.id),
         lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=wrong_answers.MAX_SCANNED, now=utcnow(),
     )  # fmt: skip
 

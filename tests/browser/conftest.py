@@ -25,7 +25,7 @@ from werkzeug.serving import make_server
 from grader.extensions import db
 from grader.models import User
 from grader.services import attempts
-from tests.web.conftest import PASSWORD, build_app
+from tests.web.conftest import build_app, PASSWORD, seat
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -205,7 +205,7 @@ def expected(app: Flask, email: str, exercise: str) -> dict[str, Any]:
     """The right answer of each part of this learner's own variant, as JSON."""
     uid = user_id(app, email)
     with app.app_context():
-        parts = attempts.learner_variant(uid, exercise)[1].parts
+        parts = attempts.learner_variant(seat(uid), exercise)[1].parts
         return {p.spec.id: p.answer_json() for p in parts}
 
 
@@ -213,7 +213,7 @@ def mistake(app: Flask, email: str, exercise: str, part: str, name: str) -> Any:
     """The answer a named misconception gives on one part of this learner's variant."""
     uid = user_id(app, email)
     with app.app_context():
-        found = attempts.learner_variant(uid, exercise)[1].part(part)
+        found = attempts.learner_variant(seat(uid), exercise)[1].part(part)
         value = next(m.routes[0] for m in found.target.mutants if m.name == name)
         return value.tolist() if hasattr(value, "tolist") else value
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from grader.services import submissions
 from tests.browser.conftest import LiveServer, NewPage, login, register, user_id
 from tests.layer_norm_sources import GOOD
-from tests.web.conftest import make_user
+from tests.web.conftest import make_user, seat
 
 PHONE = {"width": 375, "height": 812}
 NARROWEST = {"width": 320, "height": 640}
@@ -128,7 +128,7 @@ def test_code_being_graded_is_shown_when_done_without_reloading_every_few_second
     register(page, live_server.url, email)
     app = live_server.app
     with app.app_context():
-        submission_id = submissions.create(user_id(app, email), "code-layer-norm", GOOD).submission.id
+        submission_id = submissions.create(seat(user_id(app, email)), "code-layer-norm", GOOD).submission.id
     page.goto(f"{live_server.url}/exercises/code-layer-norm?submission={submission_id}")
     assert page.locator("[data-pending][role=status]").is_visible()
     assert page.locator("head > meta[http-equiv=refresh]").count() == 0  # only inside <noscript>

@@ -22,7 +22,7 @@ from grader.services import attempts, help, password_reset, submissions
 from tests.browser.axe import describe, violations
 from tests.browser.conftest import TIMEOUT_MS, LiveServer, expected, fmt, login, mistake
 from tests.layer_norm_sources import GOOD, NO_EPS
-from tests.web.conftest import make_user
+from tests.web.conftest import make_user, seat
 
 LANGUAGES = {"en": "en-US", "pt": "pt-PT", "ru": "ru-RU"}
 WIDTHS: dict[str, ViewportSize] = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 320, "height": 640}}
@@ -61,7 +61,7 @@ class People:
 
 
 def _graded(app_learner: int, exercise: str, source: str) -> int:
-    made = submissions.create(app_learner, exercise, source).submission.id
+    made = submissions.create(seat(app_learner), exercise, source).submission.id
     graded = submissions.grade_safely(made, default_pool)
     assert graded is not None and graded.status != "pending"
     return made
@@ -78,12 +78,12 @@ def world(live_server: LiveServer) -> World:
     wrong["sigma"] = fmt(mistake(app, LEARNER, NUMERIC, "sigma", "sample-variance"))
     solved = {part: fmt(value) for part, value in expected(app, LEARNER, SOLVED).items()}
     with app.app_context():
-        wrong_id = attempts.submit(learner, NUMERIC, wrong).attempt
-        right_id = attempts.submit(learner, SOLVED, solved).attempt
+        wrong_id = attempts.submit(seat(learner), NUMERIC, wrong).attempt
+        right_id = attempts.submit(seat(learner), SOLVED, solved).attempt
         assert wrong_id is not None and right_id is not None
         for _ in range(2):
-            assert help.take_hint(learner, CODE_HINTS, available=3)
-        assert help.give_up(learner, GIVEN_UP)
+            assert help.take_hint(seat(learner), CODE_HINTS, available=3)
+        assert help.give_up(seat(learner), GIVEN_UP)
         passed, failed = _graded(learner, CODE, GOOD), _graded(learner, CODE, NO_EPS)
         token = password_reset.reset_token(db.session.get_one(User, learner), app.config["SECRET_KEY"])
     return World(live_server.url, learner, wrong_id.id, right_id.id, passed, failed, token)

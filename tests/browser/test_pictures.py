@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from grader.services import attempts
 from tests.browser.conftest import TIMEOUT_MS, LiveServer, expected, register, user_id
+from tests.web.conftest import seat
 
 WIDTHS = (1280, 390)
 MINUS = "\u2212"
@@ -48,7 +49,7 @@ def send(page: Page, answers: dict[str, str]) -> None:
 
 def params(server: LiveServer, email: str, exercise: str) -> dict[str, Any]:
     with server.app.app_context():
-        return dict(attempts.learner_variant(user_id(server.app, email), exercise)[1].params)
+        return dict(attempts.learner_variant(seat(user_id(server.app, email)), exercise)[1].params)
 
 
 def shoot(browser: Browser, page: Page, artifacts: Path, name: str) -> None:
@@ -103,7 +104,7 @@ def test_the_block_diagram_and_gelu_curve_show_the_learners_numbers(
     curve = page.get_by_role("img", name="The GELU curve")
     expect(curve).to_be_visible()
     with live_server.app.app_context():
-        z = attempts.learner_variant(user_id(live_server.app, email), "block-gelu")[1].quantities["z1"]
+        z = attempts.learner_variant(seat(user_id(live_server.app, email)), "block-gelu")[1].quantities["z1"]
     expect(curve.locator("circle.pic-mark")).to_have_count(2)  # at −z and z, the prompt's printed z
     expect(curve.locator("text", has_text=f"z = {three(z)}")).to_have_count(1)
     expect(curve.locator("text", has_text=f"−z = {three(-z)}")).to_have_count(1)

@@ -12,6 +12,7 @@ from playwright.sync_api import Page
 from grader.services import practice
 from tests.browser.conftest import LiveServer, expected, fmt, register, user_id
 from tests.browser.test_learner_flow import attempts_of
+from tests.web.conftest import seat
 
 EXERCISE = "block-gelu"
 
@@ -21,7 +22,7 @@ def practice_answers(live_server: LiveServer, email: str, url: str) -> dict[str,
     token = parse_qs(urlsplit(url).query)["numbers"][0]
     uid = user_id(live_server.app, email)
     with live_server.app.app_context():
-        opened = practice.from_token(practice.allowed(uid, EXERCISE), token, live_server.app.config["SECRET_KEY"])
+        opened = practice.from_token(practice.allowed(seat(uid), EXERCISE), token, live_server.app.config["SECRET_KEY"])
     assert opened is not None
     return {p.spec.id: p.answer_json() for p in opened.variant.parts}
 

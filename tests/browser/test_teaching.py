@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 from grader.catalog.display import ENGLISH, show
 from grader.services import attempts
 from tests.browser.conftest import LiveServer, expected, fmt, register, user_id
+from tests.web.conftest import seat
 
 # Each page of the lesson starts from a quantity of the learner's one token (decimals as printed).
 BLOCK_PAGES = {"block-residual": ("x", 1), "block-layernorm": ("h", 3), "block-gelu": ("z1", 3),
@@ -30,7 +31,7 @@ def test_one_token_through_the_five_block_pages(
         page.goto(f"{base}/exercises/{exercise}")
         shown.append(page.locator("section.prompt").inner_text())
     with live_server.app.app_context():
-        first = attempts.learner_variant(user_id(live_server.app, email), "block-residual")[1]
+        first = attempts.learner_variant(seat(user_id(live_server.app, email)), "block-residual")[1]
     assert show(first.params["x"], 1, ENGLISH) != "[−0.5; −0.5; −0.5; 1.5]"  # the learner's own token, not the page's
     for (exercise, (name, decimals)), prompt in zip(BLOCK_PAGES.items(), shown):
         assert show(first.quantities[name], decimals, ENGLISH) in prompt, exercise  # where the story has got to

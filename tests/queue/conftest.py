@@ -23,7 +23,7 @@ from grader.extensions import db
 from grader.models import Progress, Submission
 from tests.queue.support import SECRET, Redis, Worker, env_for, flask_cli, strays, wait_for
 from tests.web.api_support import ADA, auth, token_for
-from tests.web.conftest import build_app, empty_database
+from tests.web.conftest import build_app, empty_database, seat_key
 
 EXERCISE = "code-layer-norm"
 SUBMIT = f"/api/v1/exercises/{EXERCISE}/submissions"
@@ -137,6 +137,6 @@ def stored(app: Flask, submission_id: int) -> tuple[Submission, int]:
     with app.app_context():
         row = db.session.get(Submission, submission_id)
         assert row is not None
-        mine = db.session.get(Progress, (row.user_id, EXERCISE))
+        mine = db.session.get(Progress, (*seat_key(row.user_id), EXERCISE))
         db.session.expunge(row)
         return row, mine.attempts_used if mine else 0

@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Flask
 
 from grader.services import attempts, help
-from tests.web.conftest import make_user
+from tests.web.conftest import make_user, seat
 from tests.web.test_teach_stats import on_page_numbers
 from tests.web.test_extensions import user_id
 from tests.web.test_learn import expected
@@ -24,7 +24,7 @@ def typed(app: Flask, user: int, email: str, neg: str | None = None) -> None:
     right = expected(app, EXERCISE, email)
     with app.app_context():
         answers = {"neg": neg if neg is not None else f"{right['neg']:.3f}", "pos": f"{right['pos']:.3f}"}
-        assert attempts.submit(user, EXERCISE, answers).outcome == "graded"
+        assert attempts.submit(seat(user), EXERCISE, answers).outcome == "graded"
 
 
 def build_class(app: Flask, teacher: str | None = None) -> dict[str, int]:
@@ -33,7 +33,7 @@ def build_class(app: Flask, teacher: str | None = None) -> dict[str, int]:
     teacher_id = user_id(app, teacher) if teacher else None
     on_page_numbers(app, *ids.values(), *([teacher_id] if teacher_id else []))  # ReLU's answer is 0 on these numbers
     with app.app_context():
-        assert help.take_hint(ids["ada"], EXERCISE, available=3)
+        assert help.take_hint(seat(ids["ada"]), EXERCISE, available=3)
     typed(app, ids["ada"], "ada@example.com", "0.000")
     typed(app, ids["ada"], "ada@example.com", "0")
     typed(app, ids["ada"], "ada@example.com")
@@ -41,7 +41,7 @@ def build_class(app: Flask, teacher: str | None = None) -> dict[str, int]:
     typed(app, ids["cy"], "cy@example.com", UNEXPLAINED)
     typed(app, ids["cy"], "cy@example.com", "0.000")
     with app.app_context():
-        assert help.give_up(ids["cy"], EXERCISE)
+        assert help.give_up(seat(ids["cy"]), EXERCISE)
     for zero in ("0.000", "0", "0.0"):
         typed(app, ids["dee"], "dee@example.com", zero)
     if teacher and teacher_id:

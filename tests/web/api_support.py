@@ -13,7 +13,7 @@ from grader.answers.kinds import KINDS
 from grader.extensions import db
 from grader.models import Attempt
 from grader.services import accounts, attempts
-from tests.web.conftest import PASSWORD
+from tests.web.conftest import seat
 
 API = "/api/v1"
 EXERCISE = "block-layernorm"
@@ -23,9 +23,21 @@ MISTAKE = "normalise-x"  # recognised on every part of block-layernorm
 
 
 def token_for(app: Flask, email: str = ADA, role: str = "learner") -> str:
+    from tests.web.conftest import make_user
+
+    if accounts_user(app, email) is None:
+        make_user(app, email, role)
     with app.app_context():
-        user = accounts.user_by_email(email) or accounts.create_user(email, PASSWORD, role)
+        user = accounts.user_by_email(email)
+        assert user is not None
         return accounts.create_token(user)
+
+
+def accounts_user(app: Flask, email: str) -> int | None:
+    """The id of the account with this email, if there is one."""
+    with app.app_context():
+        user = accounts.user_by_email(email)
+        return None if user is None else user.id
 
 
 def auth(token: str) -> dict[str, str]:
@@ -37,7 +49,7 @@ def answers_of(app: Flask, email: str = ADA, mistake: str | None = None) -> dict
     with app.app_context():
         user = accounts.user_by_email(email)
         assert user is not None
-        parts = attempts.learner_variant(user.id, EXERCISE)[1].parts
+        parts = attempts.learner_variant(seat(user.id), EXERCISE)[1].parts
         if mistake is None:
             return {p.spec.id: p.answer_json() for p in parts}
         routes = {p.spec.id: next(m.routes[0] for m in p.target.mutants if m.name == mistake) for p in parts}

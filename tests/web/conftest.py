@@ -17,7 +17,9 @@ from flask.testing import FlaskClient
 
 from grader import create_app
 from grader.extensions import db
-from grader.services import accounts
+from grader.course_models import INSTRUCTOR, CourseMember
+from grader.services import accounts, courses
+from grader.services.courses import Seat
 from grader.services.sync import sync_directory
 
 PASSWORD = "correct horse battery"
@@ -96,6 +98,7 @@ def build_app(tmp_path: Path, **overrides: object) -> Flask:
         if SERVER_DATABASE:
             db.drop_all()  # one server database per worker: empty it for each test
         db.create_all()
+        courses.ensure_default()  # the migration makes it; create_all does not
         sync_directory(app.config["EXERCISES_DIR"])
     return app
 
@@ -114,9 +117,32 @@ def client(app: Flask) -> FlaskClient:
     return app.test_client()
 
 
+def seat(user_id: int) -> Seat:
+    """The person's seat in the `default` course, where the fixtures put everyone (in an app context)."""
+    return courses.default_seat(user_id)
+
+
+def seat_key(user_id: int) -> tuple[int, int]:
+    """The first two columns of a Progress key in the `default` course: (*seat_key(uid), exercise_id)."""
+    return courses.ensure_default().id, user_id
+
+
+def in_default_course(user_id: int, role: str = "learner") -> None:
+    """Make an account written straight into the table a member of the `default` course, as the upgrade to
+    courses made every account it found (in an app context; commits)."""
+    db.session.add(CourseMember(course_id=courses.ensure_default().id, user_id=user_id, role=role))
+    db.session.commit()
+
+
 def make_user(app: Flask, email: str, role: str = "learner") -> int:
+    """An account; "instructor" is site staff and an instructor of the `default` course (as the migration makes
+    the instructors of a one-class site), "learner" a learner of it (open to every account)."""
     with app.app_context():
-        return accounts.create_user(email, PASSWORD, role).id
+        if role != "instructor":
+            return accounts.create_user(email, PASSWORD, role).id
+        user = accounts.create_user(email, PASSWORD, "staff")
+        courses.add_member(courses.ensure_default(), user, INSTRUCTOR)
+        return user.id
 
 
 def csrf_from(html: str) -> str:

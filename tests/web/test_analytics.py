@@ -10,13 +10,14 @@ from flask.testing import FlaskClient
 from grader.models import utcnow
 from grader.services import analytics, attention
 from grader.services.exercises import all_exercises, existing
+from tests.web.conftest import seat
 from tests.web.analytics_class import EXERCISE, UNEXPLAINED, build_class
 
 
 def test_an_exercise_s_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
     build_class(app, teacher="teach@example.com")
     with app.app_context():
-        found = analytics.exercise_analytics(existing(EXERCISE))
+        found = analytics.exercise_analytics(seat(0).course_id, existing(EXERCISE))
     assert (found.stats.learners, found.stats.solved, found.stats.attempts) == (4, 2, 9)
     assert found.stats.solved_share == 0.5
     assert dict(found.to_solve) == {"1": 1, "2": 0, "3": 1, "4": 0, "5": 0, "6–9": 0, "10+": 0}
@@ -32,7 +33,7 @@ def test_an_exercise_s_figures_count_the_class_built_by_hand(app: Flask, instruc
 
 def test_an_exercise_nobody_tried_has_empty_figures(app: Flask) -> None:
     with app.app_context():
-        found = analytics.exercise_analytics(existing(EXERCISE))
+        found = analytics.exercise_analytics(seat(0).course_id, existing(EXERCISE))
     assert found.stats.learners == 0 and found.misconceptions == () and found.gave_up == 0
     assert sum(n for _, n in found.to_solve) == 0 and sum(n for _, n in found.hints) == 0
 
@@ -40,18 +41,18 @@ def test_an_exercise_nobody_tried_has_empty_figures(app: Flask) -> None:
 def test_the_dashboard_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
     ids = build_class(app, teacher="teach@example.com")
     with app.app_context():
-        found = attention.rates()[EXERCISE]
+        found = attention.rates(seat(0).course_id)[EXERCISE]
         assert (found.tried, found.solved, found.attempts, found.hinted, found.gave_up) == (4, 2, 9, 1, 1)
-        assert attention.lowest_rates(all_exercises(), attention.rates()) == [found]  # the only one tried by 3+
-        met = attention.misconceptions_since(attention.this_week())
+        assert attention.lowest_rates(all_exercises(), attention.rates(seat(0).course_id)) == [found]  # the only one tried by 3+
+        met = attention.misconceptions_since(seat(0).course_id, attention.this_week())
         assert met == [attention.Met(EXERCISE, "relu", 3, 6)]
-        assert attention.misconceptions_since(utcnow() + timedelta(minutes=1)) == []  # none newer than now
-        stuck, total = attention.stuck(utcnow())
+        assert attention.misconceptions_since(seat(0).course_id, utcnow() + timedelta(minutes=1)) == []  # none newer than now
+        stuck, total = attention.stuck(seat(0).course_id, utcnow())
         # dee: three wrong attempts; cy: two, but asked for the solution. Newest first.
         assert total == 2 and [s.user_id for s in stuck] == [ids["dee"], ids["cy"]]
         assert stuck[0].on[0].attempts == 3 and not stuck[0].on[0].gave_up and stuck[1].on[0].gave_up
-        assert attention.stuck(utcnow() + attention.STUCK_WINDOW + timedelta(days=1)) == ([], 0)  # gone quiet
-        series, learners = attention.completion([EXERCISE], utcnow().date(), days=3)
+        assert attention.stuck(seat(0).course_id, utcnow() + attention.STUCK_WINDOW + timedelta(days=1)) == ([], 0)  # gone quiet
+        series, learners = attention.completion(seat(0).course_id, [EXERCISE], utcnow().date(), days=3)
     # Two of four learners solved it, today.
     assert learners == 4 and [share for _, share in series] == [0.0, 0.0, 0.5]
     assert series[-1][0] == utcnow().date()

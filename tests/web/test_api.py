@@ -17,6 +17,7 @@ from grader.extensions import db
 from grader.models import ApiToken, User, utcnow
 from grader.services import accounts, attempts, exercises, progress
 from tests.web.api_support import API, EXERCISE, ATTEMPTS, ADA, MISTAKE, auth, answers_of, typed, post, numbers_in, attempt_rows, assert_error
+from tests.web.conftest import seat
 
 
 def test_missing_token_is_401_with_challenge(client: FlaskClient) -> None:
@@ -91,9 +92,9 @@ def test_the_list_and_progress_follow_the_dashboards_lesson_order(app: Flask, cl
     with app.app_context():
         ada = db.session.scalar(sa.select(User.id).where(User.email == ADA))
         assert ada is not None
-        shown = [e.id for lesson in progress.dashboard(ada, utcnow()) for e in lesson.exercises]
+        shown = [e.id for lesson in progress.dashboard(seat(ada), utcnow()) for e in lesson.exercises]
         for exercise, answers in (("ffn-share", {"share": "0.500"}), ("block-gelu", {"neg": "0.100", "pos": "0.200"})):
-            assert attempts.submit(ada, exercise, answers).outcome == "graded"  # in the reverse of the lesson order
+            assert attempts.submit(seat(ada), exercise, answers).outcome == "graded"  # in the reverse of the lesson order
     assert listed == shown and listed[0].startswith("block-") and listed[-1].startswith("code-")
     mine = [item["exercise"] for item in client.get(f"{API}/progress", headers=auth(token)).get_json()]
     assert mine == ["block-gelu", "ffn-share"]
@@ -108,7 +109,7 @@ def test_own_variant_without_answers(app: Flask, client: FlaskClient, token: str
     with app.app_context():
         user = accounts.user_by_email(ADA)
         assert user is not None
-        variant = attempts.learner_variant(user.id, EXERCISE)[1]
+        variant = attempts.learner_variant(seat(user.id), EXERCISE)[1]
     assert body["params"] == {name: variant.params[name].tolist() for name in ("x", "a")}
     assert "LayerNorm" in body["prompt"] and body["prompt"] == variant.prompt
     hints = [(p.spec.id, syntax_hint(p.spec.type, p.target.exact)) for p in variant.parts]
@@ -190,7 +191,7 @@ def test_openapi_document_describes_the_api(client: FlaskClient) -> None:
     assert set(answers["properties"]) == {"mu", "sigma", "u"} and answers["additionalProperties"] is False
     assert answers["minProperties"] == 1 and "parameters" not in own
     gradebook = doc["paths"][f"{API}/gradebook.csv"]["get"]
-    assert [p["name"] for p in gradebook["parameters"]] == ["lesson", "exercise", "learner"]
+    assert [p["name"] for p in gradebook["parameters"]] == ["course", "lesson", "exercise", "learner"]
     assert "text/csv" in gradebook["responses"]["200"]["content"]
     assert "security" not in doc["paths"][f"{API}/openapi.json"]["get"]
 
@@ -214,7 +215,7 @@ def test_every_secured_operation_refuses_a_missing_token(client: FlaskClient) ->
     secured = [(path, method) for path, item in doc["paths"].items()
                for method, op in item.items() if op.get("security")]  # fmt: skip
     numeric = sum(1 for path in doc["paths"] if path.endswith("/attempts") and "{" not in path)
-    assert numeric >= 10 and len(secured) == 9 + 3 * numeric  # each: attempts, and practice (GET, POST)
+    assert numeric >= 10 and len(secured) == 11 + 3 * numeric  # each: attempts, and practice (GET, POST)
     for path, method in secured:
         url = path.replace("{exercise_id}", EXERCISE).replace("{submission_id}", "1")
         response = client.open(url, method=method.upper(), json={})

@@ -33,7 +33,7 @@ def statements(app: Flask) -> Iterator[list[str]]:
     sa.event.remove(engine, "commit", committed)
 
 
-def test_a_graded_attempt_is_six_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
+def test_a_graded_attempt_is_seven_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
                                                             statements: list[str]) -> None:  # fmt: skip
     # The first attempt makes the learner's seed and notes the token's use: each once, not per attempt.
     assert post(client, token, typed(answers_of(app, mistake=MISTAKE))).status_code == 201
@@ -43,6 +43,7 @@ def test_a_graded_attempt_is_six_statements_and_one_commit(app: Flask, client: F
     assert response.status_code == 201
     assert statements == [
         "SELECT api_tokens.id, users.id",  # the token's owner, unrevoked
+        "SELECT courses.id, courses.code,",  # the caller's courses: the attempt counts in one of them
         "SELECT exercises.kind, exercise_versions.version,",  # current version, seed, own due date, opening
         "INSERT INTO progress",  # the upsert that locks the learner's progress row
         "UPDATE progress SET",  # the attempt counted
@@ -64,6 +65,7 @@ def test_an_attempt_that_changes_no_score_writes_progress_once(app: Flask, clien
     assert response.status_code == 201
     assert statements == [
         "SELECT api_tokens.id, users.id",
+        "SELECT courses.id, courses.code,",
         "SELECT exercises.kind, exercise_versions.version,",
         "INSERT INTO progress",  # locks the row and counts the attempt
         "INSERT INTO attempts",

@@ -125,7 +125,7 @@ def test_the_cli_backs_up_a_relative_sqlite_path_where_the_app_keeps_it(tmp_path
                       "SECRET_KEY": "x" * 32})  # fmt: skip
     with app.app_context():
         db.create_all()
-        accounts.create_user("boss@example.com", "a long enough password", "instructor")
+        accounts.create_user("boss@example.com", "a long enough password", "admin")
     with app.app_context():  # as `flask` runs its commands
         made = app.test_cli_runner().invoke(args=["backup", str(tmp_path / "copy.db")])
     assert made.exit_code == 0, made.output

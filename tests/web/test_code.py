@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import Progress, Submission
 from tests.layer_norm_sources import GOOD, NO_EPS
-from tests.web.conftest import csrf_from, login, make_user
+from tests.web.conftest import csrf_from, login, make_user, seat_key
 
 
 def send(client: FlaskClient, source: str | None = None, upload: bytes | None = None):  # type: ignore[no-untyped-def]
@@ -42,7 +42,7 @@ def test_correct_code_passes_every_case_and_counts(app: Flask, learner: FlaskCli
     [row] = rows(app)
     assert (row.status, row.score, row.number) == ("graded", 1.0, 1)
     with app.app_context():
-        assert db.session.get(Progress, (row.user_id, "code-layer-norm")).solved_at is not None
+        assert db.session.get(Progress, (*seat_key(row.user_id), "code-layer-norm")).solved_at is not None
     sidebar = page[page.index("Your submissions"):]
     assert f'?submission={row.id}#feedback" aria-label="Submission {row.number}">{row.number}</a>' in sidebar and "100" in sidebar
 

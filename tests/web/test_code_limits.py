@@ -22,7 +22,7 @@ from grader.models import Progress, Submission, utcnow
 from grader.sandbox import default_pool
 from grader.services import submissions
 from tests.web.api_support import auth
-from tests.web.conftest import csrf_from, make_user
+from tests.web.conftest import csrf_from, make_user, seat
 from tests.web.test_due_dates import with_lines
 
 EXERCISE = "code-gelu"
@@ -169,7 +169,7 @@ def test_concurrent_submissions_cannot_both_slip_under_the_limit(
         with app.app_context():
             start.wait()
             try:
-                submissions.create(user_id, EXERCISE, source)
+                submissions.create(seat(user_id), EXERCISE, source)
                 outcomes.append("stored")
             except submissions.AttemptsUsed:
                 outcomes.append("refused")

@@ -11,7 +11,7 @@ from flask import Flask
 from grader.extensions import db
 from grader.models import Attempt, Progress, User
 from grader.services import accounts, attempts
-from tests.web.conftest import make_user
+from tests.web.conftest import make_user, seat, seat_key
 
 THREADS = 8
 PER_THREAD = 6
@@ -45,12 +45,12 @@ def test_parallel_attempts_lose_no_update(app: Flask) -> None:
 
     def distinct(thread: int, i: int) -> None:  # every answer is new: every one is an attempt
         value = f"{thread}.{i:03d}"
-        attempts.submit(user_id, "block-gelu", {"neg": value, "pos": value})
+        attempts.submit(seat(user_id), "block-gelu", {"neg": value, "pos": value})
 
     in_parallel(app, distinct)
     with app.app_context():
         numbers = sorted(db.session.scalars(sa.select(Attempt.number).where(Attempt.user_id == user_id)))
-        progress = db.session.get(Progress, (user_id, "block-gelu"))
+        progress = db.session.get(Progress, (*seat_key(user_id), "block-gelu"))
         assert numbers == list(range(1, THREADS * PER_THREAD + 1))
         assert progress is not None and progress.attempts_used == THREADS * PER_THREAD
 
@@ -61,13 +61,13 @@ def test_the_same_answers_sent_at_once_are_stored_and_counted_once_each(app: Fla
 
     def same(thread: int, i: int) -> None:  # every thread sends the same PER_THREAD answers
         value = f"0.{i:03d}"
-        outcomes.append(attempts.submit(user_id, "block-gelu", {"neg": value, "pos": value}).outcome)
+        outcomes.append(attempts.submit(seat(user_id), "block-gelu", {"neg": value, "pos": value}).outcome)
 
     in_parallel(app, same)
     assert sorted(set(outcomes)) == ["graded", "repeat"] and outcomes.count("graded") == PER_THREAD
     with app.app_context():
         numbers = sorted(db.session.scalars(sa.select(Attempt.number).where(Attempt.user_id == user_id)))
-        progress = db.session.get(Progress, (user_id, "block-gelu"))
+        progress = db.session.get(Progress, (*seat_key(user_id), "block-gelu"))
         assert numbers == list(range(1, PER_THREAD + 1))  # a repeat's credit was undone: no gaps
         assert progress is not None and progress.attempts_used == PER_THREAD
 

@@ -13,7 +13,7 @@ from grader.extensions import db
 from grader.models import Attempt, AuditEvent, Exercise, Progress, User, Variant
 from grader.services import authoring, gradebook
 from tests.web.api_support import API, auth
-from tests.web.conftest import csrf_from
+from tests.web.conftest import csrf_from, seat
 from tests.web.test_learn import EXERCISES, expected, fmt, post_answers
 from tests.web.test_sync import sync
 
@@ -25,7 +25,7 @@ NEW = RESIDUAL.replace("id: block-residual", f"id: {DRAFT_ID}").replace("title: 
 
 def instructor_id(app: Flask) -> int:
     with app.app_context():
-        return db.session.scalar(sa.select(User.id).where(User.role == "instructor"))
+        return db.session.scalar(sa.select(User.id).where(User.role == "staff"))
 
 
 def save_on_the_web(app: Flask, source: str, editing: str | None = None) -> str | None:
@@ -83,7 +83,7 @@ def test_a_new_exercise_saved_on_the_web_is_a_draft_no_learner_can_reach(
     assert learner.get(f"/exercises/{DRAFT_ID}/practice").status_code == 404
     assert count(app, Attempt) == count(app, Variant) == count(app, Progress) == 0
     with app.app_context():
-        assert DRAFT_ID not in [e.id for e in gradebook.columns(gradebook.Filters())]
+        assert DRAFT_ID not in [e.id for e in gradebook.columns(gradebook.Filters(seat(0).course_id))]
     listing = instructor.get("/teach/exercises").get_data(as_text=True)
     assert "A residual in waiting" in listing and '<span class="badge warn">draft</span>' in listing
 
@@ -95,7 +95,7 @@ def test_publishing_shows_it_to_learners_and_is_audited(
     assert "Published version 1: learners see it now." in page
     assert row(app).status == "published" and learner_sees(learner, token)
     with app.app_context():
-        assert DRAFT_ID in [e.id for e in gradebook.columns(gradebook.Filters())]
+        assert DRAFT_ID in [e.id for e in gradebook.columns(gradebook.Filters(seat(0).course_id))]
         event = db.session.scalar(sa.select(AuditEvent).where(AuditEvent.action == "exercise.published"))
         assert (event.exercise_id, event.actor_id, event.detail) == (DRAFT_ID, instructor_id(app), {"version": 1})
     assert "exercise published" in instructor.get("/teach/audit").get_data(as_text=True)
@@ -113,7 +113,7 @@ def test_unpublishing_hides_it_and_keeps_the_work_that_shows_again_once_republis
     assert "0 / 7 solved" in learner.get("/").get_data(as_text=True)  # the lesson counts it no more
     assert learner.get(f"{API}/progress", headers=auth(token)).get_json() == []
     with app.app_context():
-        assert exercise not in [e.id for e in gradebook.columns(gradebook.Filters())]
+        assert exercise not in [e.id for e in gradebook.columns(gradebook.Filters(seat(0).course_id))]
         assert db.session.scalar(sa.select(AuditEvent.action).order_by(AuditEvent.id.desc())) == "exercise.unpublished"
     assert count(app, Attempt, exercise) == count(app, Progress, exercise) == 1  # kept
     press(instructor, exercise, "publish")

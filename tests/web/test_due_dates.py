@@ -16,7 +16,7 @@ from grader.services import submissions
 from grader.services.exercises import save_source
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth
-from tests.web.conftest import csrf_from
+from tests.web.conftest import csrf_from, seat
 from tests.web.test_code import send
 from tests.web.test_learn import EXERCISES, expected, fmt, post_answers
 from tests.web.test_teach import residual_form
@@ -151,7 +151,7 @@ def test_a_submission_sent_before_the_due_date_is_on_time_however_late_it_is_gra
         user = User(email="ada@example.com", password_hash="-")
         db.session.add(user)
         db.session.commit()
-        sent = submissions.create(user.id, "code-layer-norm", GOOD).submission
+        sent = submissions.create(seat(user.id), "code-layer-norm", GOOD).submission
         sent.created_at = datetime(1999, 12, 31, 23, 0)  # queued before the due date, graded now
         db.session.commit()
         spec = submissions.code_spec_of(submissions.current_version("code-layer-norm"))  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ from grader.services.exercises import save_source
 from tests.web.test_i18n import choose, tr
 from tests.web.test_learn import expected, fmt, post_answers
 from tests.web.test_teach import source_of
+from tests.web.conftest import seat
 
 
 def test_the_dashboard_lists_lessons_and_exercises_in_the_pages_language(learner: FlaskClient) -> None:
@@ -30,7 +31,7 @@ def test_the_prompt_is_translated_and_filled_with_the_learners_own_numbers(app: 
     learner.get("/exercises/block-residual")  # makes the learner's variant
     with app.app_context():
         user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
-        variant = attempts.learner_variant(user_id, "block-residual")[1]
+        variant = attempts.learner_variant(seat(user_id), "block-residual")[1]
     own_x = re.search(r"\$x_5\$ = (\[[^\]]*\])", variant.prompt).group(1)  # type: ignore[union-attr]
     choose(learner, "pt", "/")
     html = learner.get("/exercises/block-residual").get_data(as_text=True)

@@ -12,6 +12,7 @@ from tests.web.analytics_class import EXERCISE
 from tests.web.test_analytics_queries import add_learners, statements
 from tests.web.test_teach import ZEROS
 from tests.web.test_extensions import user_id
+from tests.web.conftest import seat
 
 PAGES = ("/teach/exercises", f"/teach/exercises/{EXERCISE}")
 
@@ -20,7 +21,7 @@ def residual_tries(app: Flask, emails: list[str]) -> None:
     """Each learner sends a wrong answer to block-residual (all zeros): a second exercise with attempts."""
     with app.app_context():
         for email in emails:
-            assert attempts.submit(user_id(app, email), "block-residual", {"h": ZEROS}).outcome == "graded"
+            assert attempts.submit(seat(user_id(app, email)), "block-residual", {"h": ZEROS}).outcome == "graded"
 
 
 def test_exercise_pages_send_as_many_statements_for_more_learners_and_exercises(app: Flask,
@@ -29,7 +30,7 @@ def test_exercise_pages_send_as_many_statements_for_more_learners_and_exercises(
     # One learner spells ReLU's answer with spaces around it: the same answer, so its learners are counted
     # across spellings.
     with app.app_context():
-        spelled = attempts.submit(user_id(app, "learner000@example.com"), EXERCISE, {"neg": " 0.000 ", "pos": "9.000"})
+        spelled = attempts.submit(seat(user_id(app, "learner000@example.com")), EXERCISE, {"neg": " 0.000 ", "pos": "9.000"})
         assert spelled.outcome == "graded"
     few = {path: statements(app, instructor, path) for path in PAGES}
     add_learners(app, 3, 9)

@@ -14,7 +14,7 @@ from grader.models import Submission, Variant
 from grader.services import accounts, attempts
 from grader.services.exercises import current_version, save_source
 from grader.services.exports import spreadsheet_safe
-from tests.web.conftest import make_user
+from tests.web.conftest import make_user, seat
 from tests.layer_norm_sources import GOOD
 from tests.web.test_code import send
 
@@ -28,9 +28,9 @@ def test_every_attempt_on_an_exercise_as_typed_with_verdicts(app: Flask, instruc
     with app.app_context():
         db.session.add(Variant(user_id=ada, exercise_id="block-gelu", seed=0))  # the page's own numbers
         db.session.commit()
-        assert attempts.submit(ada, "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
-        assert attempts.submit(ada, "block-gelu", {"neg": "-0,150", "pos": "0,952"}).outcome == "graded"
-        assert attempts.submit(bob, "block-gelu", {"neg": "1.000", "pos": "2.000"}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-gelu", {"neg": "-0,150", "pos": "0,952"}).outcome == "graded"
+        assert attempts.submit(seat(bob), "block-gelu", {"neg": "1.000", "pos": "2.000"}).outcome == "graded"
     page = instructor.get("/teach/exercises/block-gelu").get_data(as_text=True)
     assert 'href="/teach/exercises/block-gelu/attempts.csv"' in page
     response = instructor.get("/teach/exercises/block-gelu/attempts.csv")
@@ -53,7 +53,7 @@ def test_an_instructors_own_tries_are_not_exported_as_the_pages_count_learners_o
         teacher = accounts.user_by_email("teach@example.com")
         assert teacher is not None
         for user in (ada, teacher.id):
-            assert attempts.submit(user, "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
+            assert attempts.submit(seat(user), "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
     rows = table(instructor.get("/teach/exercises/block-gelu/attempts.csv"))
     assert [row[0] for row in rows[1:]] == ["ada@example.com"]
 
@@ -85,10 +85,10 @@ def test_only_cells_a_spreadsheet_could_run_are_marked_as_text(cell: str, writte
 def test_an_exercise_whose_parts_changed_exports_every_versions_answers(app: Flask, instructor: FlaskClient) -> None:
     ada = make_user(app, "ada@example.com")
     with app.app_context():
-        assert attempts.submit(ada, "block-residual", {"h": "[1.000; 2.000; 3.000; 4.000]"}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-residual", {"h": "[1.000; 2.000; 3.000; 4.000]"}).outcome == "graded"
         source = current_version("block-residual").source  # type: ignore[union-attr]
         save_source(source.replace("- id: h\n", "- id: h5\n", 1), None, "web")
-        assert attempts.submit(ada, "block-residual", {"h5": "[0.000; 2.000; 3.000; 4.000]"}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-residual", {"h5": "[0.000; 2.000; 3.000; 4.000]"}).outcome == "graded"
     header, first, second = table(instructor.get("/teach/exercises/block-residual/attempts.csv"))
     assert header[7:] == ["h5 typed", "h5 verdict", "h5 mistake", "h typed", "h verdict", "h mistake"]
     assert (first[3], first[7], first[10]) == ("1", "", "[1.000; 2.000; 3.000; 4.000]")

@@ -16,7 +16,7 @@ from grader.models import Attempt, Extension, Submission, User
 from grader.services import extensions
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth, token_for
-from tests.web.conftest import csrf_from, login, make_user
+from tests.web.conftest import csrf_from, login, make_user, seat
 from tests.web.test_code import send
 from tests.web.test_due_dates import PAST, only, utc, with_due
 from tests.web.test_i18n import choose, tr
@@ -84,7 +84,7 @@ def test_removing_the_extension_brings_the_exercises_date_back(app: Flask, learn
     removed = set_due(instructor, ada, exercise, action="remove")
     assert "the exercise&#39;s due date applies again" in instructor.get(removed.headers["Location"]).get_data(as_text=True)
     with app.app_context():
-        assert extensions.own_due(ada, exercise) is None
+        assert extensions.own_due(seat(ada), exercise) is None
     assert "has passed" in learner.get(f"/exercises/{exercise}").get_data(as_text=True)
 
 

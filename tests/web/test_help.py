@@ -13,7 +13,7 @@ from grader.models import Attempt, Progress, User
 from grader.services import attempts
 from grader.services.exercises import code_spec_of, existing_version, save_source
 from grader.services.regrade import regrade
-from tests.web.conftest import csrf_from, make_user, login
+from tests.web.conftest import csrf_from, login, make_user, seat, seat_key
 from tests.web.test_editor_round_trip import editor_fields, save_unchanged, source_of
 from tests.web.test_learn import expected, fmt, post_answers
 
@@ -28,7 +28,7 @@ def _user_id(app: Flask, email: str = "ada@example.com") -> int:
 
 def _hints(app: Flask, exercise: str) -> tuple[str, ...]:
     with app.app_context():
-        return attempts.learner_variant(_user_id(app), exercise, early=True)[1].hints_in("en")
+        return attempts.learner_variant(seat(_user_id(app)), exercise, early=True)[1].hints_in("en")
 
 
 def _post(client: FlaskClient, exercise: str, action: str):  # type: ignore[no-untyped-def]
@@ -38,7 +38,7 @@ def _post(client: FlaskClient, exercise: str, action: str):  # type: ignore[no-u
 
 def _progress(app: Flask, exercise: str) -> Progress | None:
     with app.app_context():
-        return db.session.get(Progress, (_user_id(app), exercise))
+        return db.session.get(Progress, (*seat_key(_user_id(app)), exercise))
 
 
 def _policy_exercise(app: Flask, policy: str) -> None:
@@ -119,8 +119,8 @@ def test_a_solved_exercise_cannot_be_given_up(app: Flask, learner: FlaskClient) 
 def test_a_lessons_exercises_show_a_learner_the_same_token(app: Flask, learner: FlaskClient) -> None:
     with app.app_context():
         uid = _user_id(app)
-        first = attempts.learner_variant(uid, "block-residual")[1]
-        later = [attempts.learner_variant(uid, e)[1] for e in ("block-layernorm", "block-gelu", "block-output")]
+        first = attempts.learner_variant(seat(uid), "block-residual")[1]
+        later = [attempts.learner_variant(seat(uid), e)[1] for e in ("block-layernorm", "block-gelu", "block-output")]
     for variant in later:
         assert variant.seed == first.seed
         assert list(variant.params["x"]) == list(first.params["x"])
@@ -130,8 +130,8 @@ def test_a_lessons_exercises_show_a_learner_the_same_token(app: Flask, learner: 
 def test_another_learner_gets_another_token(app: Flask, learner: FlaskClient) -> None:
     other = make_user(app, "grace@example.com")
     with app.app_context():
-        mine = attempts.learner_variant(_user_id(app), "block-residual")[1].seed
-        theirs = attempts.learner_variant(other, "block-layernorm")[1].seed
+        mine = attempts.learner_variant(seat(_user_id(app)), "block-residual")[1].seed
+        theirs = attempts.learner_variant(seat(other), "block-layernorm")[1].seed
     assert mine != theirs
 
 

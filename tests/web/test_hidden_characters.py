@@ -21,7 +21,7 @@ from grader.extensions import db
 from grader.models import User
 from grader.services import accounts, attempts
 from tests.layer_norm_sources import GOOD
-from tests.web.conftest import PASSWORD, csrf_from, login
+from tests.web.conftest import csrf_from, in_default_course, login, PASSWORD, seat
 from tests.web.test_code import send
 from tests.web.test_i18n import tr
 from tests.web.test_learner_work import user_id
@@ -64,10 +64,12 @@ def test_an_email_in_one_alphabet_per_part_is_welcome(client: FlaskClient, email
 
 def test_an_account_made_before_keeps_its_email_and_shows_it_visibly(app: Flask, instructor: FlaskClient) -> None:
     with app.app_context():  # as a registration before the check stored it
-        db.session.add(User(email=SPOOF, password_hash=accounts._hasher.hash(PASSWORD), role="learner"))
+        db.session.add(User(email=SPOOF, password_hash=accounts._hasher().hash(PASSWORD), role="learner"))
         db.session.commit()
         spoof = db.session.scalar(sa.select(User.id).where(User.email == SPOOF))
-        assert spoof is not None and attempts.submit(spoof, "block-gelu", ANSWERS).outcome == "graded"
+        assert spoof is not None
+        in_default_course(spoof)
+        assert attempts.submit(seat(spoof), "block-gelu", ANSWERS).outcome == "graded"
     login(app.test_client(), SPOOF)  # it still signs in
     for page in (instructor.get("/teach/gradebook"), instructor.get(f"/teach/gradebook/{spoof}/block-gelu")):
         html = page.get_data(as_text=True)

@@ -15,7 +15,7 @@ from grader.extensions import db
 from grader.models import Attempt, Progress, SignIn, User
 from grader.services import attempts
 from grader.services.exercises import save_source
-from tests.web.conftest import PASSWORD, csrf_from, login, make_user
+from tests.web.conftest import csrf_from, login, make_user, PASSWORD, seat
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
 
@@ -24,7 +24,7 @@ def expected(app: Flask, exercise: str, email: str = "ada@example.com") -> dict[
     with app.app_context():
         user_id = db.session.scalar(sa.select(User.id).where(User.email == email))
         # early: the answers of an exercise not open yet are needed too (an instructor tries it first)
-        return {p.spec.id: p.answer_json() for p in attempts.learner_variant(user_id, exercise, early=True)[1].parts}
+        return {p.spec.id: p.answer_json() for p in attempts.learner_variant(seat(user_id), exercise, early=True)[1].parts}
 
 
 def fmt(value: object) -> str:

@@ -13,6 +13,7 @@ from grader.services import attempts
 from tests.layer_norm_sources import GOOD
 from tests.web.test_code import send
 from tests.web.test_i18n import choose, tr
+from tests.web.conftest import seat
 
 
 def user_id(app: Flask, email: str) -> int:
@@ -28,10 +29,10 @@ def test_a_gradebook_cell_opens_the_learners_attempts_as_typed(app: Flask, learn
     with app.app_context():
         db.session.add(Variant(user_id=ada, exercise_id="block-gelu", seed=0))  # the page's own numbers
         db.session.commit()
-        right = f"{float(attempts.learner_variant(ada, 'block-gelu')[1].part('neg').target.exact):.3f}"
-        assert attempts.submit(ada, "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
+        right = f"{float(attempts.learner_variant(seat(ada), 'block-gelu')[1].part('neg').target.exact):.3f}"
+        assert attempts.submit(seat(ada), "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
         typed = right.replace(".", ",")  # shown as typed, decimal comma and all
-        assert attempts.submit(ada, "block-gelu", {"neg": typed, "pos": "0.952"}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-gelu", {"neg": typed, "pos": "0.952"}).outcome == "graded"
     book = instructor.get("/teach/gradebook").get_data(as_text=True)
     assert f'href="/teach/gradebook/{ada}/block-gelu"' in book
     page = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
@@ -62,7 +63,7 @@ def test_an_instructor_reading_russian_sees_the_verdicts_in_russian(app: Flask, 
                                                                       instructor: FlaskClient) -> None:  # fmt: skip
     ada = user_id(app, "ada@example.com")
     with app.app_context():
-        assert attempts.submit(ada, "block-gelu", {"neg": "0.000", "pos": "0.000"}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-gelu", {"neg": "0.000", "pos": "0.000"}).outcome == "graded"
     choose(instructor, "ru", "/teach/gradebook")
     page = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
     assert f'<span class="badge bad">{tr("ru", "incorrect")}</span>' in page
@@ -78,7 +79,7 @@ def test_the_instructor_sees_the_learners_own_numbers_and_the_answers_they_expec
     with app.app_context():
         db.session.add(Variant(user_id=ada, exercise_id="block-gelu", seed=0))  # the lesson page's numbers
         db.session.commit()
-        parts = attempts.learner_variant(ada, "block-gelu")[1].parts
+        parts = attempts.learner_variant(seat(ada), "block-gelu")[1].parts
     page = instructor.get(f"/teach/gradebook/{ada}/block-gelu").get_data(as_text=True)
     card = page[page.index("Their variant"):page.index("<h2>Attempts")]
     assert "variant 0" in card and "= 1.102." in card  # z: the normalised row of the lesson page, −1.102

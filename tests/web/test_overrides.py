@@ -13,7 +13,7 @@ from grader.models import Progress
 from grader.services import overrides
 from grader.services.regrade import regrade
 from tests.web.api_support import API, auth, token_for
-from tests.web.conftest import csrf_from, make_user
+from tests.web.conftest import csrf_from, make_user, seat_key
 from tests.web.test_extensions import user_id
 from tests.web.test_learn import expected, fmt, post_answers
 
@@ -30,7 +30,7 @@ def set_score(instructor: FlaskClient, learner_id: int, score: str, reason: str 
 
 def progress_row(app: Flask, uid: int, exercise: str = EXERCISE) -> Progress | None:
     with app.app_context():
-        found = db.session.get(Progress, (uid, exercise))
+        found = db.session.get(Progress, (*seat_key(uid), exercise))
         if found is not None:
             db.session.expunge(found)
         return found
@@ -149,4 +149,4 @@ def test_an_instructors_account_has_no_page_score_or_due_date_in_the_gradebook(a
                              data={"csrf_token": token, "score": "100", "reason": REASON, "action": "set"})  # fmt: skip
     assert scored.status_code == 404
     with app.app_context():
-        assert db.session.get(Progress, (teacher, EXERCISE)) is None
+        assert db.session.get(Progress, (*seat_key(teacher), EXERCISE)) is None

@@ -17,6 +17,7 @@ from grader.models import User
 from grader.services import attempts
 from tests.web.test_i18n import choose, tr
 from tests.web.test_learn import expected, post_answers
+from tests.web.conftest import seat
 
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 NS = "{http://www.w3.org/2000/svg}"
@@ -26,7 +27,7 @@ def variant(app: Flask, exercise: str) -> Variant:
     """The learner ada@example.com's own variant of `exercise`."""
     with app.app_context():
         uid = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
-        return attempts.learner_variant(uid, exercise)[1]
+        return attempts.learner_variant(seat(uid), exercise)[1]
 
 
 def params(app: Flask, exercise: str) -> dict[str, object]:

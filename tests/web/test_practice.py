@@ -15,7 +15,7 @@ from grader.models import Attempt, Progress, User
 from grader.services import practice
 from grader.services.exercises import save_source
 from tests.web.api_support import auth, token_for
-from tests.web.conftest import build_app, csrf_from, login, make_user
+from tests.web.conftest import build_app, csrf_from, login, make_user, seat
 from tests.web.test_learn import EXERCISES, count, expected, fmt, limited_exercise, post_answers
 
 PRACTICE = "/exercises/block-layernorm/practice"
@@ -37,7 +37,7 @@ def practice_answers(app: Flask, token: str, exercise: str = "block-layernorm") 
     """The answers the practice variant behind `token` expects."""
     with app.app_context():
         user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
-        opened = practice.from_token(practice.allowed(user_id, exercise), token, app.config["SECRET_KEY"])
+        opened = practice.from_token(practice.allowed(seat(user_id), exercise), token, app.config["SECRET_KEY"])
     assert opened is not None
     return {p.spec.id: p.answer_json() for p in opened.variant.parts}
 
@@ -129,7 +129,7 @@ def test_new_numbers_are_one_token_for_the_whole_lesson(app: Flask, learner: Fla
     assert f"/exercises/block-layernorm/practice?numbers={token}" in page  # the next exercise, same token
     with app.app_context():
         user_id = db.session.scalar(sa.select(User.id).where(User.email == "ada@example.com"))
-        first, then = (practice.from_token(practice.allowed(user_id, e), token, app.config["SECRET_KEY"])
+        first, then = (practice.from_token(practice.allowed(seat(user_id), e), token, app.config["SECRET_KEY"])
                        for e in ("block-residual", "block-layernorm"))  # fmt: skip
     assert first is not None and then is not None
     assert list(first.variant.params["x"]) == list(then.variant.params["x"])

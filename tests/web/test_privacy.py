@@ -157,7 +157,7 @@ def test_the_cli_exports_and_deletes_any_account(tmp_path: Path) -> None:
         printed = flask_cli("users", "export", "--email", "boss@example.com", env=env)
         assert printed.returncode == 0, printed.stderr
         assert json.loads(printed.stdout)["account"] == {**json.loads(printed.stdout)["account"],
-                                                         "email": "boss@example.com", "role": "instructor"}  # fmt: skip
+                                                         "email": "boss@example.com", "role": "admin"}  # fmt: skip
         unconfirmed = flask_cli("users", "delete", "--email", "boss@example.com", env=env)
         assert unconfirmed.returncode != 0
         deleted = flask_cli("users", "delete", "--email", "boss@example.com", "--yes", env=env)

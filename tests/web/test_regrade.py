@@ -13,12 +13,13 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import Attempt, Progress
+from grader.services.courses import Seat
 from grader.services import attempts, audit
 from grader.services import regrade as regrading
 from grader.services.exercises import save_source
 from grader.services.regrade import regrade
 from grader.wrong_parts import WrongPart
-from tests.web.conftest import csrf_from, empty_database, make_user
+from tests.web.conftest import csrf_from, empty_database, make_user, seat, seat_key
 from tests.web.test_app import flask_cli
 from tests.web.test_concurrency import PER_THREAD, THREADS, in_parallel
 from tests.web.test_due_dates import PAST
@@ -43,7 +44,7 @@ def off_by(app: Flask, email: str, delta: float) -> str:
 
 def submit(app: Flask, learner_id: int, typed: str) -> attempts.Submitted:
     with app.app_context():
-        return attempts.submit(learner_id, "quiz", {"h": typed})
+        return attempts.submit(seat(learner_id), "quiz", {"h": typed})
 
 
 def rows(app: Flask, learner_id: int) -> list[tuple[int, int, float, float]]:
@@ -55,7 +56,7 @@ def rows(app: Flask, learner_id: int) -> list[tuple[int, int, float, float]]:
 
 def standing(app: Flask, learner_id: int) -> tuple[float, bool]:
     with app.app_context():
-        progress = db.session.get(Progress, (learner_id, "quiz"))
+        progress = db.session.get(Progress, (*seat_key(learner_id), "quiz"))
         assert progress is not None
         return progress.best_score, progress.solved_at is not None
 
@@ -187,14 +188,14 @@ def test_attempts_sent_during_a_regrade_are_all_kept_and_counted(app: Flask) -> 
             regrade("quiz")
         else:
             user = learners[(thread - 1) % len(learners)]
-            attempts.submit(user, "quiz", {"h": near_miss(user, thread * 6 + i)})
+            attempts.submit(seat(user), "quiz", {"h": near_miss(user, thread * 6 + i)})
 
     in_parallel(app, work)
     with app.app_context():
         regrade("quiz")
         for user in learners:
             mine = db.session.scalars(sa.select(Attempt).where(Attempt.user_id == user)).all()
-            progress = db.session.get(Progress, (user, "quiz"))
+            progress = db.session.get(Progress, (*seat_key(user), "quiz"))
             assert sorted(a.number for a in mine) == list(range(1, len(mine) + 1))
             assert {(a.version, a.raw_score) for a in mine} == {(2, 1.0)}
             assert progress is not None and (progress.attempts_used, progress.best_score) == (len(mine), 1.0)
@@ -217,10 +218,10 @@ def test_an_interrupted_regrade_has_an_event_for_what_it_committed(app: Flask, i
     save(app, LOOSE)
     one_learner = regrading._regrade_learner
 
-    def lost_on_bob(user_id: int, *rest: object) -> None:
-        if user_id == bob:
+    def lost_on_bob(seat: Seat, *rest: object) -> None:
+        if seat.user_id == bob:
             raise RuntimeError("the process was stopped")
-        one_learner(user_id, *rest)  # type: ignore[arg-type]
+        one_learner(seat, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(regrading, "_regrade_learner", lost_on_bob)
     with app.app_context(), pytest.raises(RuntimeError):

@@ -18,7 +18,7 @@ from grader.models import Variant
 from grader.services import attempts
 from grader.web.app import SECURITY_HEADERS
 from grader.web.static_files import StaticNames
-from tests.web.conftest import build_app, make_user
+from tests.web.conftest import build_app, make_user, seat
 
 STATIC = Path(__file__).resolve().parents[2] / "grader" / "web" / "static"
 BROWSER = "gzip, deflate, br, zstd"  # what Chromium offers
@@ -71,7 +71,7 @@ def test_a_csv_download_is_compressed_as_it_streams(app: Flask, instructor: Flas
         db.session.add(Variant(user_id=ada, exercise_id="block-gelu", seed=0))
         db.session.commit()
         for typed in ("0.100", "0.200", "0.300"):
-            assert attempts.submit(ada, "block-gelu", {"neg": typed, "pos": "0.952"}).outcome == "graded"
+            assert attempts.submit(seat(ada), "block-gelu", {"neg": typed, "pos": "0.952"}).outcome == "graded"
     url = "/teach/exercises/block-gelu/attempts.csv"
     plain = instructor.get(url)
     packed = instructor.get(url, headers={"Accept-Encoding": "br"})

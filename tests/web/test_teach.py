@@ -19,7 +19,7 @@ from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, User, Variant
 from grader.services import accounts, attempts, privacy
 from grader.services.exercises import latest_version
-from tests.web.conftest import PASSWORD, csrf_from, login, make_user
+from tests.web.conftest import csrf_from, in_default_course, login, make_user, PASSWORD, seat
 from tests.web.test_i18n import choose
 
 GET_ROUTES = [
@@ -207,7 +207,7 @@ def test_self_check_failure_blocks_saving(app: Flask, instructor: FlaskClient) -
 def test_edit_creates_a_version_and_attempts_keep_theirs(app: Flask, instructor: FlaskClient) -> None:
     learner_id = make_user(app, "ada@example.com")
     with app.app_context():
-        assert attempts.submit(learner_id, "block-residual", {"h": ZEROS}).outcome == "graded"
+        assert attempts.submit(seat(learner_id), "block-residual", {"h": ZEROS}).outcome == "graded"
     page = instructor.get("/teach/exercises/block-residual/edit").get_data(as_text=True)
     fields = editor_fields(page)
     assert fields["part-0-quantity"] == "h" and fields.getlist("part-0-mistakes") == ["no-residual-attention"]
@@ -338,10 +338,11 @@ def test_stats_page_lists_common_wrong_answers(app: Flask, instructor: FlaskClie
             db.session.flush()
             db.session.add(Variant(user_id=user.id, exercise_id="block-gelu", seed=0))  # the page's own numbers
             db.session.commit()
-            outcome = attempts.submit(user.id, "block-gelu", {"neg": typed, "pos": "0.952"})
+            in_default_course(user.id)
+            outcome = attempts.submit(seat(user.id), "block-gelu", {"neg": typed, "pos": "0.952"})
             assert outcome.outcome == "graded" and outcome.result.parts["neg"].misconception == "relu"
         # Ada sends it again while changing the other part: still two learners gave it, not three.
-        assert attempts.submit(user.id - 1, "block-gelu", {"neg": "0.000", "pos": "0.950"}).outcome == "graded"
+        assert attempts.submit(seat(user.id - 1), "block-gelu", {"neg": "0.000", "pos": "0.950"}).outcome == "graded"
     html = instructor.get("/teach/exercises/block-gelu").get_data(as_text=True)
     row = html[html.index('<code class="wrong">0.000</code>'):]
     assert '<td class="num">2</td>' in row[: row.index("</tr>")] and "relu" in row[: row.index("</tr>")]
@@ -365,7 +366,8 @@ def test_gradebook_shows_learners_and_filters(app: Flask, instructor: FlaskClien
         # An account from before emails were checked (email-validator refuses < and > now): still shown escaped.
         db.session.add(User(email="<b>bob</b>@example.com", password_hash="x", role="learner"))
         db.session.commit()
-        assert attempts.submit(ada, "block-residual", {"h": ZEROS}).outcome == "graded"
+        in_default_course(db.session.scalar(sa.select(User.id).where(User.email.startswith("<b>"))))
+        assert attempts.submit(seat(ada), "block-residual", {"h": ZEROS}).outcome == "graded"
     html = instructor.get("/teach/gradebook").get_data(as_text=True)
     assert "ada@example.com" in html and "&lt;b&gt;bob&lt;/b&gt;@example.com" in html and "<b>bob" not in html
     assert "teach@example.com" not in html.split("<tbody>")[1]  # instructors are not graded
@@ -389,6 +391,8 @@ def test_gradebook_is_paginated(app: Flask, instructor: FlaskClient) -> None:
     with app.app_context():
         db.session.add_all(User(email=f"learner{i:03}@example.com", password_hash="-") for i in range(101))
         db.session.commit()
+        for uid in db.session.scalars(sa.select(User.id).where(User.email.startswith("learner"))):
+            in_default_course(uid)
     first = instructor.get("/teach/gradebook").get_data(as_text=True)
     assert first.count("@example.com</th>") == 100 and "Next →" in first and "learner100@" not in first
     second = instructor.get("/teach/gradebook?page=2").get_data(as_text=True)
@@ -402,7 +406,7 @@ def test_gradebook_csv_streams_filtered_rows(app: Flask, instructor: FlaskClient
     ada = make_user(app, "ada@example.com")
     make_user(app, "=cmd@example.com")
     with app.app_context():
-        assert attempts.submit(ada, "block-residual", {"h": ZEROS}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-residual", {"h": ZEROS}).outcome == "graded"
     response = instructor.get("/teach/gradebook.csv?lesson=gpt2-block")
     assert response.is_streamed and response.mimetype == "text/csv"
     assert response.headers["Content-Disposition"] == 'attachment; filename="gradebook.csv"'

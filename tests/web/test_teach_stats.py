@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from grader.extensions import db
 from grader.models import Variant
 from grader.services import attempts
-from tests.web.conftest import make_user
+from tests.web.conftest import make_user, seat
 from tests.web.test_extensions import user_id
 from tests.layer_norm_sources import GOOD, NO_EPS
 from tests.web.test_code import send
@@ -32,7 +32,7 @@ def answer(app: Flask, user: int, email: str, neg: str | None = None) -> None:
     right = expected(app, "block-gelu", email)
     with app.app_context():
         typed = {"neg": neg if neg is not None else f"{right['neg']:.3f}", "pos": f"{right['pos']:.3f}"}
-        assert attempts.submit(user, "block-gelu", typed).outcome == "graded"
+        assert attempts.submit(seat(user), "block-gelu", typed).outcome == "graded"
 
 
 def test_an_instructor_trying_an_exercise_is_not_counted_as_a_learner(app: Flask, instructor: FlaskClient) -> None:

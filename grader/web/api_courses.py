@@ -1,0 +1,57 @@
+"""JSON API for courses, on the API blueprint: the caller's courses, and a course's gradebook for its staff."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from flask import abort, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from grader.models import utc_text
+from grader.services import courses, gradebook
+from grader.web.api import bearer, bp, caller
+from grader.web.api_schema import GradebookFilters
+from grader.web.course_context import resolve
+from grader.web.csv_download import csv_attachment
+from grader.web.openapi import ErrorBody, Reply, documented
+
+
+@dataclass(frozen=True)
+class CourseItem:
+    """One of the caller's courses: its code (for ?course= and URLs), title, their role there, its end."""
+
+    code: str
+    title: str
+    role: str  # instructor, ta or learner
+    ends_at: str | None  # UTC; after it the course is read-only for learners
+
+
+@bp.get("/courses")
+@documented("Your courses", {200: Reply("Every course you are in, by code, with your role in each.", list[CourseItem])})
+@bearer
+def my_courses() -> ResponseReturnValue:
+    """The caller's courses and their role in each."""
+    items = [CourseItem(m.code, m.title, m.role, utc_text(m.ends_at) if m.ends_at else None)
+             for m in courses.memberships(caller().user_id)]  # fmt: skip
+    return jsonify([asdict(item) for item in items])
+
+
+@bp.get("/courses/<code>/gradebook.csv")
+@documented("A course's gradebook as CSV", {
+    200: Reply("A header, then per learner of the course: solved count, best score and attempts per exercise.",
+               str, "text/csv"),
+    403: Reply("You are a learner of this course: the gradebook is for its instructors and TAs.", ErrorBody),
+    404: Reply("You are not in a course with that code.", ErrorBody),
+}, query=GradebookFilters)  # fmt: skip
+@bearer
+def course_gradebook_csv(code: str) -> ResponseReturnValue:
+    """The course's gradebook, streamed as CSV (its instructors and TAs only; 404 outside one's courses)."""
+    here = resolve(caller().user_id, caller().is_admin, code)
+    if here is None:
+        abort(404, "You are in no course with that code.")
+    if not here.staff:
+        abort(403, "Only the course's instructors and TAs can download its gradebook.")
+    filters = gradebook.Filters(here.seat.course_id, lesson=request.args.get("lesson") or None,
+                                exercise=request.args.get("exercise") or None,
+                                learner=request.args.get("learner") or None)  # fmt: skip
+    return csv_attachment(lambda: gradebook.csv_lines(filters), f"{here.code}-gradebook.csv")
