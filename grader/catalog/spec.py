@@ -187,7 +187,7 @@ class ExerciseSpec(Localised, AttemptPolicy):
     solution: list[str] = []
     translations: dict[Locale, Translation] = {}
     # model: formula carries its computation (grader.catalog.formula_model); other models take none.
-    compute: dict[Annotated[str, Field(pattern=PART_ID)], FormulaText] | None = None
+    compute: dict[str, FormulaText] | None = None  # names checked by grader.formulas.program (NAME_RULE)
     mistakes: dict[Slug, FormulaMistake] | None = None
     hand: dict[str, FormulaText] | None = None
     well_posed: list[FormulaText] | None = None
