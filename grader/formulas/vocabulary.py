@@ -67,7 +67,8 @@ def _reshape(x: Any, *dims: Any) -> np.ndarray:
 
 
 def _mask(n: Any) -> np.ndarray:
-    if np.ndim(n) != 0 or isinstance(n, bool) or not float(n).is_integer():
+    count = np.asarray(n)
+    if count.ndim != 0 or count.dtype == bool or not float(count).is_integer():
         # An instructor passing the score matrix itself is the likely slip; say what to pass instead.
         raise VocabularyError("causal_mask(n) takes the number of tokens, a whole number "
                               "(for a score matrix S, causal_mask(size(S[0])))")  # fmt: skip
