@@ -16,7 +16,6 @@ from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import VARIANT_SECONDS, Draws, VariantError, make_variant
 from grader.formulas.budget import time_budget
 
-RANDOM_SEEDS = 20
 # A variant must be made in this share of the learners' budget, so that a busier machine than the one
 # that saved the file still makes it in time.
 SAVE_SECONDS = VARIANT_SECONDS / 2
@@ -27,7 +26,7 @@ SAVE_CHECK_SECONDS = 5.0
 MAX_BROKEN_SHARE = 0.2
 
 
-def random_seeds(count: int = RANDOM_SEEDS) -> list[int]:
+def random_seeds(count: int) -> list[int]:
     """`count` seeds drawn as learners' seeds are (1 to 2**31 - 1)."""
     return [secrets.randbelow(2**31 - 1) + 1 for _ in range(count)]
 

@@ -14,7 +14,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from grader.catalog.selfcheck import SelfCheckReport, stray_dollars
+from grader.catalog.draw_check import check_draws, random_seeds
+from grader.catalog.selfcheck import SELF_CHECK_SEEDS, SelfCheckReport, stray_dollars
+from grader.catalog.spec import ExerciseSpec
 from grader.codecheck.compare import WithChanges
 from grader.codecheck.prepare import PREPARE_SECONDS, Prepared, prepare
 from grader.codecheck.spec import FORMULA_TASK, CodeExerciseSpec
@@ -101,3 +103,12 @@ def check_formula_cases(spec: CodeExerciseSpec, seeds: Iterable[int], seconds: f
         except FormulaError as error:
             return [f"{spec.id} seed {seed}: {error}"]
     return []
+
+
+def check_formula_draws(spec: ExerciseSpec | CodeExerciseSpec) -> list[str]:
+    """The save check's tries of an instructor's formulas, at the self-check's fixed seeds and as many
+    random ones, each within its save budget (check_draws, check_formula_cases); empty for built-in models
+    and tasks."""
+    if isinstance(spec, CodeExerciseSpec):
+        return check_formula_cases(spec, [*range(CODE_SELF_CHECK_SEEDS), *random_seeds(CODE_SELF_CHECK_SEEDS)])
+    return check_draws(spec, [*range(SELF_CHECK_SEEDS), *random_seeds(SELF_CHECK_SEEDS)])

@@ -12,10 +12,10 @@ from sqlalchemy.orm import InstrumentedAttribute, contains_eager
 
 from grader.catalog.lessons import exercise_order
 from grader.catalog.loader import SpecError, spec_from_text
-from grader.catalog.selfcheck import check_spec
+from grader.catalog.selfcheck import SELF_CHECK_SEEDS, check_spec
 from grader.catalog.spec import CODE_KIND, NUMERIC_KIND, ExerciseSpec
-from grader.catalog.draw_check import SAVE_CHECK_SECONDS, check_draws, random_seeds
-from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS, check_code_spec, check_formula_cases
+from grader.catalog.draw_check import SAVE_CHECK_SECONDS
+from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS, check_code_spec, check_formula_draws
 from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
@@ -28,7 +28,6 @@ from grader.texts import Text, say
 AnySpec = ExerciseSpec | CodeExerciseSpec
 Spec = TypeVar("Spec", bound=AnySpec)
 
-SELF_CHECK_SEEDS = 20  # what the editor, the import page and a sync check before a numeric exercise is stored
 
 
 class SpecInvalid(ValueError):
@@ -262,14 +261,11 @@ def save_source(source: str, user_id: int | None, origin: str = "web", publish: 
 
 def _self_check(spec: AnySpec) -> list[str]:
     # Instructors' formulas are also tried at random seeds, as learners get them, within budgets well
-    # inside the learners' (grader.catalog.draw_check, check_formula_cases), and all within one budget.
+    # inside the learners' (check_formula_draws), and the whole check within one budget.
     with time_budget(SAVE_CHECK_SECONDS):
         if isinstance(spec, CodeExerciseSpec):
-            seeds = range(CODE_SELF_CHECK_SEEDS)
-            return check_formula_cases(spec, [*seeds, *random_seeds(CODE_SELF_CHECK_SEEDS)]) \
-                or check_code_spec(spec, seeds).failures
-        return check_draws(spec, [*range(SELF_CHECK_SEEDS), *random_seeds()]) \
-            or check_spec(spec, range(SELF_CHECK_SEEDS)).failures
+            return check_formula_draws(spec) or check_code_spec(spec, range(CODE_SELF_CHECK_SEEDS)).failures
+        return check_formula_draws(spec) or check_spec(spec, range(SELF_CHECK_SEEDS)).failures
 
 
 class _Failed(Exception):
