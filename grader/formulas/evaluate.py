@@ -32,9 +32,10 @@ _COMPARE: dict[type, Callable[[Any, Any], Any]] = {
     ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
     ast.Eq: operator.eq, ast.NotEq: operator.ne,
 }  # fmt: skip
-_SYMBOL: dict[type, str] = {
-    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
-    ast.MatMult: "@", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+_NAMED: dict[type, str] = {  # how a refusal names the operation
+    ast.Add: "'+'", ast.Sub: "'-'", ast.Mult: "'*'", ast.Div: "'/'", ast.FloorDiv: "'//'", ast.Mod: "'%'",
+    ast.Pow: "'**'", ast.MatMult: "'@'", ast.Lt: "'<'", ast.LtE: "'<='", ast.Gt: "'>'", ast.GtE: "'>='",
+    ast.Eq: "'=='", ast.NotEq: "'!='",
 }  # fmt: skip
 
 
@@ -89,8 +90,9 @@ class _Evaluator:
 
     def _BinOp(self, node: ast.BinOp) -> Any:
         left, right = self.run(node.left), self.run(node.right)
-        matmul = isinstance(node.op, ast.MatMult)
-        bounded((matmul_shape if matmul else broadcast_shape)(left, right), f"'{_SYMBOL[type(node.op)]}'")
+        if isinstance(left, np.ndarray) or isinstance(right, np.ndarray):  # two numbers make one number
+            shape = matmul_shape if isinstance(node.op, ast.MatMult) else broadcast_shape
+            bounded(shape(left, right), _NAMED[type(node.op)])
         if isinstance(node.op, ast.Pow):
             return _power(left, right)
         exact = isinstance(left, int) and isinstance(right, int) and not isinstance(node.op, (ast.Div, ast.MatMult))
@@ -99,12 +101,12 @@ class _Evaluator:
 
     def _Compare(self, node: ast.Compare) -> Any:
         left, right = self.run(node.left), self.run(node.comparators[0])
-        bounded(broadcast_shape(left, right), f"'{_SYMBOL[type(node.ops[0])]}'")
+        bounded(broadcast_shape(left, right), _NAMED[type(node.ops[0])])
         return np.asarray(_COMPARE[type(node.ops[0])](np.asarray(left), np.asarray(right)))
 
     def _List(self, node: ast.List) -> Any:
         items = [self.run(item) for item in node.elts]
-        bounded((sum(int(np.size(item)) for item in items),), "a list")
+        bounded((sum(getattr(item, "size", 1) for item in items),), "a list")
         return np.asarray(items, dtype=float)
 
     _Tuple = _List

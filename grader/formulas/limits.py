@@ -30,14 +30,20 @@ def bounded(shape: tuple[int, ...], what: str) -> tuple[int, ...]:
     return shape
 
 
+def shape_of(value: Any) -> tuple[int, ...]:
+    """The shape of a formula's value: an array's, or () for a number (without np.shape's conversion)."""
+    return getattr(value, "shape", ())
+
+
 def broadcast_shape(*operands: Any) -> tuple[int, ...]:
     """The shape elementwise operands broadcast to (ValueError when they do not fit together)."""
-    return _broadcast([np.shape(o) for o in operands])
+    return _broadcast([shape_of(o) for o in operands])
 
 
 def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
-    if all(s == shapes[0] for s in shapes):  # the common case, without numpy's slower general rule
-        return shapes[0]
+    arrays = [s for s in shapes if s]
+    if all(s == arrays[0] for s in arrays):  # numbers and arrays of one shape: no need of numpy's slower rule
+        return arrays[0] if arrays else ()
     try:
         return tuple(np.broadcast_shapes(*shapes))
     except ValueError:
@@ -46,7 +52,7 @@ def _broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...]:
 
 def matmul_shape(left: Any, right: Any) -> tuple[int, ...]:
     """The shape of `left @ right`, by numpy's rule (a vector on either side counts as a row or a column)."""
-    a, b = np.shape(left), np.shape(right)
+    a, b = shape_of(left), shape_of(right)
     if not a or not b:
         raise ValueError("@ and matmul() multiply arrays, not single numbers (use * for those)")
     rows = a if len(a) > 1 else (1, *a)
