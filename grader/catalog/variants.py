@@ -27,13 +27,10 @@ from grader.catalog.display import ENGLISH, Notation, fill, notation, show
 from grader.catalog.misconceptions import known_words
 from grader.catalog.scenarios import Scenario
 from grader.catalog.spec import ExerciseSpec, ParamSpec, PartSpec
-from grader.formulas.budget import OutOfTime, time_budget
+from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
 from grader.formulas.expression import FormulaError
 
 MAX_DRAWS = 500
-# Every draw of one variant shares this budget (a formula exercise's draws run instructors' formulas, and
-# a learner's page waits for them); the shipped catalogue's slowest variant takes about 0.06 s.
-VARIANT_SECONDS = 1.0
 
 
 class VariantError(ValueError):

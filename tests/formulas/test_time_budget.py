@@ -17,7 +17,7 @@ from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
 from grader.formulas.budget import OutOfTime, time_budget
 from grader.formulas.program import build_program
 from grader.services.exercises import self_check
-from tests.formulas.hostile import BREAKING, HEAVY_STEPS, LURKING, SLOW, SLOW_CODE
+from tests.formulas.hostile import BREAKING, HEAVY_STEPS, LURKING, SLOW, SLOW_CODE, heavy_steps, numeric
 
 
 def spec_of(source: str) -> ExerciseSpec:
@@ -40,6 +40,18 @@ def test_every_draw_of_a_variant_shares_one_budget() -> None:
     # Without one budget, each of MAX_DRAWS draws had its own 0.5 s: minutes of a worker per page.
     assert draws.made < MAX_DRAWS / 10, draws
     assert "no well-posed variant" not in str(caught.value)
+
+
+def test_the_page_example_run_when_the_file_is_read_shares_one_budget() -> None:
+    # Read on every save, preview keystroke and sync: 41 routes (the answer and 40 mistakes) of 0.1 s each,
+    # each under the old 0.5 s per run.
+    mistakes = "".join(f"  m{i}:\n    title: t{i}\n    hint: h{i}\n    replace: {{y: n + {i}}}\n" for i in range(40))
+    source = numeric("page-heavy", "hostile", "  n: {random: {low: 19999, high: 20000}, page: 20000}\n",
+                     heavy_steps(10)).replace("mistakes:\n", "mistakes:\n" + mistakes)  # fmt: skip
+    found, errors = spec_from_text(source, "page-heavy.yaml")
+    assert found is None
+    assert [(e.field, e.message) for e in errors] == [
+        ("compute", "the page's example: the formulas take too long to compute (more than 1 s)")]
 
 
 def test_the_save_check_tries_random_seeds_as_learners_get_them() -> None:
