@@ -3,16 +3,21 @@ upper-case names, and a causal_mask() that says what it takes."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from grader.catalog.loader import spec_from_text
 from grader.catalog.variants import make_variant
+from grader.codecheck.spec import code_spec_from_text
 from grader.formulas.evaluate import evaluate
 from grader.formulas.expression import FormulaError, parse_formula
 from grader.formulas.program import ProgramError, build_program
 from tests.formulas.hostile import numeric
 
+CODE_SOFTMAX = (Path(__file__).resolve().parents[1] / "code" / "formula_examples" / "code-softmax.yaml").read_text(
+    encoding="utf-8")
 X = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
 
 
@@ -76,3 +81,11 @@ def test_causal_mask_of_anything_but_a_count_says_what_it_takes(argument: str) -
 def test_causal_mask_of_a_score_matrix_as_the_message_suggests() -> None:
     masked = value("S + causal_mask(size(S[0]))", S=np.zeros((3, 3)))
     assert np.array_equal(np.isinf(masked), np.triu(np.ones((3, 3), dtype=bool), k=1))
+
+
+def test_a_code_exercise_reference_may_name_and_return_an_upper_case_step() -> None:
+    source = (CODE_SOFTMAX.replace("returns: p", "returns: P").replace("    p: exp(x - m)", "    P: exp(x - m)")
+              .replace("replace: {p: exp(x - m)}", "replace: {P: exp(x - m)}"))  # fmt: skip
+    spec, errors = code_spec_from_text(source, "code-softmax.yaml")
+    assert errors == [] and spec is not None, errors
+    assert np.allclose(spec.task_object.reference(x=np.array([0.0, 0.0])), [0.5, 0.5])
