@@ -4,6 +4,7 @@ in a clear page within the variant's budget instead of minutes of redraws and a 
 
 from __future__ import annotations
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -38,14 +39,17 @@ def test_the_import_page_refuses_formulas_that_break_at_most_draws(app: Flask, i
     assert exercise_row(app, "breaking-formulas") is None
 
 
-def test_a_learner_visiting_a_published_slow_exercise_gets_a_clear_page(app: Flask, learner: FlaskClient,
-                                                                        token: str) -> None:  # fmt: skip
+def test_a_learner_visiting_a_published_slow_exercise_gets_a_clear_page(app: Flask, learner: FlaskClient, token: str,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:  # fmt: skip
     exercise_id = stored_anyway(app, SLOW, publish=True)
     page = learner.get(f"/exercises/{exercise_id}")
     body = page.get_data(as_text=True)
-    # Stopped by the variant's one budget: before it, 500 draws of 0.1 s each and a 500 (or a killed worker).
     assert page.status_code == 503 and "This exercise cannot make its numbers right now" in body
     assert "too long" not in body and "Traceback" not in body  # the reason is logged for instructors, not shown
+    # Stopped by the variant's one budget of 1 s: before it, 500 draws of 0.1 s each, then a 500 (or the
+    # worker killed on its timeout first).
+    logged = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert any("take too long to compute (more than 1 s)" in m for m in logged), logged
     api = learner.get(f"/api/v1/exercises/{exercise_id}", headers=auth(token))
     assert api.status_code == 503 and api.get_json()["error"] == "unavailable"
 
