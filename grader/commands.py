@@ -13,6 +13,7 @@ from grader.catalog.catalog import DEFAULT_EXERCISES, Catalog
 from grader.catalog.loader import collect, read_sources
 from grader.catalog.selfcheck import check_catalog
 from grader.catalog.variants import VariantError
+from grader.codecheck.selfcheck import check_formula_draws
 from grader.codecheck.spec import any_spec_from_text
 from grader.visible import visible
 
@@ -38,9 +39,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     errors += problems
     for error in errors:
         print(error)
-    if not errors:
+    # Formulas are also tried as the save check tries them (at random seeds too, within its budgets).
+    failures = [failure for spec in specs for failure in check_formula_draws(spec)]
+    for failure in failures:
+        print(failure)
+    if not errors and not failures:
         print(f"{len(specs)} exercises valid")
-    return 1 if errors else 0
+    return 1 if errors or failures else 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.formulas.hostile import LURKING
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -124,3 +126,13 @@ def test_grade_code_escapes_what_the_submission_prints_so_it_cannot_drive_the_te
         assert not any(c in result.stdout for c in "\x1b\x07\x9b")
         assert "\\u001b]0;owned\\u0007\\u001b[2J\\u009b1mpassed" in result.stdout
     assert json.loads(result.stdout)["cases"][0]["printed"] == title_and_clear + "passed\n"
+
+
+def test_validate_tries_formulas_as_the_save_check_does(tmp_path: Path) -> None:
+    (tmp_path / "lurking.yaml").write_text(LURKING, encoding="utf-8")
+    result = run("exercises", "validate", str(tmp_path))
+    assert result.returncode == 1
+    # Quick at seeds 0 to 19; the random seeds tried as well find the slow ones.
+    [line] = result.stdout.splitlines()
+    assert line.startswith("lurking-formulas: no variant for seed ") and line.endswith(
+        ": the formulas take too long to compute (more than 0.5 s)")

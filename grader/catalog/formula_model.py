@@ -17,7 +17,6 @@ from pydantic import Field
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.scenarios.base import Params, Quantities, Scenario
 from grader.catalog.strict import Strict
-from grader.formulas.expression import FormulaError
 from grader.formulas.program import Program, build_program
 from grader.texts import Refusal
 
@@ -86,12 +85,7 @@ def formula_scenario(program: Program, graded: tuple[str, ...]) -> Scenario:
     return Scenario(
         name=FORMULA, params=program.params, quantities=(*program.params, *program.steps),
         mistakes=tuple(program.mistakes), compute=compute, hand_paths=(True,) if program.hand else (),
-        well_posed=lambda params: _problem(program, params, graded),
+        # A formula that cannot be computed for the drawn numbers raises FormulaError: the draw loop
+        # (grader.catalog.variants) redraws, and tallies it for the save check.
+        well_posed=lambda params: program.problem(params, graded),
     )  # fmt: skip
-
-
-def _problem(program: Program, params: Params, graded: tuple[str, ...]) -> str | None:
-    try:
-        return program.problem(params, graded)
-    except FormulaError as error:  # these numbers break a formula (a shape that does not fit, ...): redraw
-        return f"the formulas cannot be computed for these numbers: {error}"

@@ -15,6 +15,8 @@ from grader.catalog.spec import ExerciseSpec, Place
 from grader.catalog.variants import PartVariant, Variant, VariantError, make_variant
 from grader.markup import STRAY_DOLLAR, has_stray_dollar
 
+SELF_CHECK_SEEDS = 20  # what the editor, the import page and a sync check before a numeric exercise is stored
+
 
 @dataclass
 class SelfCheckReport:

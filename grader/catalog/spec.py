@@ -18,6 +18,7 @@ from grader.catalog.scenarios import SCENARIOS, Scenario
 from grader.catalog.strict import Strict
 from grader.catalog.translations import Localised, Locale, Translation
 from grader.markup import math_problems
+from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
 from grader.formulas.program import ProgramError
 from grader.texts import Refusal, Text, say
 
@@ -187,7 +188,7 @@ class ExerciseSpec(Localised, AttemptPolicy):
     solution: list[str] = []
     translations: dict[Locale, Translation] = {}
     # model: formula carries its computation (grader.catalog.formula_model); other models take none.
-    compute: dict[Annotated[str, Field(pattern=PART_ID)], FormulaText] | None = None
+    compute: dict[str, FormulaText] | None = None  # names checked by grader.formulas.program (NAME_RULE)
     mistakes: dict[Slug, FormulaMistake] | None = None
     hand: dict[str, FormulaText] | None = None
     well_posed: list[FormulaText] | None = None
@@ -235,10 +236,14 @@ class ExerciseSpec(Localised, AttemptPolicy):
             scenario = self.scenario
             page = {name: p.page for name, p in self.params.items()}
             if None not in page.values():  # the page's example runs here, so a step that cannot run is placed
-                for route in (None, *scenario.mistakes):
-                    scenario.routes({k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()}, route)
+                with time_budget(VARIANT_SECONDS):  # every route together, as for one variant
+                    for route in (None, *scenario.mistakes):
+                        scenario.routes({k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()},
+                                        route)  # fmt: skip
         except ProgramError as error:
             raise _located(str(error), error.where, "") from None
+        except OutOfTime as error:
+            raise _located(f"the page's example: {error}", ("compute",), "") from None
         for name, mistake in (self.mistakes or {}).items():
             mistake.words(name)
 

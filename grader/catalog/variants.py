@@ -27,6 +27,8 @@ from grader.catalog.display import ENGLISH, Notation, fill, notation, show
 from grader.catalog.misconceptions import known_words
 from grader.catalog.scenarios import Scenario
 from grader.catalog.spec import ExerciseSpec, ParamSpec, PartSpec
+from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
+from grader.formulas.expression import FormulaError
 
 MAX_DRAWS = 500
 
@@ -228,21 +230,52 @@ def _draw_params(spec: ExerciseSpec, seed: int, draw: int) -> dict[str, Any]:
             for name, p in spec.params.items()}  # fmt: skip
 
 
-def make_variant(spec: ExerciseSpec, seed: int) -> Variant:
-    """The variant of `spec` for `seed`; raises VariantError when none is well posed."""
+@dataclass
+class Draws:
+    """A tally over the variants made with it: draws made, and draws whose formulas could not be computed."""
+
+    made: int = 0
+    broken: int = 0
+    example: str = ""  # why one broken draw broke
+
+
+def make_variant(spec: ExerciseSpec, seed: int, draws: Draws | None = None) -> Variant:
+    """The variant of `spec` for `seed`, its draws tallied in `draws`; raises VariantError when none is
+    well posed within MAX_DRAWS draws and VARIANT_SECONDS (or a shorter budget already open)."""
     if seed < 0:
         raise VariantError("seeds are non-negative integers")
+    try:
+        with time_budget(VARIANT_SECONDS):
+            return _make(spec, seed, draws or Draws())
+    except OutOfTime as error:  # not a reason to redraw: the next draw would be as slow
+        raise VariantError(f"{spec.id}: no variant for seed {seed}: {error}") from None
+
+
+def _make(spec: ExerciseSpec, seed: int, draws: Draws) -> Variant:
     page = _page_params(spec) if seed == 0 else None
     if page is not None:
-        built = _build(spec, seed, page)
+        built = _drawn(spec, seed, page, draws, story=False)
         if isinstance(built, str):
             raise VariantError(f"{spec.id}: the page's example is ill-posed: {built}")
         return built
     last = ""
     for draw in range(MAX_DRAWS):
-        params = _draw_params(spec, seed, draw)
-        built = spec.scenario.suits_story(params) or _build(spec, seed, params)
+        built = _drawn(spec, seed, _draw_params(spec, seed, draw), draws, story=True)
         if not isinstance(built, str):
             return built
         last = built
     raise VariantError(f"{spec.id}: no well-posed variant for seed {seed} in {MAX_DRAWS} draws ({last})")
+
+
+def _drawn(spec: ExerciseSpec, seed: int, params: dict[str, Any], draws: Draws, story: bool) -> Variant | str:
+    """The variant of one draw of parameters, or why it is redrawn."""
+    draws.made += 1
+    try:
+        unsuited = spec.scenario.suits_story(params) if story else None
+        return unsuited or _build(spec, seed, params)
+    except OutOfTime:
+        raise
+    except FormulaError as error:  # these numbers break a formula (an index past the end, ...): redraw
+        draws.broken += 1
+        draws.example = draws.example or str(error)
+        return f"the formulas cannot be computed for these numbers: {error}"

@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import Field
 
 from grader.catalog.formula_model import FormulaMistake, FormulaText, formula_program
-from grader.catalog.spec import PART_ID, ParamSpec, Slug
+from grader.catalog.spec import ParamSpec, Slug
 from grader.catalog.strict import Strict
 from grader.catalog.variants import draw_param
 from grader.codecheck.base import Case, Mutant, Task, edge, hidden
@@ -40,7 +40,7 @@ class FormulaReference(Strict):
 
     function: str = Field(pattern=r"^[a-z_][a-z0-9_]*$", max_length=40)
     args: list[str] = Field(min_length=1, max_length=8)
-    returns: str = Field(pattern=PART_ID)
+    returns: str = Field(max_length=80)  # a step of compute (checked in program(), which checks names too)
     compute: dict[str, FormulaText] = Field(min_length=1)
     mistakes: dict[Slug, FormulaMistake] = {}
     inputs: dict[str, ParamSpec] = Field(min_length=1)

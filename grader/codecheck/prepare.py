@@ -11,6 +11,11 @@ import numpy as np
 from grader.codecheck.base import Case
 from grader.codecheck.compare import WithChanges
 from grader.codecheck.spec import CodeExerciseSpec
+from grader.formulas.budget import time_budget
+
+# One submission's cases, the reference's and every mistake's outputs on them, share this budget. Only a
+# `task: formula` reference (an instructor's formulas) looks at it: the built-in tasks are our own Python.
+PREPARE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -35,12 +40,14 @@ def cases_for(spec: CodeExerciseSpec, seed: int) -> list[Case]:
 
 
 def prepare(spec: CodeExerciseSpec, seed: int) -> Prepared:
-    """Generate the cases for `seed` and compute the reference and mutant outputs on them."""
+    """Generate the cases for `seed` and compute the reference and mutant outputs on them (a formula
+    reference raises FormulaError when it cannot, OutOfTime past PREPARE_SECONDS or a shorter open budget)."""
     task = spec.task_object
     cases = cases_for(spec, seed)
-    expected = [_call(task.reference, case, task.changes) for case in cases]
-    outputs = {name: [_call(task.mutants[name].compute, case, task.changes) for case in cases]
-               for name in spec.mutants}  # fmt: skip
+    with time_budget(PREPARE_SECONDS):
+        expected = [_call(task.reference, case, task.changes) for case in cases]
+        outputs = {name: [_call(task.mutants[name].compute, case, task.changes) for case in cases]
+                   for name in spec.mutants}  # fmt: skip
     return Prepared(cases, expected, outputs)
 
 

@@ -14,10 +14,14 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from grader.catalog.selfcheck import SelfCheckReport, stray_dollars
+from grader.catalog.draw_check import check_draws, random_seeds
+from grader.catalog.selfcheck import SELF_CHECK_SEEDS, SelfCheckReport, stray_dollars
+from grader.catalog.spec import ExerciseSpec
 from grader.codecheck.compare import WithChanges
-from grader.codecheck.prepare import Prepared, prepare
-from grader.codecheck.spec import CodeExerciseSpec
+from grader.codecheck.prepare import PREPARE_SECONDS, Prepared, prepare
+from grader.codecheck.spec import FORMULA_TASK, CodeExerciseSpec
+from grader.formulas.budget import time_budget
+from grader.formulas.expression import FormulaError
 from grader.codecheck.verdict import grade
 from grader.sandbox.results import CaseRun, RunResult
 
@@ -26,6 +30,8 @@ from grader.sandbox.results import CaseRun, RunResult
 CODE_SELF_CHECK_SEEDS = 5
 MARGIN = 10
 ROUNDING = 1e-9
+# The save check gives a formula reference this share of a submission's budget for one seed's cases.
+SAVE_SECONDS = PREPARE_SECONDS / 2
 
 
 def returning(values: Sequence[Any]) -> RunResult:
@@ -82,3 +88,27 @@ def check_code_spec(spec: CodeExerciseSpec, seeds: Iterable[int]) -> SelfCheckRe
     for seed in seeds:
         _check_seed(spec, loose, seed, report)
     return report
+
+
+def check_formula_cases(spec: CodeExerciseSpec, seeds: Iterable[int], seconds: float = SAVE_SECONDS) -> list[str]:
+    """Why a `task: formula` reference would fail learners at `seeds` (its formulas cannot be computed for
+    the drawn inputs, or take more than `seconds` for one seed's cases); empty for other tasks. Stops at
+    the first seed that fails."""
+    if spec.task != FORMULA_TASK:
+        return []
+    for seed in seeds:
+        try:
+            with time_budget(seconds):
+                prepare(spec, seed)
+        except FormulaError as error:
+            return [f"{spec.id} seed {seed}: {error}"]
+    return []
+
+
+def check_formula_draws(spec: ExerciseSpec | CodeExerciseSpec) -> list[str]:
+    """The save check's tries of an instructor's formulas, at the self-check's fixed seeds and as many
+    random ones, each within its save budget (check_draws, check_formula_cases); empty for built-in models
+    and tasks."""
+    if isinstance(spec, CodeExerciseSpec):
+        return check_formula_cases(spec, [*range(CODE_SELF_CHECK_SEEDS), *random_seeds(CODE_SELF_CHECK_SEEDS)])
+    return check_draws(spec, [*range(SELF_CHECK_SEEDS), *random_seeds(SELF_CHECK_SEEDS)])

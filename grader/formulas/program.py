@@ -8,17 +8,20 @@ step's own formula gave: `{u: round(u, 3)}` rounds u, `{z: s}` forgets the tempe
 
 from __future__ import annotations
 
-import time
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import numpy as np
 
-from grader.formulas.evaluate import evaluate
+from grader.formulas.budget import OutOfTime, time_budget
+from grader.formulas.evaluate import MAX_SECONDS, evaluate
 from grader.formulas.expression import Formula, FormulaError, parse_formula
 
 MAX_STEPS = 60
-MAX_SECONDS = 0.5  # one run of every step, a guard far above what the size limits allow
+# A name of a parameter or step: letters (either case), digits and _, starting with a letter.
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+NAME_RULE = "a name is letters, digits and _, starting with a letter (such as z, T, h_2)"
 
 
 class ProgramError(FormulaError):
@@ -47,18 +50,17 @@ class Program:
     conditions: tuple[Formula, ...] = ()
 
     def run(self, params: Mapping[str, Any], mistake: str | None = None, hand: bool = False) -> dict[str, Any]:
-        """Every step's value (and the parameters) along the route a mistake and the hand rounding make."""
+        """Every step's value (and the parameters) along the route a mistake and the hand rounding make,
+        within MAX_SECONDS and within any budget already open (OutOfTime beyond)."""
         values: dict[str, Any] = dict(params)
         replacing = {**(self.hand if hand else {}), **(self.mistakes[mistake] if mistake else {})}
-        started = time.monotonic()
-        for name, formula in self.steps.items():
-            values[name] = _placed(("compute", name), formula, values)
-            if name in replacing:
-                where = ("mistakes", str(mistake), "replace", name) if mistake and name in self.mistakes[mistake] \
-                    else ("hand", name)
-                values[name] = _placed(where, replacing[name], values)
-            if time.monotonic() - started > MAX_SECONDS:
-                raise FormulaError(f"the formulas take too long to compute (more than {MAX_SECONDS} s)")
+        with time_budget(MAX_SECONDS):
+            for name, formula in self.steps.items():
+                values[name] = _placed(("compute", name), formula, values)
+                if name in replacing:
+                    where = ("mistakes", str(mistake), "replace", name) if mistake and name in self.mistakes[mistake] \
+                        else ("hand", name)
+                    values[name] = _placed(where, replacing[name], values)
         return values
 
     def problem(self, params: Mapping[str, Any], graded: tuple[str, ...] = ()) -> str | None:
@@ -67,9 +69,10 @@ class Program:
         Only the `graded` steps must be finite: a causal mask's -inf is fine on the way to a softmax.
         """
         values = self.run(params)
-        for condition in self.conditions:
-            if not bool(np.all(evaluate(condition, values))):
-                return f"well_posed: {condition.text} does not hold"
+        with time_budget(MAX_SECONDS):
+            for condition in self.conditions:
+                if not bool(np.all(evaluate(condition, values))):
+                    return f"well_posed: {condition.text} does not hold"
         for name in graded:
             value = np.asarray(values[name])
             if np.issubdtype(value.dtype, np.number) and not np.all(np.isfinite(value)):
@@ -80,10 +83,15 @@ class Program:
 def _placed(where: tuple[str, ...], formula: Formula, values: Mapping[str, Any]) -> Any:
     try:
         return evaluate(formula, values)
-    except ProgramError:
+    except (ProgramError, OutOfTime):  # placed already; or the whole piece of work stops, not this formula
         raise
     except FormulaError as error:
         raise ProgramError(where, str(error)) from None
+
+
+def _check_name(where: tuple[str, ...], name: object) -> None:
+    if not isinstance(name, str) or not NAME.fullmatch(name):
+        raise ProgramError(where, f"{name!r} cannot name a value: {NAME_RULE}")
 
 
 def _reads_ahead(where: tuple[str, ...], formula: Formula, known: set[str], itself: str | None = None) -> None:
@@ -97,10 +105,13 @@ def build_program(params: list[str], compute: Mapping[str, object], mistakes: Ma
     """The checked program; raises ProgramError naming the first formula that is refused."""
     if not 1 <= len(compute) <= MAX_STEPS:
         raise ProgramError(("compute",), f"give 1 to {MAX_STEPS} named steps")
+    for name in params:
+        _check_name(("params", name), name)
     steps: dict[str, Formula] = {}
     order = {name: i for i, name in enumerate(compute)}
     for name, text in compute.items():
         where = ("compute", name)
+        _check_name(where, name)
         if name in params:
             raise ProgramError(where, "a step cannot have a parameter's name")
         formula = _parsed(where, text)

@@ -23,11 +23,12 @@ from grader.services import audit
 from grader.services.attempts import known_answers, seed_of
 from grader.services.dialect import lock_rows
 from grader.services.exercises import (AnySpec, SpecInvalid, existing, latest_version, make_current,
-                                       parse_any_source, variant_of)
+                                       parse_any_source, self_check, variant_of)
 
 
 class CannotPublish(ValueError):
-    """The newest version no longer validates (the catalogue changed since it was stored)."""
+    """The newest version no longer validates, or fails the save check (the catalogue or its checks changed
+    since it was stored)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,10 @@ def publish(exercise_id: str, actor_id: int | None) -> Published:
     except SpecInvalid as error:
         db.session.rollback()
         raise CannotPublish(str(error)) from error
+    failures = self_check(newest.source)  # a draft stored before the save check learnt of random seeds
+    if failures:
+        db.session.rollback()
+        raise CannotPublish(failures[0])
     make_current(exercise, spec)
     exercise.status = PUBLISHED
     exercise.updated_at = utcnow()

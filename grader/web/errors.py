@@ -108,8 +108,10 @@ INVALID_EXERCISE = _l("This exercise cannot be shown right now: its current vers
 
 
 def _broken_exercise(error: VariantError) -> ResponseReturnValue:
+    # The exercise's own problem (its formulas took too long, no draw was well posed), not a fault of the
+    # service: it is unavailable until an instructor fixes it.
     current_app.logger.error("an exercise cannot make a variant: %s", error)
-    return error_response(500, BROKEN_EXERCISE)
+    return error_response(503, BROKEN_EXERCISE)
 
 
 def _invalid_exercise(error: SpecInvalid) -> ResponseReturnValue:

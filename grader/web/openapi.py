@@ -256,7 +256,8 @@ def _responses(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, A
         replies.setdefault(413, Reply("The body is larger than the service accepts.", ErrorBody))
     replies.setdefault(400, Reply("The query string holds a NUL character.", ErrorBody))
     replies.setdefault(500, Reply("An unexpected fault, logged; nothing half-written is kept.", ErrorBody))
-    replies.setdefault(503, Reply("The database is unreachable, read-only or full; nothing was saved.", ErrorBody))
+    replies.setdefault(503, Reply("The database is unreachable, read-only or full, or the exercise cannot make its "
+                                  "numbers until an instructor fixes it; nothing was saved.", ErrorBody))
     out: dict[str, Any] = {}
     for status in sorted(replies):
         reply = replies[status]

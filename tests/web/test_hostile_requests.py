@@ -76,7 +76,7 @@ def test_an_exercise_that_cannot_make_its_numbers_gets_a_clear_page(app: Flask, 
     monkeypatch.setattr(exercises, "make_variant", broken)
     response = learner.get("/exercises/block-gelu")
     body = response.get_data(as_text=True)
-    assert response.status_code == 500 and "cannot make its numbers right now" in body
+    assert response.status_code == 503 and "cannot make its numbers right now" in body
     assert "well-posed" not in body
 
 
