@@ -11,8 +11,9 @@ from grader.extensions import db
 from grader.lti.models import GradeLink, LtiAccount
 from grader.models import User
 from grader.services.accounts import normalise_email
+from grader.services.password_reset import NO_PASSWORD
 
-UNUSABLE_PASSWORD = "!lti"  # no password matches it: these accounts sign in through their LMS only
+UNUSABLE_PASSWORD = NO_PASSWORD + "lti"  # no password matches it, and none is reset: they sign in through their LMS
 MAX_EMAIL = 254
 
 

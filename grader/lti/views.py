@@ -12,7 +12,7 @@ from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask_login import current_user
 
 from grader.extensions import csrf, db
-from grader.lti import accounts, deep_linking, roster
+from grader.lti import accounts, deep_linking, roles, roster
 from grader.lti.keys import app_key
 from grader.lti.launch import AGS_CLAIM, SESSION_KEY, Launch, LaunchRefused, frame_origins, login_redirect, validate
 from grader.models import User
@@ -22,7 +22,6 @@ from grader.web.errors import error_response
 from grader.web.i18n import current_locale, remember, supported
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
-INSTRUCTOR_ROLES = ("#Instructor", "#Administrator", "#ContentDeveloper", "#TeachingAssistant")
 REFUSALS = {
     "issuer": N_("This launch comes from a platform (issuer) that is not registered with this site."),
     "audience": N_("This launch is addressed to another tool: its audience is not the client id registered for "
@@ -70,11 +69,6 @@ def login() -> ResponseReturnValue:
         return _refusal(refused)
 
 
-def _is_instructor(launch: Launch) -> bool:
-    roles = launch.claim("roles") or []
-    return any(isinstance(r, str) and r.endswith(INSTRUCTOR_ROLES) for r in roles)
-
-
 def _locale(launch: Launch) -> str | None:
     wanted = (launch.claim("launch_presentation") or {}).get("locale") or ""
     return supported(str(wanted).replace("_", "-").split("-")[0].lower())
@@ -109,7 +103,7 @@ def launch() -> ResponseReturnValue:
     except LaunchRefused as refused:
         return _refusal(refused)
     claims = checked.claims
-    instructor = _is_instructor(checked)
+    instructor = roles.site_instructor(roles.course_role(checked.claim("roles")))
     deep_link = checked.claim("message_type") == "LtiDeepLinkingRequest"
     if deep_link and not instructor:  # refused before any account is made
         abort(403, _l("Only instructors can add activities from this catalogue."))

@@ -246,7 +246,7 @@ def forgot() -> ResponseReturnValue:
 def _send_reset_link(server: mail.SmtpServer, email: str) -> None:
     user = accounts.user_by_email(email)
     letter = _reset_mail(user or User(id=0, email=email, password_hash=""))  # the same work either way
-    if user is not None:
+    if user is not None and password_reset.resettable(user):
         mail.send_later(server, letter)
     hours = password_reset.RESET_SECONDS // 3600
     flash(gettext("If an account uses %(email)s, a link to choose a new password is on its way to it. "

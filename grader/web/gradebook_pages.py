@@ -170,6 +170,9 @@ def reset_link() -> str:
         user = accounts.user_by_email(form.email.data or "")
         if user is None or user.is_instructor:  # instructors reset through an operator's CLI
             form.email.errors = [gettext("There is no learner with that email.")]
+        elif not password_reset.resettable(user):
+            form.email.errors = [gettext("This learner signs in through their LMS: there is no password here to "
+                                         "reset.")]  # fmt: skip
         else:
             link = reset_url(user)
             audit.record(current_user.id, "reset_link", user.id)
