@@ -20,7 +20,7 @@ from grader.lti import platforms
 from grader.lti.keys import app_key
 from grader.lti.models import Platform
 from grader.lti.outbox import MAX_POINTS
-from grader.models import Exercise
+from grader.models import PUBLISHED, Exercise
 
 SESSION_KEY = "lti_deep_link"  # what the deep-linking request asked, kept until the instructor picks
 
@@ -35,8 +35,8 @@ class Choice:
 
 
 def catalogue(locale: str) -> list[tuple[Choice, list[Choice]]]:
-    """Every lesson with its exercises, in the dashboard's order."""
-    rows = sorted(db.session.scalars(sa.select(Exercise)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
+    """Every lesson with its published exercises, in the dashboard's order (a draft is in nobody's lessons)."""
+    rows = sorted(db.session.scalars(sa.select(Exercise).where(Exercise.status == PUBLISHED)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
     lessons: dict[str, tuple[Choice, list[Choice]]] = {}
     for exercise in rows:
         entry = lessons.setdefault(exercise.lesson, (Choice(f"lesson:{exercise.lesson}",

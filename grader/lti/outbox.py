@@ -29,7 +29,7 @@ from grader.extensions import db
 from grader.lti import platforms
 from grader.lti.keys import app_key
 from grader.lti.models import GradeLink, LtiAccount, OutgoingScore, Platform
-from grader.models import Exercise, Progress, utc_text, utcnow
+from grader.models import PUBLISHED, Exercise, Progress, utc_text, utcnow
 
 log = logging.getLogger("grader.lti")
 MAX_POINTS = 100.0  # every line item we create is out of 100: a learner's score (0 to 1) as a percentage
@@ -52,7 +52,8 @@ def _scores(user_id: int, exercise_ids: list[str]) -> tuple[float, bool]:
 def _target_exercises(target: str) -> list[str]:
     kind, _, name = target.partition(":")
     if kind == "lesson":
-        return list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == name)))
+        return list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == name,
+                                                                    Exercise.status == PUBLISHED)))  # as the gradebook
     return [name]
 
 
