@@ -16,22 +16,22 @@ from urllib.parse import urlsplit
 
 import requests
 import sqlalchemy as sa
-from flask import Response, session
+from flask import Response
 from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
 from pylti1p3.exception import LtiException, OIDCException
 
 from grader.extensions import db
-from grader.lti import platforms
+from grader.lti import login_state, platforms
 from grader.lti.keys import app_key
 from grader.lti.models import UsedNonce
 from grader.models import utcnow
 
 log = logging.getLogger("grader.lti")
-Reason = Literal["issuer", "audience", "deployment", "signature", "expired", "replayed", "state", "claims", "keys"]
+Reason = Literal["issuer", "client", "audience", "deployment", "signature", "expired", "replayed", "state", "claims",
+                 "keys"]
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 REQUIRED = ("sub", "exp", "iat", "nonce", CLAIM + "deployment_id", CLAIM + "message_type", CLAIM + "version")
-SESSION_KEY = "lti"  # {"origins": [...]} in a session begun by an LTI login: its pages may be framed there
 # pylti1p3's messages, as the check they come from.
 _REASONS: tuple[tuple[str, Reason], ...] = (
     ("Signature has expired", "expired"), ("The token is not yet valid", "expired"),
@@ -56,16 +56,19 @@ def tool_conf() -> platforms.ToolConf:
     return platforms.ToolConf(app_key())
 
 
-def login_redirect(launch_url: str) -> Response:
-    """Answer the platform's login initiation with a redirect to its authorisation endpoint."""
-    oidc = FlaskOIDCLogin(FlaskRequest(), tool_conf())
+def login_redirect(launch_url: str, issuer: str, client_id: str | None) -> Response:
+    """Answer the platform's login initiation with a redirect to its authorisation endpoint; the login's
+    state goes in cookies of its own (login_state), never in the session."""
+    if issuer and platforms.known_issuer(issuer) and client_id and client_id not in platforms.client_ids(issuer):
+        raise _refused("client", f"client id {client_id[:80]!r} is not registered for issuer {issuer[:200]!r}")
+    kept = login_state.load()
+    oidc = FlaskOIDCLogin(FlaskRequest(), tool_conf(), launch_data_storage=kept)
     try:
-        response = oidc.redirect(launch_url)
+        response = cast(Response, oidc.redirect(launch_url))
     except OIDCException as error:
         raise _refused("issuer" if "registration" in str(error) else "claims", str(error)) from None
-    platform = platforms.find(oidc.get_iss() or "", oidc.get_client_id())
-    session[SESSION_KEY] = {"origins": platforms.origins_of(platform) if platform else []}
-    return cast(Response, response)
+    login_state.save(response, kept)
+    return response
 
 
 def _unverified_body(token: str) -> dict[str, Any]:
@@ -118,12 +121,6 @@ def _spend(nonce: str) -> None:
         raise _refused("replayed", f"nonce {nonce[:40]!r} was used already") from None
 
 
-def _forget_login_state() -> None:
-    """Drop pylti1p3's nonce and state entries from the cookie session: they are spent, and would pile up."""
-    for key in [k for k in session if k.startswith("lti1p3-")]:
-        session.pop(key)
-
-
 @dataclass(frozen=True)
 class Launch:
     """A checked launch: its claims and the platform it came from."""
@@ -131,18 +128,36 @@ class Launch:
     claims: dict[str, Any]
     platform_id: int
     message: FlaskMessageLaunch
+    login: login_state.LoginState  # this browser's login state: spend() it on the reply
 
     def claim(self, name: str, default: Any = None) -> Any:
         """An LTI claim by its short name (message_type, roles, custom, context, ...)."""
         return self.claims.get(CLAIM + name, default)
 
 
-def validate(id_token: str) -> Launch:
+def _check_browser(nonce: str, state: str, kept: login_state.LoginState) -> None:
+    """A spent nonce is a replay, whatever the cookies; else a login this browser did not begin (or whose
+    cookies it withheld) is named as such, never as a replay."""
+    if db.session.get(UsedNonce, nonce[:255]) is not None:
+        raise _refused("replayed", f"nonce {nonce[:40]!r} was used already")
+    if not login_state.state_came_back(state):
+        raise _refused("state", "the state cookie set at login did not come back: the login began in another "
+                                "browser, or this one withheld the cookie (third-party cookies blocked in a frame, "
+                                "or SameSite on plain http)")  # fmt: skip
+    if not kept.has(nonce):
+        raise _refused("state", "the nonce was not issued to this browser (its login cookie did not come back)")
+
+
+def validate(id_token: str, state: str) -> Launch:
     """Check a launch (state, nonce, registration, signature, deployment, message claims); raises LaunchRefused."""
     if not id_token:
         raise _refused("claims", "the launch carries no id_token")
-    _precheck(_unverified_body(id_token))
-    message = FlaskMessageLaunch(FlaskRequest(), tool_conf(), requests_session=platforms.TimedSession())
+    body = _unverified_body(id_token)
+    _precheck(body)
+    kept = login_state.load()
+    _check_browser(str(body["nonce"]), state, kept)
+    message = FlaskMessageLaunch(FlaskRequest(), tool_conf(), launch_data_storage=kept,
+                                 requests_session=platforms.TimedSession())  # fmt: skip
     try:
         claims = dict(message.validate().get_launch_data())
     except LtiException as error:
@@ -152,8 +167,17 @@ def validate(id_token: str) -> Launch:
     platform = platforms.find(str(claims["iss"]), message.get_client_id())
     assert platform is not None  # the registration was just found
     _spend(str(claims["nonce"]))
-    _forget_login_state()
-    return Launch(claims, platform.id, message)
+    return Launch(claims, platform.id, message, kept)
+
+
+def course_page(id_token: str) -> str | None:
+    """The page a refused launch names as its return (the LMS's course), when it is on a registered platform's
+    site: opened in a new window, the activity can be started again there. None otherwise."""
+    presentation = _unverified_body(id_token).get(CLAIM + "launch_presentation")
+    back = presentation.get("return_url") if isinstance(presentation, dict) else None
+    parts = urlsplit(back if isinstance(back, str) else "")
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return back if parts.scheme in ("http", "https") and origin in platforms.all_origins() else None
 
 
 def frame_origins(launch: Launch) -> list[str]:

@@ -121,6 +121,11 @@ def origins_of(platform: Platform) -> list[str]:
     return sorted(found)
 
 
+def all_origins() -> list[str]:
+    """The web origins of every registered platform."""
+    return sorted({origin for platform in listing() for origin in origins_of(platform)})
+
+
 def registration(platform: Platform, key: ToolKey) -> Registration:
     """The pylti1p3 registration of a platform, carrying the tool's key pair."""
     return (Registration().set_issuer(platform.issuer).set_client_id(platform.client_id)

@@ -18,19 +18,13 @@ from grader import models
 from grader.config import DEFAULT_INSTANCE, engine_options, settings
 from grader.extensions import csrf, db, limiter, login_manager, migrate
 from grader.web.foreign import CookieKeepingSessions, refuse_foreign_writes
+from grader.web.headers import SECURITY_HEADERS
 from grader.services import sign_ins
 from grader.web.forms import ROW_ID_MAX
 from grader.web.i18n import init_i18n
 from grader.web import compression, static_files
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
-    "script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "same-origin",
-}
 
 
 # synchronous=FULL: a commit reaches the disk before it returns, so an attempt answered as stored

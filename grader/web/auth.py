@@ -18,6 +18,7 @@ from grader.services import accounts, mail, password_reset, privacy, sign_ins
 from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm,
                               PasswordForm, RegisterForm, TokenForm)  # fmt: skip
+from grader.web.headers import forget_framing
 from grader.web.i18n import remember, supported, translated
 from grader.web.login_limits import failed, login_email, login_limits
 
@@ -44,6 +45,7 @@ def sign_in(user: User) -> None:
     the one this browser had (a copy of the old cookie must not outlive it)."""
     sign_ins.start(user, request.user_agent.string, current_app.config["SIGN_IN_IDLE_DAYS"],
                    replacing=session.get("_user_id"))  # fmt: skip
+    forget_framing()  # an LTI launch allows its platform again after this; a password sign-in is framed nowhere
     login_user(user)
 
 
