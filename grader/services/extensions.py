@@ -11,6 +11,7 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from grader.catalog.lessons import exercise_order
+from grader import grade_events
 from grader.extensions import db
 from grader.models import Exercise, Extension
 from grader.services import audit
@@ -45,6 +46,7 @@ def grant(user_id: int, exercise_ids: list[str], due_utc: datetime, granted_by: 
             found.due_at, found.granted_by = due_utc, granted_by
     audit.note(granted_by, "extension.set", user_id, _one(exercise_ids), due=due_utc.isoformat() + "Z",
                exercises=exercise_ids)  # fmt: skip
+    _tell(user_id, exercise_ids)
     db.session.commit()
 
 
@@ -54,8 +56,15 @@ def withdraw(user_id: int, exercise_ids: list[str], by: int) -> int:
         Extension.user_id == user_id, Extension.exercise_id.in_(exercise_ids))).rowcount)  # fmt: skip
     if removed:
         audit.note(by, "extension.removed", user_id, _one(exercise_ids), exercises=exercise_ids)
+        _tell(user_id, exercise_ids)
     db.session.commit()
     return removed
+
+
+def _tell(user_id: int, exercise_ids: list[str]) -> None:
+    """A due date that changed may change what the gradebook shows (a regrade applies it to stored attempts)."""
+    for exercise_id in exercise_ids:
+        grade_events.changed(user_id, exercise_id)
 
 
 def _one(exercise_ids: list[str]) -> str | None:

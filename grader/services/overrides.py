@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import sqlalchemy as sa
 
+from grader import grade_events
 from grader.extensions import db
 from grader.models import Progress, utcnow
 from grader.services import audit
@@ -63,6 +64,7 @@ def set_score(user_id: int, exercise_id: str, percent: str, reason: str, by: int
     values = {"override_score": score, "override_reason": reason, "override_by": by, "override_at": utcnow()}
     db.session.execute(for_session(_SET), {"user_id": user_id, "exercise_id": exercise_id, **values})
     audit.note(by, "score.set", user_id, exercise_id, score=score, reason=reason)
+    grade_events.changed(user_id, exercise_id)
     db.session.commit()
     return score
 
@@ -76,5 +78,6 @@ def remove(user_id: int, exercise_id: str, by: int) -> bool:
     ))  # fmt: skip
     if cleared.rowcount == 1:
         audit.note(by, "score.removed", user_id, exercise_id)
+        grade_events.changed(user_id, exercise_id)
     db.session.commit()
     return cleared.rowcount == 1

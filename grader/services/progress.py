@@ -10,8 +10,8 @@ import sqlalchemy as sa
 
 from grader.catalog.lessons import exercise_order, lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
+from grader import grade_events
 from grader.extensions import db
-from grader.lti import outbox
 from grader.services.dialect import for_session, per_dialect
 from grader.models import PUBLISHED, Exercise, Extension, Progress, utcnow
 
@@ -174,5 +174,5 @@ def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime
         db.session.connection().execute(_CREDIT, {"uid": mine.user_id, "eid": mine.exercise_id, "used": number,
                                                   "best": best, "solved": solved})  # fmt: skip
     if number == 1 or changed:
-        outbox.queue_scores(mine.user_id, mine.exercise_id)  # in this transaction: sent once it commits
+        grade_events.changed(mine.user_id, mine.exercise_id)  # in this transaction (the LMS's copy goes with it)
     return number, score

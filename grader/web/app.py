@@ -157,10 +157,9 @@ def _register(app: Flask) -> None:
 
     for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp):
         app.register_blueprint(blueprint)
-    from grader.lti import cli as lti_cli, views as lti_views
+    from grader.lti import setup as lti
 
-    app.register_blueprint(lti_views.bp)
-    app.cli.add_command(lti_cli.lti)
+    lti.init_app(app)
     csrf.exempt(api.bp)  # bearer tokens only, no cookies: nothing for a forged form to ride on
     errors.register(app)
     register_filters(app)
