@@ -3,28 +3,36 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 
 import sqlalchemy as sa
-from email_validator import EmailNotValidError, validate_email
 
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiAccount
 from grader.models import User
-from grader.services.accounts import normalise_email
+from grader.services.accounts import AccountError, new_email
 from grader.services.password_reset import NO_PASSWORD
 
 UNUSABLE_PASSWORD = NO_PASSWORD + "lti"  # no password matches it, and none is reset: they sign in through their LMS
 MAX_EMAIL = 254
 
 
+def _checked(email: str) -> str:
+    """The email as registration would take it, or "" for one it refuses (look-alike letters, invisible
+    characters) or one written in compatibility forms (fullwidth ｌｅａｒｎｅｒ@ passes for learner@)."""
+    if unicodedata.normalize("NFKC", email) != email:
+        return ""
+    try:
+        return new_email(email)
+    except AccountError:
+        return ""
+
+
 def _email_for(issuer: str, subject: str, email: str | None) -> str:
-    """The platform's email when it is valid and no account of ours has it, else one made up from (issuer, sub):
-    an account with that email may belong to someone else, so the two are never joined."""
-    if email:
-        try:
-            wanted = normalise_email(validate_email(email, check_deliverability=False).normalized)
-        except EmailNotValidError:
-            wanted = ""
+    """The platform's email when registration would take it and no account of ours has it, else one made up
+    from (issuer, sub): an account with that email may belong to someone else, so the two are never joined."""
+    if isinstance(email, str) and email:
+        wanted = _checked(email)
         taken = db.session.scalar(sa.select(User.id).where(User.email == wanted)) is not None
         if wanted and len(wanted) <= MAX_EMAIL and not taken:
             return wanted

@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
+import jwt
 import requests
 import sqlalchemy as sa
 from flask import Response
@@ -21,7 +22,7 @@ from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequ
 from pylti1p3.exception import LtiException, OIDCException
 
 from grader.extensions import db
-from grader.lti import login_state, platforms
+from grader.lti import key_sets, login_state, platforms
 from grader.lti.keys import app_key
 from grader.lti.models import UsedNonce
 from grader.models import utcnow
@@ -51,9 +52,9 @@ class LaunchRefused(Exception):
         self.reason, self.detail = reason, detail
 
 
-def tool_conf() -> platforms.ToolConf:
-    """The registry as pylti1p3 reads it, with the tool's key."""
-    return platforms.ToolConf(app_key())
+def tool_conf(key_sets: dict[int, dict[str, Any]] | None = None) -> platforms.ToolConf:
+    """The registry as pylti1p3 reads it, with the tool's key (and platforms' key sets at hand)."""
+    return platforms.ToolConf(app_key(), key_sets)
 
 
 def login_redirect(launch_url: str, issuer: str, client_id: str | None) -> Response:
@@ -79,6 +80,24 @@ def _unverified_body(token: str) -> dict[str, Any]:
     except (IndexError, ValueError):
         return {}
     return decoded if isinstance(decoded, dict) else {}
+
+
+def _key_sets(id_token: str, body: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The key set of the platform the token names (issuer and audience), kept or fetched (key_sets)."""
+    audience = body.get("aud")
+    audiences = set(audience if isinstance(audience, list) else [audience])
+    client = min(audiences & platforms.client_ids(str(body["iss"])))
+    platform = platforms.find(str(body["iss"]), client)
+    if platform is None:
+        return {}
+    try:
+        kid = jwt.get_unverified_header(id_token).get("kid")
+    except jwt.PyJWTError:
+        kid = None
+    try:
+        return {platform.id: key_sets.for_launch(platform, kid, platforms.TimedSession())}
+    except (requests.RequestException, ValueError) as error:
+        raise _refused("keys", f"the platform's key set could not be fetched ({type(error).__name__})") from None
 
 
 def _precheck(body: dict[str, Any]) -> None:
@@ -156,7 +175,7 @@ def validate(id_token: str, state: str) -> Launch:
     _precheck(body)
     kept = login_state.load()
     _check_browser(str(body["nonce"]), state, kept)
-    message = FlaskMessageLaunch(FlaskRequest(), tool_conf(), launch_data_storage=kept,
+    message = FlaskMessageLaunch(FlaskRequest(), tool_conf(_key_sets(id_token, body)), launch_data_storage=kept,
                                  requests_session=platforms.TimedSession())  # fmt: skip
     try:
         claims = dict(message.validate().get_launch_data())
@@ -168,6 +187,21 @@ def validate(id_token: str, state: str) -> Launch:
     assert platform is not None  # the registration was just found
     _spend(str(claims["nonce"]))
     return Launch(claims, platform.id, message, kept)
+
+
+def service_url(launch: Launch, url: object, service: str) -> str | None:
+    """A service URL the launch names (AGS line item, NRPS memberships) when it is an http(s) URL on one of the
+    platform's hosts (its issuer's, its endpoints', or the course page's, which Canvas serves from the school's
+    own host); else None, logged: the service never sends its tokens, or requests, anywhere else."""
+    platform = platforms.find(str(launch.claims["iss"]), launch.message.get_client_id())
+    hosts = {urlsplit(o).hostname for o in frame_origins(launch)} | {
+        urlsplit(u).hostname for u in ((platform.auth_token_url, platform.key_set_url) if platform else ())}
+    parts = urlsplit(url if isinstance(url, str) else "")
+    if parts.scheme in ("http", "https") and parts.hostname and parts.hostname in hosts:
+        return str(url)
+    if url:
+        log.warning("LTI %s URL ignored: host %r is not the platform's", service, parts.hostname)
+    return None
 
 
 def course_page(id_token: str) -> str | None:

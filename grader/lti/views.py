@@ -11,20 +11,22 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask_login import current_user
 
-from grader.extensions import csrf, db
+from grader.extensions import csrf, db, limiter
 from grader.lti import accounts, deep_linking, roles, roster
 from grader.lti.keys import app_key
 from grader.lti import login_state, platforms
 from grader.lti.launch import (AGS_CLAIM, Launch, LaunchRefused, course_page, frame_origins, login_redirect,
-                               validate)  # fmt: skip
+                               service_url, validate)  # fmt: skip
 from grader.models import User
 from grader.texts import N_
 from grader.web.auth import sign_in
 from grader.web.errors import MESSAGES, error_response
 from grader.web.headers import allow_framing, csp_with, framed_by, framing_origins
 from grader.web.i18n import current_locale, remember, supported
+from grader.web.login_limits import failed
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
+REFUSED_LAUNCHES = "30 per minute"  # from one address
 LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
 REFUSALS = {
     "issuer": N_("This launch comes from a platform (issuer) that is not registered with this site."),
@@ -115,6 +117,7 @@ def _landing(target: str | None, locale: str) -> str:
 
 @bp.post("/launch")
 @csrf.exempt  # the platform's form: the signed id_token, state and nonce protect it instead
+@limiter.limit(REFUSED_LAUNCHES, deduct_when=failed)  # forged launches; a class behind one address is not limited
 def launch() -> ResponseReturnValue:
     """A resource-link or deep-linking launch: sign the platform's user in and take them where it points."""
     try:
@@ -145,13 +148,19 @@ def _landing_after(checked: Launch, account: accounts.LtiAccount, instructor: bo
     if checked.claim("message_type") == "LtiDeepLinkingRequest":
         session[deep_linking.SESSION_KEY] = deep_linking.request_settings(claims, checked.platform_id)
         return url_for("lti.pick")
-    if instructor and (roster_source := roster.offered(claims, checked.platform_id)):
-        session[roster.SESSION_KEY] = roster_source
+    memberships = service_url(checked, _part(claims.get(roster.NRPS_CLAIM), "context_memberships_url"), "NRPS")
+    if instructor and memberships:
+        session[roster.SESSION_KEY] = roster.kept(memberships, checked.platform_id)
     target = _target(checked)
-    lineitem = (claims.get(AGS_CLAIM) or {}).get("lineitem")
-    if target and isinstance(lineitem, str) and not instructor:
+    lineitem = service_url(checked, _part(claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
+    if target and lineitem and not instructor:
         accounts.remember_line_item(account, checked.platform_id, target, lineitem)
     return _landing(target, locale)
+
+
+def _part(claim: object, name: str) -> object:
+    """One field of an object claim (None when the claim is missing or no object)."""
+    return claim.get(name) if isinstance(claim, dict) else None
 
 
 def _kept_request() -> dict[str, Any]:
@@ -194,7 +203,7 @@ def pull_roster() -> ResponseReturnValue:
     try:
         new, learners = roster.pull(dict(kept))
     except Exception as error:  # noqa: BLE001 - the LMS failing must give a page that says so, not a 500
-        current_app.logger.warning("NRPS roster pull failed: %s", type(error).__name__)
+        current_app.logger.warning("NRPS roster pull failed: %s", platforms.failure(error))
         return error_response(502, _l("The course's member list could not be fetched from the LMS. Try again "
                                       "in a moment."))  # fmt: skip
     flash(ngettext("%(num)d learner of the course, %(new)d new here.",
