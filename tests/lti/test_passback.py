@@ -84,3 +84,14 @@ def test_services_know_no_listener_and_lti_registers_once(app: Flask) -> None:
     assert not [p.name for p in services.glob("*.py") if "grader.lti" in p.read_text(encoding="utf-8")]
     views = (services.parent / "lti" / "views.py").read_text(encoding="utf-8")
     assert "grader.web.app" not in views
+
+
+def test_the_personal_data_export_has_the_lms_parts_lti_registered(app: Flask, platform: FakePlatform) -> None:
+    from grader.models import User
+    from grader.services import privacy
+
+    launch(app.test_client(), platform, custom={"exercise": "block-layernorm"})
+    with app.app_context():
+        data = privacy.export(db.session.scalars(sa.select(User)).one())
+    assert [a["subject"] for a in data["lms_accounts"]] == ["learner-1"]
+    assert [link["target"] for link in data["lms_grade_links"]] == ["exercise:block-layernorm"]
