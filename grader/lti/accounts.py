@@ -3,29 +3,38 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 
 import sqlalchemy as sa
-from email_validator import EmailNotValidError, validate_email
 
-from grader.course_models import INSTRUCTOR, LEARNER, CourseMember
+from grader.course_models import INSTRUCTOR, LEARNER, TA, CourseMember
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiAccount
 from grader.models import User
 from grader.services import courses
-from grader.services.accounts import normalise_email
+from grader.services.accounts import AccountError, new_email
+from grader.services.password_reset import NO_PASSWORD
 
-UNUSABLE_PASSWORD = "!lti"  # no password matches it: these accounts sign in through their LMS only
+UNUSABLE_PASSWORD = NO_PASSWORD + "lti"  # no password matches it, and none is reset: they sign in through their LMS
 MAX_EMAIL = 254
 
 
+def _checked(email: str) -> str:
+    """The email as registration would take it, or "" for one it refuses (look-alike letters, invisible
+    characters) or one written in compatibility forms (fullwidth ｌｅａｒｎｅｒ@ passes for learner@)."""
+    if unicodedata.normalize("NFKC", email) != email:
+        return ""
+    try:
+        return new_email(email)
+    except AccountError:
+        return ""
+
+
 def _email_for(issuer: str, subject: str, email: str | None) -> str:
-    """The platform's email when it is valid and no account of ours has it, else one made up from (issuer, sub):
-    an account with that email may belong to someone else, so the two are never joined."""
-    if email:
-        try:
-            wanted = normalise_email(validate_email(email, check_deliverability=False).normalized)
-        except EmailNotValidError:
-            wanted = ""
+    """The platform's email when registration would take it and no account of ours has it, else one made up
+    from (issuer, sub): an account with that email may belong to someone else, so the two are never joined."""
+    if isinstance(email, str) and email:
+        wanted = _checked(email)
         taken = db.session.scalar(sa.select(User.id).where(User.email == wanted)) is not None
         if wanted and len(wanted) <= MAX_EMAIL and not taken:
             return wanted
@@ -33,12 +42,12 @@ def _email_for(issuer: str, subject: str, email: str | None) -> str:
     return f"lti-{digest}@lti.invalid"
 
 
-def link(issuer: str, subject: str, name: str, email: str | None, instructor: bool,
+def link(issuer: str, subject: str, name: str, email: str | None, role: str,
          locale: str | None) -> LtiAccount:  # fmt: skip
-    """The account linked to (issuer, sub), made on its first launch (or roster pull); an instructor launch
-    makes it an instructor of the course (never the reverse: a teacher who is a student in another course stays
-    a teacher), and a launch's locale becomes the account's (a roster pull has none). An LMS account never gets
-    a site role. Commits.
+    """The account linked to (issuer, sub), made on its first launch (or roster pull), with `role` (instructor,
+    ta or learner) in the course; a launch raises a role there, never lowers it (a roster pull of learners does
+    not demote a teacher), and a launch's locale becomes the account's (a roster pull has none). An LMS account
+    never gets a site role. Commits.
 
     Until contexts map to courses of their own, every launch is into the `default` course."""
     account = db.session.scalar(sa.select(LtiAccount).where(LtiAccount.issuer == issuer,
@@ -60,9 +69,12 @@ def link(issuer: str, subject: str, name: str, email: str | None, instructor: bo
     db.session.commit()
     course = courses.ensure_default()
     member = db.session.get(CourseMember, (course.id, user.id))
-    if member is None or (instructor and member.role != INSTRUCTOR):
-        courses.add_member(course, user, INSTRUCTOR if instructor else LEARNER, added_by="lti")
+    if member is None or _RANK[role] > _RANK[member.role]:
+        courses.add_member(course, user, role, added_by="lti")
     return account
+
+
+_RANK = {LEARNER: 0, TA: 1, INSTRUCTOR: 2}  # a launch raises one's role in the course, never lowers it
 
 
 def remember_line_item(account: LtiAccount, platform_id: int, target: str, lineitem: str) -> None:

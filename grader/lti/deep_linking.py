@@ -20,8 +20,9 @@ from grader.lti import platforms
 from grader.lti.keys import app_key
 from grader.lti.models import Platform
 from grader.lti.outbox import MAX_POINTS
-from grader.models import Exercise
+from grader.models import PUBLISHED, Exercise
 
+DATA_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
 SESSION_KEY = "lti_deep_link"  # what the deep-linking request asked, kept until the instructor picks
 
 
@@ -35,8 +36,8 @@ class Choice:
 
 
 def catalogue(locale: str) -> list[tuple[Choice, list[Choice]]]:
-    """Every lesson with its exercises, in the dashboard's order."""
-    rows = sorted(db.session.scalars(sa.select(Exercise)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
+    """Every lesson with its published exercises, in the dashboard's order (a draft is in nobody's lessons)."""
+    rows = sorted(db.session.scalars(sa.select(Exercise).where(Exercise.status == PUBLISHED)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
     lessons: dict[str, tuple[Choice, list[Choice]]] = {}
     for exercise in rows:
         entry = lessons.setdefault(exercise.lesson, (Choice(f"lesson:{exercise.lesson}",
@@ -73,4 +74,7 @@ def response_jwt(kept: dict[str, Any], choice: Choice, launch_url: str) -> str:
                 .set_custom_params({kind: name}).set_lineitem(line_item))  # fmt: skip
     settings: Any = {"deep_link_return_url": kept["return_url"], "data": kept.get("data")}
     link = DeepLink(platforms.registration(platform, app_key()), kept["deployment_id"], settings)
-    return str(link.get_response_jwt([resource]))
+    message = link.get_message_jwt([resource])
+    if kept.get("data") is None:  # the claim echoes the request's; a null one is refused by strict platforms
+        message.pop(DATA_CLAIM, None)
+    return str(link.encode_jwt(message))

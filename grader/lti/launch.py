@@ -14,24 +14,25 @@ from datetime import timedelta
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
+import jwt
 import requests
 import sqlalchemy as sa
-from flask import Response, session
+from flask import Response
 from pylti1p3.contrib.flask import FlaskMessageLaunch, FlaskOIDCLogin, FlaskRequest
 from pylti1p3.exception import LtiException, OIDCException
 
 from grader.extensions import db
-from grader.lti import platforms
+from grader.lti import key_sets, login_state, platforms
 from grader.lti.keys import app_key
 from grader.lti.models import UsedNonce
 from grader.models import utcnow
 
 log = logging.getLogger("grader.lti")
-Reason = Literal["issuer", "audience", "deployment", "signature", "expired", "replayed", "state", "claims", "keys"]
+Reason = Literal["issuer", "client", "audience", "deployment", "signature", "expired", "replayed", "state", "claims",
+                 "keys"]
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 REQUIRED = ("sub", "exp", "iat", "nonce", CLAIM + "deployment_id", CLAIM + "message_type", CLAIM + "version")
-SESSION_KEY = "lti"  # {"origins": [...]} in a session begun by an LTI login: its pages may be framed there
 # pylti1p3's messages, as the check they come from.
 _REASONS: tuple[tuple[str, Reason], ...] = (
     ("Signature has expired", "expired"), ("The token is not yet valid", "expired"),
@@ -51,21 +52,24 @@ class LaunchRefused(Exception):
         self.reason, self.detail = reason, detail
 
 
-def tool_conf() -> platforms.ToolConf:
-    """The registry as pylti1p3 reads it, with the tool's key."""
-    return platforms.ToolConf(app_key())
+def tool_conf(key_sets: dict[int, dict[str, Any]] | None = None) -> platforms.ToolConf:
+    """The registry as pylti1p3 reads it, with the tool's key (and platforms' key sets at hand)."""
+    return platforms.ToolConf(app_key(), key_sets)
 
 
-def login_redirect(launch_url: str) -> Response:
-    """Answer the platform's login initiation with a redirect to its authorisation endpoint."""
-    oidc = FlaskOIDCLogin(FlaskRequest(), tool_conf())
+def login_redirect(launch_url: str, issuer: str, client_id: str | None) -> Response:
+    """Answer the platform's login initiation with a redirect to its authorisation endpoint; the login's
+    state goes in cookies of its own (login_state), never in the session."""
+    if issuer and platforms.known_issuer(issuer) and client_id and client_id not in platforms.client_ids(issuer):
+        raise _refused("client", f"client id {client_id[:80]!r} is not registered for issuer {issuer[:200]!r}")
+    kept = login_state.load()
+    oidc = FlaskOIDCLogin(FlaskRequest(), tool_conf(), launch_data_storage=kept)
     try:
-        response = oidc.redirect(launch_url)
+        response = cast(Response, oidc.redirect(launch_url))
     except OIDCException as error:
         raise _refused("issuer" if "registration" in str(error) else "claims", str(error)) from None
-    platform = platforms.find(oidc.get_iss() or "", oidc.get_client_id())
-    session[SESSION_KEY] = {"origins": platforms.origins_of(platform) if platform else []}
-    return cast(Response, response)
+    login_state.save(response, kept)
+    return response
 
 
 def _unverified_body(token: str) -> dict[str, Any]:
@@ -76,6 +80,24 @@ def _unverified_body(token: str) -> dict[str, Any]:
     except (IndexError, ValueError):
         return {}
     return decoded if isinstance(decoded, dict) else {}
+
+
+def _key_sets(id_token: str, body: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """The key set of the platform the token names (issuer and audience), kept or fetched (key_sets)."""
+    audience = body.get("aud")
+    audiences = set(audience if isinstance(audience, list) else [audience])
+    client = min(audiences & platforms.client_ids(str(body["iss"])))
+    platform = platforms.find(str(body["iss"]), client)
+    if platform is None:
+        return {}
+    try:
+        kid = jwt.get_unverified_header(id_token).get("kid")
+    except jwt.PyJWTError:
+        kid = None
+    try:
+        return {platform.id: key_sets.for_launch(platform, kid, platforms.TimedSession())}
+    except (requests.RequestException, ValueError) as error:
+        raise _refused("keys", f"the platform's key set could not be fetched ({type(error).__name__})") from None
 
 
 def _precheck(body: dict[str, Any]) -> None:
@@ -118,12 +140,6 @@ def _spend(nonce: str) -> None:
         raise _refused("replayed", f"nonce {nonce[:40]!r} was used already") from None
 
 
-def _forget_login_state() -> None:
-    """Drop pylti1p3's nonce and state entries from the cookie session: they are spent, and would pile up."""
-    for key in [k for k in session if k.startswith("lti1p3-")]:
-        session.pop(key)
-
-
 @dataclass(frozen=True)
 class Launch:
     """A checked launch: its claims and the platform it came from."""
@@ -131,18 +147,36 @@ class Launch:
     claims: dict[str, Any]
     platform_id: int
     message: FlaskMessageLaunch
+    login: login_state.LoginState  # this browser's login state: spend() it on the reply
 
     def claim(self, name: str, default: Any = None) -> Any:
         """An LTI claim by its short name (message_type, roles, custom, context, ...)."""
         return self.claims.get(CLAIM + name, default)
 
 
-def validate(id_token: str) -> Launch:
+def _check_browser(nonce: str, state: str, kept: login_state.LoginState) -> None:
+    """A spent nonce is a replay, whatever the cookies; else a login this browser did not begin (or whose
+    cookies it withheld) is named as such, never as a replay."""
+    if db.session.get(UsedNonce, nonce[:255]) is not None:
+        raise _refused("replayed", f"nonce {nonce[:40]!r} was used already")
+    if not login_state.state_came_back(state):
+        raise _refused("state", "the state cookie set at login did not come back: the login began in another "
+                                "browser, or this one withheld the cookie (third-party cookies blocked in a frame, "
+                                "or SameSite on plain http)")  # fmt: skip
+    if not kept.has(nonce):
+        raise _refused("state", "the nonce was not issued to this browser (its login cookie did not come back)")
+
+
+def validate(id_token: str, state: str) -> Launch:
     """Check a launch (state, nonce, registration, signature, deployment, message claims); raises LaunchRefused."""
     if not id_token:
         raise _refused("claims", "the launch carries no id_token")
-    _precheck(_unverified_body(id_token))
-    message = FlaskMessageLaunch(FlaskRequest(), tool_conf(), requests_session=platforms.TimedSession())
+    body = _unverified_body(id_token)
+    _precheck(body)
+    kept = login_state.load()
+    _check_browser(str(body["nonce"]), state, kept)
+    message = FlaskMessageLaunch(FlaskRequest(), tool_conf(_key_sets(id_token, body)), launch_data_storage=kept,
+                                 requests_session=platforms.TimedSession())  # fmt: skip
     try:
         claims = dict(message.validate().get_launch_data())
     except LtiException as error:
@@ -152,8 +186,32 @@ def validate(id_token: str) -> Launch:
     platform = platforms.find(str(claims["iss"]), message.get_client_id())
     assert platform is not None  # the registration was just found
     _spend(str(claims["nonce"]))
-    _forget_login_state()
-    return Launch(claims, platform.id, message)
+    return Launch(claims, platform.id, message, kept)
+
+
+def service_url(launch: Launch, url: object, service: str) -> str | None:
+    """A service URL the launch names (AGS line item, NRPS memberships) when it is an http(s) URL on one of the
+    platform's hosts (its issuer's, its endpoints', or the course page's, which Canvas serves from the school's
+    own host); else None, logged: the service never sends its tokens, or requests, anywhere else."""
+    platform = platforms.find(str(launch.claims["iss"]), launch.message.get_client_id())
+    hosts = {urlsplit(o).hostname for o in frame_origins(launch)} | {
+        urlsplit(u).hostname for u in ((platform.auth_token_url, platform.key_set_url) if platform else ())}
+    parts = urlsplit(url if isinstance(url, str) else "")
+    if parts.scheme in ("http", "https") and parts.hostname and parts.hostname in hosts:
+        return str(url)
+    if url:
+        log.warning("LTI %s URL ignored: host %r is not the platform's", service, parts.hostname)
+    return None
+
+
+def course_page(id_token: str) -> str | None:
+    """The page a refused launch names as its return (the LMS's course), when it is on a registered platform's
+    site: opened in a new window, the activity can be started again there. None otherwise."""
+    presentation = _unverified_body(id_token).get(CLAIM + "launch_presentation")
+    back = presentation.get("return_url") if isinstance(presentation, dict) else None
+    parts = urlsplit(back if isinstance(back, str) else "")
+    origin = f"{parts.scheme}://{parts.netloc}"
+    return back if parts.scheme in ("http", "https") and origin in platforms.all_origins() else None
 
 
 def frame_origins(launch: Launch) -> list[str]:

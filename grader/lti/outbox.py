@@ -1,8 +1,9 @@
 """Grade passback (AGS): scores written to an outbox with the attempt, sent to the line item after commit.
 
-An attempt or a graded submission that changes the learner's score adds one row per line item the
-learner was launched into (for the exercise, or for its lesson), in the attempt's own transaction:
-so a score is never lost, and a platform that is down costs the learner nothing. After commit a
+Every grade change (grader.grade_events: an attempt, a graded submission, a score set or removed by
+hand, a regrade, an extension) adds one row per line item the learner was launched into (for the
+exercise, or for its lesson) whose score it changes, in the change's own transaction: so a score is
+never lost, and a platform that is down costs the learner nothing. After commit a
 background thread (or the Celery worker, when a broker is set) sends what is due; `flask --app wsgi
 submissions reap` on its timer sends whatever is left. A failed send is tried again with backoff,
 for as long as it takes. Scores carry their timestamp and the platform keeps the latest, so sending
@@ -29,7 +30,8 @@ from grader.extensions import db
 from grader.lti import platforms
 from grader.lti.keys import app_key
 from grader.lti.models import GradeLink, LtiAccount, OutgoingScore, Platform
-from grader.models import Exercise, Progress, utc_text, utcnow
+from grader.services import courses
+from grader.models import PUBLISHED, Exercise, Progress, utc_text, utcnow
 
 log = logging.getLogger("grader.lti")
 MAX_POINTS = 100.0  # every line item we create is out of 100: a learner's score (0 to 1) as a percentage
@@ -40,10 +42,12 @@ MAX_BACKOFF = timedelta(hours=1)
 _sender: ThreadPoolExecutor | None = None
 
 
-def _scores(user_id: int, exercise_ids: list[str]) -> tuple[float, bool]:
-    """The learner's mean score over these exercises (0 for one not attempted), and whether all are solved."""
+def _scores(course_id: int, user_id: int, exercise_ids: list[str]) -> tuple[float, bool]:
+    """The learner's mean score over these exercises in the course (0 for one not attempted), and whether all are
+    solved."""
     rows = db.session.execute(sa.select(Progress.best_score, Progress.override_score, Progress.solved_at).where(
-        Progress.user_id == user_id, Progress.exercise_id.in_(exercise_ids))).all()  # fmt: skip
+        Progress.course_id == course_id, Progress.user_id == user_id,
+        Progress.exercise_id.in_(exercise_ids))).all()  # fmt: skip
     total = sum(best if override is None else override for best, override, _ in rows)
     solved = len(rows) == len(exercise_ids) and all(at is not None for _, _, at in rows)
     return total / max(len(exercise_ids), 1), solved
@@ -52,7 +56,8 @@ def _scores(user_id: int, exercise_ids: list[str]) -> tuple[float, bool]:
 def _target_exercises(target: str) -> list[str]:
     kind, _, name = target.partition(":")
     if kind == "lesson":
-        return list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == name)))
+        return list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == name,
+                                                                    Exercise.status == PUBLISHED)))  # as the gradebook
     return [name]
 
 
@@ -63,18 +68,30 @@ _LINKS = sa.select(GradeLink).where(  # built once: it runs on every attempt tha
     GradeLink.target.in_([sa.literal("exercise:") + sa.bindparam("exercise_id"), _LESSON_TARGET]))
 
 
-def queue_scores(user_id: int, exercise_id: str) -> None:
-    """Inside an attempt's transaction, after its progress is written: queue the learner's new score for each
-    line item it counts towards. Sending starts once the transaction commits."""
+def _last_queued(link_id: int) -> tuple[float, str] | None:
+    row = db.session.execute(sa.select(OutgoingScore.score_given, OutgoingScore.activity_progress).where(
+        OutgoingScore.link_id == link_id).order_by(OutgoingScore.id.desc()).limit(1)).first()  # fmt: skip
+    return None if row is None else (row[0], row[1])
+
+
+def queue_scores(course_id: int, user_id: int, exercise_id: str) -> None:
+    """The grade listener (grader.grade_events): inside the transaction that changed the learner's grade, queue
+    their score for each line item it counts towards, unless it is the score queued last. Sending starts once
+    the transaction commits. Launches enrol into the `default` course (until each LMS context has a course of
+    its own), so only a grade there is the LMS's."""
     links = db.session.scalars(_LINKS, {"user_id": user_id, "exercise_id": exercise_id}).all()  # one query
+    if not links or course_id != courses.ensure_default().id:
+        return
     now = utcnow()
     queued = False
     for link in links:
-        score, solved = _scores(user_id, _target_exercises(link.target))
+        score, solved = _scores(course_id, user_id, _target_exercises(link.target))
+        given, progress = round(score * MAX_POINTS, 4), "Completed" if solved else "Submitted"
+        if _last_queued(link.id) == (given, progress):  # an extension, or a regrade that changed nothing here
+            continue
         db.session.add(OutgoingScore(
-            link_id=link.id, score_given=round(score * MAX_POINTS, 4), score_maximum=MAX_POINTS,
-            activity_progress="Completed" if solved else "Submitted", grading_progress="FullyGraded",
-            scored_at=now, next_try_at=now))  # fmt: skip
+            link_id=link.id, score_given=given, score_maximum=MAX_POINTS, activity_progress=progress,
+            grading_progress="FullyGraded", scored_at=now, next_try_at=now))  # fmt: skip
         queued = True
     if queued:
         sa.event.listen(db.session(), "after_commit", _send_soon, once=True)
@@ -150,12 +167,6 @@ def _send(row: OutgoingScore, connectors: dict[int, ServiceConnector]) -> None:
                                                  data=json.dumps(score), content_type=SCORE_TYPE)  # fmt: skip
 
 
-def _failure(error: Exception) -> str:
-    if isinstance(error, LtiServiceException):
-        return str(error)[:300]
-    return type(error).__name__  # a connection error can quote URLs with tokens; its type is enough
-
-
 def deliver_due(now: datetime | None = None, limit: int = 200) -> Delivered:
     """Send the scores that are due, oldest first; a failure is kept with its next try further off."""
     now = now or utcnow()
@@ -178,7 +189,7 @@ def deliver_due(now: datetime | None = None, limit: int = 200) -> Delivered:
                 done.sent.append(row_id)
             except (LtiServiceException, requests.RequestException, LookupError, ValueError) as error:
                 row.tries += 1
-                row.next_try_at, row.last_error = utcnow() + _backoff(row.tries), _failure(error)
+                row.next_try_at, row.last_error = utcnow() + _backoff(row.tries), platforms.failure(error)
                 log.warning("LTI score %d not sent (try %d): %s", row_id, row.tries, row.last_error)
                 done.failed.append(row_id)
         db.session.commit()

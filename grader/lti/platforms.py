@@ -7,12 +7,13 @@ Each has one or more deployment ids. The operator adds them with `flask --app ws
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import requests
 import sqlalchemy as sa
 from pylti1p3.deployment import Deployment as LtiDeployment
+from pylti1p3.exception import LtiServiceException
 from pylti1p3.registration import Registration
 from pylti1p3.tool_config import ToolConfAbstract
 
@@ -30,6 +31,28 @@ class TimedSession(requests.Session):
     def request(self, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
         kwargs.setdefault("timeout", TIMEOUT_SECONDS)
         return super().request(*args, **kwargs)
+
+
+def failure(error: Exception) -> str:
+    """One line on a failed call to a platform, for the log and the outbox: its HTTP status, host and the error
+    it names; never its page (Moodle answers a bad token request with 13 lines of HTML) nor the whole URL."""
+    if isinstance(error, LtiServiceException):
+        response = error.response
+        host = urlsplit(str(response.url or "")).hostname or "?"
+        call = "score" if urlsplit(str(response.url or "")).path.endswith("/scores") else "token or service"
+        return f"{call} request refused by {host}: HTTP {response.status_code}{_named_error(response)}"
+    return type(error).__name__  # a connection error can quote URLs with tokens; its type is enough
+
+
+def _named_error(response: requests.Response) -> str:
+    """The error a JSON reply names (OAuth2's "error", or a "message"), cut short; nothing from other replies."""
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    named = body.get("error") or body.get("message") if isinstance(body, dict) else None
+    text = " ".join(str(named).split())[:80] if named else ""
+    return f" ({text})" if text else ""
 
 
 class PlatformError(ValueError):
@@ -121,19 +144,27 @@ def origins_of(platform: Platform) -> list[str]:
     return sorted(found)
 
 
-def registration(platform: Platform, key: ToolKey) -> Registration:
-    """The pylti1p3 registration of a platform, carrying the tool's key pair."""
-    return (Registration().set_issuer(platform.issuer).set_client_id(platform.client_id)
+def all_origins() -> list[str]:
+    """The web origins of every registered platform."""
+    return sorted({origin for platform in listing() for origin in origins_of(platform)})
+
+
+def registration(platform: Platform, key: ToolKey, key_set: dict[str, Any] | None = None) -> Registration:
+    """The pylti1p3 registration of a platform, carrying the tool's key pair (and the platform's key set, when
+    it is at hand: pylti1p3 fetches it otherwise)."""
+    found = (Registration().set_issuer(platform.issuer).set_client_id(platform.client_id)
             .set_auth_login_url(platform.auth_login_url).set_auth_token_url(platform.auth_token_url)
             .set_key_set_url(platform.key_set_url).set_tool_private_key(key.private_pem)
             .set_tool_public_key(key.public_pem))  # fmt: skip
+    return found.set_key_set(cast(Any, key_set)) if key_set is not None else found
 
 
 class ToolConf(ToolConfAbstract[Any]):
     """pylti1p3's view of the registry: every issuer may have several client ids."""
 
-    def __init__(self, key: ToolKey) -> None:
+    def __init__(self, key: ToolKey, key_sets: dict[int, dict[str, Any]] | None = None) -> None:
         self.key = key
+        self.key_sets = key_sets or {}  # platform id: its key set, fetched through grader.lti.key_sets
         self.issuers_relation_types = {}  # per instance: the base class keeps one dict for every instance
 
     def check_iss_has_one_client(self, iss: str) -> bool:
@@ -154,7 +185,9 @@ class ToolConf(ToolConfAbstract[Any]):
         """The registration for this issuer and client id (at login the client id may be missing)."""
         platform = find(iss, client_id or None)
         # pylti1p3 checks for None, though its annotation says a registration always comes back.
-        return None if platform is None else registration(platform, self.key)  # type: ignore[return-value]
+        if platform is None:
+            return None  # type: ignore[return-value]
+        return registration(platform, self.key, self.key_sets.get(platform.id))
 
     def find_deployment(self, iss: str, deployment_id: str) -> LtiDeployment | None:
         """A deployment of the issuer's only platform."""

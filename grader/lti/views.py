@@ -3,29 +3,36 @@
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
-from flask import (Blueprint, Response, abort, current_app, flash, jsonify, redirect, render_template, request,
+from flask import (Blueprint, Response, abort, current_app, flash, g, jsonify, redirect, render_template, request,
                    session, url_for)
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask_login import current_user
 
-from grader.extensions import csrf, db
-from grader.lti import accounts, deep_linking, roster
+from grader.extensions import csrf, db, limiter
+from grader.lti import accounts, deep_linking, roles, roster
 from grader.lti.keys import app_key
-from grader.lti.launch import AGS_CLAIM, SESSION_KEY, Launch, LaunchRefused, frame_origins, login_redirect, validate
+from grader.lti import login_state, platforms
+from grader.lti.launch import (AGS_CLAIM, Launch, LaunchRefused, course_page, frame_origins, login_redirect,
+                               service_url, validate)  # fmt: skip
 from grader.models import User
 from grader.texts import N_
 from grader.web.auth import sign_in
 from grader.web.course_context import page_course
-from grader.web.errors import error_response
+from grader.web.errors import MESSAGES, error_response
+from grader.web.headers import allow_framing, csp_with, framed_by, framing_origins
 from grader.web.i18n import current_locale, remember, supported
+from grader.web.login_limits import failed
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
-INSTRUCTOR_ROLES = ("#Instructor", "#Administrator", "#ContentDeveloper", "#TeachingAssistant")
+REFUSED_LAUNCHES = "30 per minute"  # from one address
+LOGIN_PARAMS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id", "lti_deployment_id")
 REFUSALS = {
     "issuer": N_("This launch comes from a platform (issuer) that is not registered with this site."),
+    "client": N_("This platform is registered with this site, but not with the client id it sent. The site's "
+                 "operator must register this tool's client id (each tool added in the LMS has its own)."),
     "audience": N_("This launch is addressed to another tool: its audience is not the client id registered for "
                    "this platform."),
     "deployment": N_("This launch names a deployment that is not registered for this platform."),
@@ -50,9 +57,21 @@ def launch_url() -> str:
     return _base() + url_for("lti.launch")
 
 
-def _refusal(refused: LaunchRefused) -> ResponseReturnValue:
+def _refusal(refused: LaunchRefused, new_window: str | None) -> Response:
+    """The refusal page, shown inside the platform's frame (it carries no one's data) with a link that opens
+    the activity in a window of its own, where the browser keeps the login's cookies."""
     code = 502 if refused.reason == "keys" else 400
-    return error_response(code, gettext(REFUSALS[refused.reason], detail=refused.detail))
+    message = gettext(REFUSALS[refused.reason], detail=refused.detail)
+    page = render_template("errors/error.html", code=code, title=MESSAGES[code][0], message=message,
+                           new_window=new_window)  # fmt: skip
+    g.lti_frame_origins = platforms.all_origins()  # see _framed_in_platform
+    return Response(page, code)
+
+
+def _login_again() -> str:
+    """This login initiation's own address: opened in a new window, it starts the launch there."""
+    params = {k: v for k, v in {**request.args, **request.form}.items() if k in LOGIN_PARAMS}
+    return url_for("lti.login") + ("?" + urlencode(params) if params else "")
 
 
 @bp.get("/jwks")
@@ -65,21 +84,17 @@ def jwks() -> Response:
 @csrf.exempt  # the platform's form: OIDC state and nonce protect the flow instead
 def login() -> ResponseReturnValue:
     """OIDC third-party login initiation: off to the platform's authorisation endpoint."""
+    issuer, client_id = request.values.get("iss", ""), request.values.get("client_id")
     try:
-        return login_redirect(launch_url())
+        return login_redirect(launch_url(), issuer, client_id)
     except LaunchRefused as refused:
-        return _refusal(refused)
+        return _refusal(refused, _login_again())
 
 
 def _teaching() -> bool:
     """Whether the signed-in person is staff of the course they are in now (deep linking is theirs)."""
     here = page_course()
     return here is not None and here.staff
-
-
-def _is_instructor(launch: Launch) -> bool:
-    roles = launch.claim("roles") or []
-    return any(isinstance(r, str) and r.endswith(INSTRUCTOR_ROLES) for r in roles)
 
 
 def _locale(launch: Launch) -> str | None:
@@ -109,35 +124,51 @@ def _landing(target: str | None, locale: str) -> str:
 
 @bp.post("/launch")
 @csrf.exempt  # the platform's form: the signed id_token, state and nonce protect it instead
+@limiter.limit(REFUSED_LAUNCHES, deduct_when=failed)  # forged launches; a class behind one address is not limited
 def launch() -> ResponseReturnValue:
     """A resource-link or deep-linking launch: sign the platform's user in and take them where it points."""
     try:
-        checked = validate(request.form.get("id_token", ""))
+        checked = validate(request.form.get("id_token", ""), request.form.get("state", ""))
     except LaunchRefused as refused:
-        return _refusal(refused)
+        return _refusal(refused, course_page(request.form.get("id_token", "")))
     claims = checked.claims
-    instructor = _is_instructor(checked)
+    role = roles.course_role(checked.claim("roles"))
+    instructor = role == "instructor"  # deep linking adds content: an instructor's (a TA's launch is not one)
     deep_link = checked.claim("message_type") == "LtiDeepLinkingRequest"
     if deep_link and not instructor:  # refused before any account is made
         abort(403, _l("Only instructors can add activities from this catalogue."))
     locale = _locale(checked) or current_locale()
     account = accounts.link(claims["iss"], str(claims["sub"]), str(claims.get("name") or ""), claims.get("email"),
-                            instructor, locale)  # fmt: skip
+                            role, locale)  # fmt: skip
     user = db.session.get(User, account.user_id)
     assert user is not None
     sign_in(user)
-    session[SESSION_KEY] = {"origins": frame_origins(checked)}
+    allow_framing(frame_origins(checked))
     remember(locale)
-    if deep_link:
+    response = redirect(_landing_after(checked, account, instructor, locale), 303)
+    login_state.spend(response, checked.login, str(claims["nonce"]), request.form.get("state", ""))
+    return response
+
+
+def _landing_after(checked: Launch, account: accounts.LtiAccount, instructor: bool, locale: str) -> str:
+    """Where a checked launch goes: the picker, or the linked exercise (its line item kept for a learner)."""
+    claims = checked.claims
+    if checked.claim("message_type") == "LtiDeepLinkingRequest":
         session[deep_linking.SESSION_KEY] = deep_linking.request_settings(claims, checked.platform_id)
-        return redirect(url_for("lti.pick"), 303)
-    if instructor and (roster_source := roster.offered(claims, checked.platform_id)):
-        session[roster.SESSION_KEY] = roster_source
+        return url_for("lti.pick")
+    memberships = service_url(checked, _part(claims.get(roster.NRPS_CLAIM), "context_memberships_url"), "NRPS")
+    if instructor and memberships:
+        session[roster.SESSION_KEY] = roster.kept(memberships, checked.platform_id)
     target = _target(checked)
-    lineitem = (claims.get(AGS_CLAIM) or {}).get("lineitem")
-    if target and isinstance(lineitem, str) and not instructor:
+    lineitem = service_url(checked, _part(claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
+    if target and lineitem and not instructor:
         accounts.remember_line_item(account, checked.platform_id, target, lineitem)
-    return redirect(_landing(target, locale), 303)
+    return _landing(target, locale)
+
+
+def _part(claim: object, name: str) -> object:
+    """One field of an object claim (None when the claim is missing or no object)."""
+    return claim.get(name) if isinstance(claim, dict) else None
 
 
 def _kept_request() -> dict[str, Any]:
@@ -165,8 +196,7 @@ def pick() -> ResponseReturnValue:
     page = render_template("lti/return.html", return_url=kept["return_url"], jwt=jwt, choice=choice)
     response = Response(page)
     back = urlsplit(kept["return_url"])  # this one form goes to the LMS: CSP's form-action must allow it
-    response.headers["Content-Security-Policy"] = _csp_with(
-        "form-action", f"'self' {back.scheme}://{back.netloc}")  # fmt: skip
+    response.headers["Content-Security-Policy"] = csp_with("form-action", f"'self' {back.scheme}://{back.netloc}")
     return response
 
 
@@ -181,7 +211,7 @@ def pull_roster() -> ResponseReturnValue:
     try:
         new, learners = roster.pull(dict(kept))
     except Exception as error:  # noqa: BLE001 - the LMS failing must give a page that says so, not a 500
-        current_app.logger.warning("NRPS roster pull failed: %s", type(error).__name__)
+        current_app.logger.warning("NRPS roster pull failed: %s", platforms.failure(error))
         return error_response(502, _l("The course's member list could not be fetched from the LMS. Try again "
                                       "in a moment."))  # fmt: skip
     flash(ngettext("%(num)d learner of the course, %(new)d new here.",
@@ -189,20 +219,8 @@ def pull_roster() -> ResponseReturnValue:
     return redirect(url_for("teach.gradebook"), 303)
 
 
-def _csp_with(directive: str, value: str) -> str:
-    from grader.web.app import SECURITY_HEADERS
-
-    parts = [p.strip() for p in SECURITY_HEADERS["Content-Security-Policy"].split(";")]
-    return "; ".join(f"{directive} {value}" if p.split(" ")[0] == directive else p for p in parts)
-
-
 @bp.after_app_request
 def _framed_in_platform(response: Response) -> Response:
-    """A session begun by a launch may be framed by its platform's pages (frame-ancestors), and only there."""
-    origins = (session.get(SESSION_KEY) or {}).get("origins") if SESSION_KEY in session else None
-    csp = response.headers.get("Content-Security-Policy", "")
-    if origins and "frame-ancestors 'none'" in csp:
-        response.headers["Content-Security-Policy"] = csp.replace("frame-ancestors 'none'",
-                                                                  "frame-ancestors " + " ".join(origins))  # fmt: skip
-        response.headers.pop("X-Frame-Options", None)
-    return response
+    """A sign-in begun by a validated launch may be framed by its platform's pages, and only there; a refusal
+    (a page with no one's data on it) by any registered platform's."""
+    return framed_by(response, g.pop("lti_frame_origins", None) or framing_origins())

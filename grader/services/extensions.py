@@ -11,6 +11,7 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from grader.catalog.lessons import exercise_order
+from grader import grade_events
 from grader.extensions import db
 from grader.models import Exercise, Extension
 from grader.services import audit
@@ -47,6 +48,7 @@ def grant(seat: Seat, exercise_ids: list[str], due_utc: datetime, granted_by: in
             found.due_at, found.granted_by = due_utc, granted_by
     audit.note(granted_by, "extension.set", seat.user_id, _one(exercise_ids), course_id=seat.course_id,
                due=due_utc.isoformat() + "Z", exercises=exercise_ids)  # fmt: skip
+    _tell(seat, exercise_ids)
     db.session.commit()
 
 
@@ -58,8 +60,15 @@ def withdraw(seat: Seat, exercise_ids: list[str], by: int) -> int:
         Extension.exercise_id.in_(exercise_ids))).rowcount)  # fmt: skip
     if removed:
         audit.note(by, "extension.removed", seat.user_id, _one(exercise_ids), course_id=seat.course_id, exercises=exercise_ids)
+        _tell(seat, exercise_ids)
     db.session.commit()
     return removed
+
+
+def _tell(seat: Seat, exercise_ids: list[str]) -> None:
+    """A due date that changed may change what the gradebook shows (a regrade applies it to stored attempts)."""
+    for exercise_id in exercise_ids:
+        grade_events.changed(seat.course_id, seat.user_id, exercise_id)
 
 
 def _one(exercise_ids: list[str]) -> str | None:

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import sqlalchemy as sa
 
+from grader import grade_events
 from grader.extensions import db
 from grader.models import Progress, utcnow
 from grader.services import audit
@@ -67,6 +68,7 @@ def set_score(seat: Seat, exercise_id: str, percent: str, reason: str, by: int) 
     key = {"course_id": seat.course_id, "user_id": seat.user_id, "exercise_id": exercise_id}
     db.session.execute(for_session(_SET), {**key, **values})
     audit.note(by, "score.set", seat.user_id, exercise_id, course_id=seat.course_id, score=score, reason=reason)
+    grade_events.changed(seat.course_id, seat.user_id, exercise_id)
     db.session.commit()
     return score
 
@@ -81,5 +83,6 @@ def remove(seat: Seat, exercise_id: str, by: int) -> bool:
     ))  # fmt: skip
     if cleared.rowcount == 1:
         audit.note(by, "score.removed", seat.user_id, exercise_id, course_id=seat.course_id)
+        grade_events.changed(seat.course_id, seat.user_id, exercise_id)
     db.session.commit()
     return cleared.rowcount == 1

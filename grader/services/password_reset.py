@@ -15,6 +15,13 @@ from grader.models import User
 
 RESET_SECONDS = 24 * 3600
 _SALT = "grader-password-reset"
+NO_PASSWORD = "!"  # a password hash starting so matches no password: the account signs in elsewhere (its LMS)
+
+
+def resettable(user: User) -> bool:
+    """Whether the account signs in with a password here, so a reset link may give it one: an account made by
+    an LMS launch never does (its email is the LMS's word, and a password would be a way in beside the LMS)."""
+    return not user.password_hash.startswith(NO_PASSWORD)
 
 
 def reset_token(user: User, secret: str) -> str:
@@ -29,5 +36,6 @@ def user_for_reset(token: str, secret: str, max_age: int = RESET_SECONDS) -> Use
     except BadSignature:  # also expired tokens (SignatureExpired is a BadSignature)
         return None
     user = db.session.get(User, data.get("user")) if isinstance(data, dict) else None
-    return user if user is not None and data.get("hash") == user.password_fingerprint() else None
+    valid = user is not None and data.get("hash") == user.password_fingerprint() and resettable(user)
+    return user if valid else None
 

@@ -15,12 +15,18 @@ from typing import Any
 import sqlalchemy as sa
 
 from grader.extensions import db
-from grader.lti.models import GradeLink, LtiAccount
 from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utc_text, utcnow
 from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
 
 FORMAT = "grader-personal-data/1"
+# Parts of the app with tables of their own about users (LTI: LMS accounts, grade links) add them here at start.
+_MORE: dict[str, tuple[tuple[Any, ...], Any, Any]] = {}
+
+
+def add_rows(name: str, columns: tuple[Any, ...], user_column: Any, order: Any) -> None:
+    """Export these columns too, under `name`: the rows whose `user_column` is the user, ordered by `order`."""
+    _MORE[name] = (columns, user_column, order)
 
 
 def _moment(value: datetime | None) -> str | None:
@@ -58,10 +64,8 @@ def export(user: User) -> dict[str, Any]:
                              where=Submission.user_id == uid, order=[Submission.id]),
         "extensions": _rows(Extension.exercise_id.label("exercise"), Extension.due_at, Extension.created_at,
                             where=Extension.user_id == uid, order=[Extension.exercise_id]),
-        "lms_accounts": _rows(LtiAccount.issuer, LtiAccount.subject, LtiAccount.name, LtiAccount.created_at,
-                              where=LtiAccount.user_id == uid, order=[LtiAccount.id]),
-        "lms_grade_links": _rows(GradeLink.target, GradeLink.lineitem, GradeLink.created_at,
-                                 where=GradeLink.user_id == uid, order=[GradeLink.id]),
+        **{name: _rows(*columns, where=user_column == uid, order=[order])
+           for name, (columns, user_column, order) in _MORE.items()},
     }  # fmt: skip
 
 

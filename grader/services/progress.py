@@ -10,8 +10,8 @@ import sqlalchemy as sa
 
 from grader.catalog.lessons import exercise_order, lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
+from grader import grade_events
 from grader.extensions import db
-from grader.lti import outbox
 from grader.services.course_content import offered
 from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
@@ -184,5 +184,5 @@ def credit(mine: Standing, raw_score: float, policy: AttemptPolicy, at: datetime
                                                   "eid": mine.exercise_id, "used": number, "best": best,
                                                   "solved": solved})  # fmt: skip
     if number == 1 or changed:
-        outbox.queue_scores(mine.seat.user_id, mine.exercise_id)  # in this transaction: sent once it commits
+        grade_events.changed(mine.seat.course_id, mine.seat.user_id, mine.exercise_id)  # in this transaction
     return number, score

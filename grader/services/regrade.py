@@ -24,7 +24,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from grader import wrong_parts
+from grader import grade_events, wrong_parts
 from grader.catalog.catalog import check_answers
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.extensions import db
@@ -99,7 +99,8 @@ def _regrade_learner(seat: Seat, current: ExerciseVersion, policy: ExerciseSpec,
         {"id": a.id, "user_id": a.user_id, "course_id": a.course_id, "exercise_id": a.exercise_id,
          "answers": a.answers, "results": a.results}
         for a in regraded])  # fmt: skip
-    _recount(seat, exercise_id, mine, policy)
+    if _recount(seat, exercise_id, mine, policy):
+        grade_events.changed(seat.course_id, seat.user_id, exercise_id)
     audit.amend(event_id, **_so_far(report, left))
     db.session.commit()
 
@@ -130,11 +131,14 @@ def _grade_again(attempt: Attempt, current: ExerciseVersion, policy: ExerciseSpe
     return True
 
 
-def _recount(seat: Seat, exercise_id: str, attempts: list[Attempt], policy: ExerciseSpec) -> None:
-    """Best score and solved time from the learner's attempts in one course, as if they had been graded this way."""
+def _recount(seat: Seat, exercise_id: str, attempts: list[Attempt], policy: ExerciseSpec) -> bool:
+    """Best score and solved time from the learner's attempts in one course, as if they had been graded this way;
+    whether either changed."""
     progress = db.session.get(Progress, (seat.course_id, seat.user_id, exercise_id))
     if progress is None:
-        return
+        return False
+    before = (progress.best_score, progress.solved_at)
     solved: list[datetime] = [a.created_at for a in attempts if policy.solves(a.raw_score, a.created_at)]
     progress.best_score = max((a.score for a in attempts), default=0.0)
     progress.solved_at = min(solved, default=None)
+    return (progress.best_score, progress.solved_at) != before

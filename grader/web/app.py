@@ -19,19 +19,13 @@ from grader import models
 from grader.config import DEFAULT_INSTANCE, engine_options, settings
 from grader.extensions import csrf, db, limiter, login_manager, migrate
 from grader.web.foreign import CookieKeepingSessions, refuse_foreign_writes
+from grader.web.headers import SECURITY_HEADERS
 from grader.services import sign_ins
 from grader.web.forms import ROW_ID_MAX
 from grader.web.i18n import init_i18n
 from grader.web import compression, static_files
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-SECURITY_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; "
-    "script-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Referrer-Policy": "same-origin",
-}
 
 
 # synchronous=FULL: a commit reaches the disk before it returns, so an attempt answered as stored
@@ -178,10 +172,9 @@ def _register(app: Flask) -> None:
     for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp, course_pages.bp):
         app.register_blueprint(blueprint)
     app.context_processor(_course_of_page)
-    from grader.lti import cli as lti_cli, views as lti_views
+    from grader.lti import setup as lti
 
-    app.register_blueprint(lti_views.bp)
-    app.cli.add_command(lti_cli.lti)
+    lti.init_app(app)
     csrf.exempt(api.bp)  # bearer tokens only, no cookies: nothing for a forged form to ride on
     errors.register(app)
     register_filters(app)

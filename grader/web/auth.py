@@ -19,6 +19,7 @@ from grader.web.course_context import resolve
 from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm,
                               PasswordForm, RegisterForm, TokenForm)  # fmt: skip
+from grader.web.headers import forget_framing
 from grader.web.i18n import remember, supported, translated
 from grader.web.login_limits import failed, login_email, login_limits
 
@@ -45,6 +46,7 @@ def sign_in(user: User) -> None:
     the one this browser had (a copy of the old cookie must not outlive it)."""
     sign_ins.start(user, request.user_agent.string, current_app.config["SIGN_IN_IDLE_DAYS"],
                    replacing=session.get("_user_id"))  # fmt: skip
+    forget_framing()  # an LTI launch allows its platform again after this; a password sign-in is framed nowhere
     login_user(user)
 
 
@@ -248,7 +250,7 @@ def forgot() -> ResponseReturnValue:
 def _send_reset_link(server: mail.SmtpServer, email: str) -> None:
     user = accounts.user_by_email(email)
     letter = _reset_mail(user or User(id=0, email=email, password_hash=""))  # the same work either way
-    if user is not None:
+    if user is not None and password_reset.resettable(user):
         mail.send_later(server, letter)
     hours = password_reset.RESET_SECONDS // 3600
     flash(gettext("If an account uses %(email)s, a link to choose a new password is on its way to it. "

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, abort, has_request_context, request, session as flask_session
+from flask import Flask, abort, has_request_context, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_babel import lazy_gettext as _l
+
+from grader.web.headers import framing_origins
 
 FOREIGN_SITES = frozenset({"cross-site", "same-site"})  # same-site: another host under the same domain
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -58,8 +60,8 @@ class CookieKeepingSessions(SecureCookieSessionInterface):
         super().save_session(app, session, response)
 
     def get_cookie_samesite(self, app: Flask) -> str | None:
-        """Lax, except for a session begun by an LTI login over HTTPS: the LMS frames its pages, a third-party
-        context where only SameSite=None cookies are sent (CSRF tokens still guard every form)."""
-        if app.config["SESSION_COOKIE_SECURE"] and has_request_context() and flask_session.get("lti"):
+        """Lax, except for a sign-in begun by a validated LTI launch over HTTPS: the LMS frames its pages, a
+        third-party context where only SameSite=None cookies are sent (CSRF tokens still guard every form)."""
+        if app.config["SESSION_COOKIE_SECURE"] and has_request_context() and framing_origins():
             return "None"
         return super().get_cookie_samesite(app)

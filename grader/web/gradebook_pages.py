@@ -179,6 +179,9 @@ def reset_link() -> str:
         # Only for this course's learners: staff reset through an operator's CLI.
         if user is None or user.is_staff or not courses.is_learner(here().seat.course_id, user.id):
             form.email.errors = [gettext("There is no learner with that email.")]
+        elif not password_reset.resettable(user):
+            form.email.errors = [gettext("This learner signs in through their LMS: there is no password here to "
+                                         "reset.")]  # fmt: skip
         else:
             link = reset_url(user)
             audit.record(current_user.id, "reset_link", user.id)

@@ -86,3 +86,15 @@ def test_an_instructor_adds_an_exercise_from_the_catalogue_inside_the_lms(
     claims = jwt.decode(returned["JWT"], options={"verify_signature": False})
     [item] = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
     assert item["custom"] == {"exercise": "block-layernorm"} and item["lineItem"]["scoreMaximum"] == 100.0
+
+
+def test_a_refused_launch_shows_inside_the_lms_frame_with_a_new_window_link(
+        live_server: LiveServer, platform: FakePlatform, page: Page, artifacts: Path) -> None:
+    platform.pending = {"aud": "another-tool"}  # a token for another tool: refused
+    page.goto(f"{platform.url}/course?tool={live_server.url}")
+    frame = page.frame_locator("iframe#tool")
+    link = frame.locator('a[target="_blank"]')
+    link.wait_for()  # the refusal page, not the browser's error page: frame-ancestors allows the platform
+    assert link.inner_text() == "Open in a new window" and link.get_attribute("href") == f"{platform.url}/course"
+    assert "addressed to another tool" in frame.locator("main").inner_text()
+    page.screenshot(path=str(artifacts / "lti-refused-in-frame.png"), full_page=True)

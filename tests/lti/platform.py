@@ -1,6 +1,9 @@
 """A fake LMS for the LTI tests: its own RSA key and JWKS, an OIDC authorisation endpoint, an OAuth2
 token endpoint that checks the tool's signed assertion against the tool's JWKS, and line items that
-record the scores they get. Served by a threaded http.server on loopback."""
+record the scores they get. Served by a threaded http.server on loopback.
+
+With `moodle` set it speaks as Moodle 4.5 does: short role names in its roster (NRPS), full role URIs
+in launches, its own locale names (pt_br), and an HTML page when it refuses a token request."""
 
 from __future__ import annotations
 
@@ -27,6 +30,14 @@ LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 
 
+MOODLE_ERROR_PAGE = "\n".join([
+    "<!DOCTYPE html>", '<html dir="ltr" lang="en" xml:lang="en">', "<head>", "<title>Error | Moodle</title>",
+    '<meta http-equiv="Content-Type" content="text/html; charset=utf-8" />', "</head>",
+    '<body id="page-error">', '<div class="box errorbox alert alert-danger">',
+    '<p class="errormessage">Invalid client</p>', '<p class="errorcode">invalid_client</p>', "</div>",
+    "</body>", "</html>"])  # 13 lines, as Moodle answers a token request it refuses
+
+
 def new_key() -> rsa.RSAPrivateKey:
     return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
@@ -49,6 +60,10 @@ class FakePlatform:
     pending: dict[str, Any] = field(default_factory=dict)  # the next browser launch: claims for /auth
     deep_link_returns: list[dict[str, Any]] = field(default_factory=list)
     members: list[dict[str, Any]] = field(default_factory=list)  # the course's roster (NRPS)
+    moodle: bool = False  # Moodle's shapes (see the module's docstring)
+    kid: str = KID  # the id of the key it signs with and publishes
+    jwks_fetches: int = 0
+    refuse_tokens: bool = False  # the token endpoint answers 400, as Moodle does for an unknown client
     port: int = 0
     server: ThreadingHTTPServer | None = None
 
@@ -67,7 +82,7 @@ class FakePlatform:
 
     def jwks(self) -> dict[str, Any]:
         public = json.loads(RSAAlgorithm.to_jwk(self.key.public_key()))
-        public.update(kid=KID, alg="RS256", use="sig")
+        public.update(kid=self.kid, alg="RS256", use="sig")
         return {"keys": [public]}
 
     def claims(self, nonce: str, sub: str = "learner-1", roles: tuple[str, ...] | None = (LEARNER,),
@@ -81,7 +96,8 @@ class FakePlatform:
             CLAIM + "version": "1.3.0", CLAIM + "roles": list(roles or ()),
             CLAIM + "resource_link": {"id": "link-1", "title": "An exercise"},
             CLAIM + "context": {"id": "course-1", "title": "Transformers 101"},
-            CLAIM + "launch_presentation": {"locale": "en-US", "return_url": f"{self.url}/course"},
+            CLAIM + "launch_presentation": {"locale": "pt_br" if self.moodle else "en-US",
+                                            "return_url": f"{self.url}/course"},
             "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint": {
                 "scope": ["https://purl.imsglobal.org/spec/lti-ags/scope/score"],
                 "lineitem": f"{self.url}/lineitems/1?course=1"},
@@ -97,8 +113,8 @@ class FakePlatform:
                 body[key] = value
         return body
 
-    def sign(self, body: dict[str, Any], key: rsa.RSAPrivateKey | None = None, kid: str = KID) -> str:
-        return jwt.encode(body, pem(key or self.key), algorithm="RS256", headers={"kid": kid})
+    def sign(self, body: dict[str, Any], key: rsa.RSAPrivateKey | None = None, kid: str | None = None) -> str:
+        return jwt.encode(body, pem(key or self.key), algorithm="RS256", headers={"kid": kid or self.kid})
 
     def check_assertion(self, assertion: str) -> dict[str, Any]:
         """The tool's client assertion, checked against the tool's published JWKS (raises when it is not)."""
@@ -138,6 +154,7 @@ def _handler(platform: FakePlatform) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             path = urlsplit(self.path)
             if path.path == "/jwks":
+                platform.jwks_fetches += 1
                 return self._reply(200, json.dumps(platform.jwks()))
             if path.path == "/auth":  # OIDC authorisation: an auto-posting form with the id_token
                 query = {k: v[0] for k, v in parse_qs(path.query).items()}
@@ -151,8 +168,10 @@ def _handler(platform: FakePlatform) -> type[BaseHTTPRequestHandler]:
             if path.path == "/memberships":
                 if self.headers.get("Authorization", "").removeprefix("Bearer ") not in platform.tokens:
                     return self._reply(401, '{"error": "no token"}')
+                members = [{**m, "roles": [str(r).rsplit("#", 1)[-1] for r in m.get("roles", [])]} if platform.moodle
+                           else m for m in platform.members]  # fmt: skip
                 return self._reply(200, json.dumps({"id": f"{platform.url}/memberships",
-                                                    "context": {"id": "course-1"}, "members": platform.members}))
+                                                    "context": {"id": "course-1"}, "members": members}))
             if path.path == "/course":  # the LMS's course page: it embeds the tool and starts a launch in the frame
                 query = {k: v[0] for k, v in parse_qs(path.query).items()}
                 fields = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in {
@@ -171,6 +190,8 @@ def _handler(platform: FakePlatform) -> type[BaseHTTPRequestHandler]:
                 return self._reply(503, '{"error": "down"}')
             if path.path == "/token":
                 form = self._form()
+                if platform.refuse_tokens:
+                    return self._reply(400, MOODLE_ERROR_PAGE, "text/html")
                 claims = platform.check_assertion(form["client_assertion"])
                 platform.token_requests.append({"form": form, "claims": claims})
                 token = uuid.uuid4().hex

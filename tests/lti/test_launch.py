@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from flask import Flask
 
 from grader.extensions import db
+from grader.services import courses
 from grader.lti.models import LtiAccount, GradeLink
 from grader.models import User
 from tests.lti.conftest import launch
@@ -79,7 +80,8 @@ def test_an_instructor_arrives_as_an_instructor(app: Flask, platform: FakePlatfo
     response = launch(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), custom={"exercise": "block-layernorm"})
     assert response.status_code == 303
     [user] = users(app)
-    assert user.role == "instructor"
+    with app.app_context():  # an instructor of the course, no site role
+        assert user.role == "learner" and [m.role for m in courses.memberships(user.id)] == ["instructor"]
     assert client.get("/teach/gradebook").status_code == 200
     with app.app_context():  # no grade column for the teacher's own tries
         assert db.session.scalar(sa.select(sa.func.count()).select_from(GradeLink)) == 0
