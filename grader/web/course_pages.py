@@ -27,7 +27,7 @@ class JoinForm(PageForm):
 def _index(form: JoinForm, status: int = 200) -> tuple[str, int]:
     mine = courses.memberships(current_user.id)
     here = page_course()
-    return render_template("courses/index.html", mine=mine, here=here.code if here else None, form=form,
+    return render_template("courses/index.html", mine=mine, working_in=here.code if here else None, form=form,
                            use=IdForm()), status  # fmt: skip
 
 

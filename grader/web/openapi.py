@@ -250,6 +250,11 @@ def _responses(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, A
     replies = dict(op.replies)
     if is_secured:
         replies.setdefault(401, Reply("No token, a malformed header, or a revoked token.", ErrorBody))
+        # Every call acts in one of the caller's courses (?course=CODE, else their first).
+        own = replies.get(404)
+        why = "you are in no course with the ?course= code given (or in no course yet)."
+        replies[404] = Reply(f"{own.description.rstrip('.')}, or {why}" if own else why[0].upper() + why[1:],
+                             own.shape if own else ErrorBody)
     if op.body is not None:
         replies.setdefault(400, Reply("The body is not JSON of the documented shape (an unknown field included), "
                                       "or the query string holds a NUL character.", ErrorBody))

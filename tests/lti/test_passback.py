@@ -18,7 +18,7 @@ from grader.services import extensions
 from grader.services.regrade import regrade
 from tests.lti.conftest import launch, wait_for
 from tests.lti.platform import FakePlatform
-from tests.web.conftest import login, make_user
+from tests.web.conftest import login, make_user, seat
 from tests.web.test_due_dates import FUTURE, PAST
 from tests.web.test_overrides import set_score
 from tests.web.test_regrade import LOOSE, TIGHT, off_by, save, submit
@@ -60,12 +60,12 @@ def test_every_grade_change_goes_out_and_the_lms_agrees_with_the_gradebook(app: 
     lms_gets(platform, teacher, 50.0)
     sent = len(platform.scores)
     with app.app_context():  # the learner's own due date: nothing changes until the attempts are regraded
-        extensions.grant(learner, ["quiz"], due_from_text(FUTURE), teacher_id)
+        extensions.grant(seat(learner), ["quiz"], due_from_text(FUTURE), teacher_id)
         regrade("quiz")
     lms_gets(platform, teacher, 100.0)
     assert len(platform.scores) == sent + 1  # the extension alone sent nothing: the score had not changed
     with app.app_context():
-        extensions.withdraw(learner, ["quiz"], teacher_id)
+        extensions.withdraw(seat(learner), ["quiz"], teacher_id)
         regrade("quiz")
     lms_gets(platform, teacher, 50.0)
     save(app, LOOSE, f"due: {FUTURE}\nlate_credit: 0.5\n")  # the exercise's own due date moved
