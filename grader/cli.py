@@ -19,7 +19,7 @@ from grader.extensions import db
 from grader.models import ROLES, User
 from grader.services import accounts, password_reset, privacy
 from grader.services.sync import sync_directory
-from grader.visible import visible
+from grader.visible import visible_json
 
 users = AppGroup("users", help="Manage accounts.")
 exercises = AppGroup("exercises", help="Manage the exercise catalogue.")
@@ -83,7 +83,7 @@ def bootstrap(email: str) -> None:
 def export_user(email: str) -> None:
     """Print everything kept about a user as JSON (what they get from their profile page)."""
     # What they typed and their code, hidden characters as escapes (\u202e): the output stays JSON.
-    click.echo(visible(json.dumps(privacy.export(_user(email)), ensure_ascii=False, indent=2)))
+    click.echo(visible_json(privacy.export(_user(email))))
 
 
 @users.command("delete")
