@@ -1,5 +1,5 @@
 """Flask commands: users (create, token, reset-link, bootstrap, export, delete), exercises (sync, regrade),
-submissions (reap), and backup."""
+submissions (reap), backup and repair."""
 
 from __future__ import annotations
 
@@ -184,9 +184,18 @@ def backup_command(target: Path | None) -> None:
     click.echo(f"backed up to {made.path} ({made.bytes:,} bytes in {made.seconds:.2f} s)")
 
 
+@click.command("repair")
+def repair_command() -> None:
+    """Rewrite what an older release left out against this schema: every attempt's wrong-part rows."""
+    from grader.wrong_parts import repair
+
+    click.echo(f"repaired the wrong parts of {repair(db.engine)} attempts")
+
+
 def register_commands(app: Flask) -> None:
     """Attach the command groups to the app."""
     app.cli.add_command(backup_command)
+    app.cli.add_command(repair_command)
     app.cli.add_command(users)
     app.cli.add_command(exercises)
     app.cli.add_command(submissions_group)
