@@ -23,7 +23,7 @@ from grader.extensions import db
 from grader.schema_version import code_heads, refuse_to_start
 from grader.wrong_parts import wrong_part_rows
 from tests.web.conftest import empty_database
-from tests.web.test_app import flask_cli
+from tests.web.test_app import flask_cli, store_attempts
 
 ROOT = Path(__file__).resolve().parents[2]
 BEFORE_WRONG_PARTS = "3112da2"
@@ -98,19 +98,10 @@ def test_repair_rewrites_rows_an_old_regrade_left_stale(tmp_path: Path) -> None:
         assert flask_cli("db", "upgrade", env=env).returncode == 0
         engine = sa.create_engine(url)
         with engine.begin() as connection:
-            connection.execute(sa.text("INSERT INTO users (id, email, password_hash, role, locale, created_at)"
-                                       " VALUES (1, 'a@example.com', '-', 'learner', 'en', '2026-01-01')"))
-            connection.execute(sa.text(
-                "INSERT INTO exercises (id, lesson, title, position, kind, current_version, origin, created_at,"
-                " updated_at, status) VALUES ('e', 'l', 't', 1, 'numeric', 1, 'file', '2026-01-01', '2026-01-01',"
-                " 'published')"))  # fmt: skip
             # The verdict now says b is wrong (an old release regraded it), the rows still say a.
-            connection.execute(sa.text(
-                "INSERT INTO attempts (id, user_id, exercise_id, version, seed, number, answers, parsed, results,"
-                " raw_score, score, late, hints_used, answers_hash, created_at) VALUES (1, 1, 'e', 1, 1, 1,"
-                " :answers, '{}', :results, 0, 0, false, 0, 'h', '2026-01-01')"),
-                {"answers": json.dumps({"a": "1", "b": "2"}),
-                 "results": json.dumps({"a": {"status": "correct"}, "b": {"status": "incorrect", "misconception": "m"}})})
+            store_attempts(connection, [{"id": 1, "user_id": 1, "exercise_id": "e", "answers": {"a": "1", "b": "2"},
+                                         "results": {"a": {"status": "correct"},
+                                                     "b": {"status": "incorrect", "misconception": "m"}}}])  # fmt: skip
             connection.execute(sa.text("INSERT INTO wrong_parts (attempt_id, part, exercise_id, user_id, typed)"
                                        " VALUES (1, 'a', 'e', 1, '1')"))  # fmt: skip
         engine.dispose()
