@@ -19,7 +19,7 @@ from grader.models import Attempt, User
 from grader.wrong_parts import WrongPart
 
 MAX_SCANNED = 5000  # the latest attempts per exercise: enough to see patterns, bounded in cost
-EXAMPLES = 3  # anonymised examples per misconception
+EXAMPLES = 3  # examples per misconception: unnamed, not anonymous (each learner's numbers are their own)
 EXAMPLE_CHARS = 80
 _INSTRUCTORS = sa.select(User.id).where(User.role == "instructor")
 
