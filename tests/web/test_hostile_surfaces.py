@@ -1,20 +1,25 @@
 """Cases from an attack on the newer surfaces that were contained but not yet in the suite: a draft through
 every learner route, static paths that climb out, BREACH against the CSRF token, the API viewer's CSP,
-and a forged X-Forwarded-For behind a trusted proxy. Each keeps what was found contained."""
+a forged X-Forwarded-For behind a trusted proxy, and giving up while an answer is in flight. Each keeps
+what was found contained."""
 
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import itsdangerous.timed
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
+from grader.extensions import db
 from grader.models import Attempt, Progress, Submission, Variant
+from grader.services import accounts, attempts, help
 from grader.web.app import SECURITY_HEADERS
-from tests.web.api_support import API, auth
+from tests.web.api_support import API, EXERCISE, answers_of, auth, typed
 from tests.web.conftest import PASSWORD, build_app, csrf_from, make_user
 from tests.web.test_deployment import FORWARDED
 from tests.web.test_drafts import DRAFT_ID, NEW, count, save_on_the_web
@@ -101,3 +106,54 @@ def test_behind_a_trusted_proxy_a_forged_first_forwarded_address_dodges_nothing(
         statuses.append(client.post("/login", data={"email": "ada@example.com", "password": "not it",
                                                     "csrf_token": token}, headers={FORWARDED: chain}).status_code)
     assert statuses == [401] * 10 + [429] * 2
+
+
+def test_giving_up_while_a_right_answer_is_in_flight_ends_one_way_only(app: Flask) -> None:
+    # Whichever takes the learner's progress row first wins: solved (and giving up is refused) or given up
+    # (and the answer is not counted). Never both, never a score earned after giving up.
+    rounds = 6
+    for n in range(rounds):
+        make_user(app, f"racer{n}@example.com")
+    right = {n: typed(answers_of(app, f"racer{n}@example.com")) for n in range(rounds)}
+    outcomes: dict[int, tuple[str, bool]] = {}
+
+    def race(n: int) -> None:
+        with app.app_context():
+            user = accounts.user_by_email(f"racer{n}@example.com")
+            assert user is not None
+            user_id = user.id
+        start = threading.Barrier(2)
+        found: dict[str, object] = {}
+
+        def answer() -> None:
+            with app.app_context():
+                start.wait()
+                found["answer"] = attempts.submit(user_id, EXERCISE, right[n]).outcome
+                db.session.remove()
+
+        def give_up() -> None:
+            with app.app_context():
+                start.wait()
+                found["gave_up"] = help.give_up(user_id, EXERCISE)
+                db.session.remove()
+
+        threads = [threading.Thread(target=answer), threading.Thread(target=give_up)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        outcomes[user_id] = (str(found["answer"]), bool(found["gave_up"]))
+
+    for n in range(rounds):
+        race(n)
+    with app.app_context():
+        for user_id, (answered, gave_up) in outcomes.items():
+            mine = db.session.get(Progress, (user_id, EXERCISE))
+            assert mine is not None
+            stored = db.session.scalar(sa.select(sa.func.count()).select_from(Attempt).where(Attempt.user_id == user_id))
+            if gave_up:  # the give-up came first: the answer was refused, nothing stored or earned
+                assert (answered, mine.gave_up_at is not None, mine.solved_at, mine.best_score, stored) == \
+                    ("closed", True, None, 0.0, 0)  # fmt: skip
+            else:  # the answer came first: solved, and giving up changed nothing
+                assert (answered, mine.gave_up_at, mine.solved_at is not None, mine.best_score, stored) == \
+                    ("graded", None, True, 1.0, 1)  # fmt: skip
