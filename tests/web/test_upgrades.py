@@ -139,12 +139,17 @@ def test_a_release_refuses_a_database_at_another_releases_migrations(tmp_path: P
             db.engine.dispose()
 
 
-def test_gunicorn_refuses_to_start_on_a_database_behind_this_release(tmp_path: Path) -> None:
+@pytest.mark.parametrize("command", [["gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+                                     ["celery", "-A", "grader.tasks", "worker", "--concurrency", "1", "-Q", "grading"]],
+                         ids=["gunicorn", "celery worker"])  # fmt: skip
+def test_the_web_and_the_worker_refuse_to_start_on_a_database_behind_this_release(tmp_path: Path,
+                                                                                  command: list[str]) -> None:  # fmt: skip
     with empty_database(tmp_path) as url:
         env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "x" * 32,
                "GRADER_BIND": "127.0.0.1:0"}  # fmt: skip
+        env.pop("GRADER_BROKER_URL", None)  # the worker's broker is then in memory: nothing else needed
         assert flask_cli("db", "upgrade", "a8c4e6f1b2d3", env=env).returncode == 0
-        started = subprocess.run([sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"], cwd=ROOT,
-                                 env=env, capture_output=True, text=True, timeout=120)  # fmt: skip
+        started = subprocess.run([sys.executable, "-m", *command], cwd=ROOT, env=env, capture_output=True,
+                                 text=True, timeout=120)  # fmt: skip
         assert started.returncode != 0
         assert f"behind this release's migrations (head {', '.join(code_heads())})" in started.stderr
