@@ -1,9 +1,13 @@
-"""Login and registration fail closed when the rate-limit store cannot count.
+"""Login and registration fail closed when this host's rate-limit file cannot count.
 
 Flask-Limiter falls back to each process's memory when its store fails, so with five workers a
 password guesser would get five times the failures, and nothing would record them for later.
-Signing in and creating accounts are what the limits protect: while the store is unusable they
-answer a clear 503 page instead. Everything else goes on, counted in memory meanwhile.
+Signing in and creating accounts are what the limits protect: while the file is unusable (locked,
+corrupted, unreadable) they answer a clear 503 page instead. Everything else goes on, counted in
+memory meanwhile. Only the SQLite file is checked: it is this host's alone. A shared Redis store
+keeps its documented behaviour (limits in memory while Redis is down, logins go on), since refusing
+then would stop every host's logins at once; and probing it on every login would put a network
+round trip, with no bound on a dropped connection, in front of each one.
 """
 
 from __future__ import annotations
@@ -25,22 +29,17 @@ log = logging.getLogger(__name__)
 
 
 def store_state() -> str:
-    """"ok", "unusable", or "off" (limits switched off): whether the limiter's store can count now."""
+    """"ok" or "unusable" for this host's SQLite file, "off" with limits switched off, "not checked" for
+    another store (Redis, memory)."""
     if not limiter.enabled:
         return "off"
-    try:
-        return "ok" if limiter.storage.check() else "unusable"
-    except Exception:  # noqa: BLE001 - any storage's failure, whatever its client raises, means unusable
-        return "unusable"
-
-
-def store_is_local() -> bool:
-    """Whether the store is this host's own file (its failure is this host's, not every host's)."""
-    return limiter.enabled and isinstance(limiter.storage, SqliteStorage)
+    if not isinstance(limiter.storage, SqliteStorage):
+        return "not checked"
+    return "ok" if limiter.storage.check() else "unusable"
 
 
 def fail_closed(view: Callable[..., Any]) -> Callable[..., Any]:
-    """Refuse a form's POST with a 503 page while the rate-limit store cannot count it."""
+    """Refuse a form's POST with a 503 page while this host's rate-limit file cannot count it."""
 
     @functools.wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
