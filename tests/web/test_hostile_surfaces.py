@@ -1,12 +1,13 @@
 """Cases from an attack on the newer surfaces that were contained but not yet in the suite: a draft through
 every learner route, static paths that climb out, BREACH against the CSRF token, the API viewer's CSP,
-a forged X-Forwarded-For behind a trusted proxy, and giving up while an answer is in flight. Each keeps
-what was found contained."""
+a forged X-Forwarded-For behind a trusted proxy, giving up while an answer is in flight, and markup in
+every text of a formula exercise in every language. Each keeps what was found contained."""
 
 from __future__ import annotations
 
 import re
 import threading
+from html.parser import HTMLParser
 from pathlib import Path
 
 import itsdangerous.timed
@@ -23,6 +24,9 @@ from tests.web.api_support import API, EXERCISE, answers_of, auth, typed
 from tests.web.conftest import PASSWORD, build_app, csrf_from, make_user
 from tests.web.test_deployment import FORWARDED
 from tests.web.test_drafts import DRAFT_ID, NEW, count, save_on_the_web
+from tests.web.test_i18n import choose
+from tests.web.test_learn import post_answers
+from tests.web.test_sync import sync
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWERS = {"h": "[1; 2; 3; 4]"}
@@ -157,3 +161,68 @@ def test_giving_up_while_a_right_answer_is_in_flight_ends_one_way_only(app: Flas
             else:  # the answer came first: solved, and giving up changed nothing
                 assert (answered, mine.gave_up_at, mine.solved_at is not None, mine.best_score, stored) == \
                     ("graded", None, True, 1.0, 1)  # fmt: skip
+
+
+MARKUP = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+FORMULA = (ROOT / "tests" / "catalog" / "formula_examples" / "block-residual-formula.yaml").read_text(encoding="utf-8")
+
+
+class _Tags(HTMLParser):
+    """Elements a browser would run: an on... attribute, or a script with a body or no src."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+        self._script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = {name for name, _ in attrs}
+        if any(name.startswith("on") for name in names) or (tag == "script" and "src" not in names):
+            self.found.append(self.get_starttag_text() or tag)
+        self._script = tag == "script"
+
+    def handle_data(self, data: str) -> None:
+        if self._script and data.strip():
+            self.found.append(data[:80])
+
+
+def _elements_with_handlers_or_inline_script(html: str) -> list[str]:
+    parser = _Tags()
+    parser.feed(html)
+    return parser.found
+
+
+def _hostile_formula_file() -> str:
+    """A formula exercise with markup in every text an instructor writes, in English, Portuguese and Russian."""
+    text = (FORMULA.replace("id: block-residual-formula", "id: xss-formula")
+            .replace("title: The first residual, as formulas", f"title: 'Residual {MARKUP}'")
+            .replace("title: the correction subtracted", f"title: 'subtracted {MARKUP}'")
+            .replace("hint: The block adds the attention output to the token's vector.", f"hint: 'Adds {MARKUP}'")
+            .replace("Compute $h_5 = x_5 + a_5$.", f"Compute $h_5 = x_5 + a_5$. {MARKUP}")
+            .replace("label: h₅", f"label: 'h {MARKUP}'")
+            .replace('  - "$h_5$ = {{h}}."', f'  - "$h_5$ = {{{{h}}}}. {MARKUP}"'))  # fmt: skip
+    for language, title in (("pt", "Residual"), ("ru", "Остаток")):
+        text += (("translations:\n" if language == "pt" else "") + f"  {language}:\n    title: '{title} {MARKUP}'\n"
+                 f"    prompt: |\n      $x_5$ = {{{{x}}}}, $a_5$ = {{{{a}}}}. $h_5$? {MARKUP}\n"
+                 f'    solution:\n      - "{title} {MARKUP}"\n      - "$h_5$ = {{{{h}}}}. {MARKUP}"\n')  # fmt: skip
+    return text
+
+
+def test_markup_in_every_formula_text_and_language_is_shown_as_text(
+        app: Flask, learner: FlaskClient, instructor: FlaskClient, tmp_path: Path) -> None:  # fmt: skip
+    assert "1 created" in sync(app, {"xss.yaml": _hostile_formula_file()}, tmp_path / "exercises").output
+    page = learner.get("/exercises/xss-formula").get_data(as_text=True)
+    learner.post("/exercises/xss-formula/give-up", data={"csrf_token": csrf_from(page)})  # the solution shows
+    pages = []
+    for language in ("en", "pt", "ru"):
+        for client, paths in ((learner, ["/", "/exercises/xss-formula"]),
+                              (instructor, ["/teach/exercises/xss-formula", "/teach/exercises/xss-formula/analytics",
+                                            "/teach/exercises/xss-formula/edit", "/teach/exercises"])):  # fmt: skip
+            choose(client, language)
+            pages += [(language, path, client.get(path).get_data(as_text=True)) for path in paths]
+    for language, path, html in pages:
+        assert "<script>alert" not in html and "<img src=x" not in html, (language, path)
+        assert _elements_with_handlers_or_inline_script(html) == [], (language, path)
+    shown = "".join(html for _, _, html in pages)
+    for text in ("Residual ", "Остаток ", "h "):  # titles (en, pt, ru) and the part's label reached pages, escaped
+        assert f"{text}&lt;script&gt;alert(1)&lt;/script&gt;" in shown, text
