@@ -24,3 +24,11 @@ preload_app = True
 # gunicorn's control socket has one fixed path per user, so a second gunicorn on the host (a test,
 # a benchmark, a blue/green switch) would take it over; nothing here uses gunicornc.
 control_socket_disable = True
+
+
+def on_starting(server: object) -> None:
+    """Refuse to start against a database at another release's migrations (grader/schema_version.py)."""
+    from grader.config import settings
+    from grader.schema_version import refuse_to_start
+
+    refuse_to_start(settings()["SQLALCHEMY_DATABASE_URI"])

@@ -1,5 +1,5 @@
 """Flask commands: users (create, token, reset-link, bootstrap, export, delete), exercises (sync, regrade),
-submissions (reap), and backup."""
+submissions (reap), backup and repair."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from grader.models import ROLES, User
 from grader.course_models import INSTRUCTOR
 from grader.services import accounts, courses, password_reset, privacy
 from grader.services.sync import sync_directory
-from grader.visible import visible
+from grader.visible import visible_json
 
 users = AppGroup("users", help="Manage accounts.")
 exercises = AppGroup("exercises", help="Manage the exercise catalogue.")
@@ -86,7 +86,7 @@ def bootstrap(email: str) -> None:
 def export_user(email: str) -> None:
     """Print everything kept about a user as JSON (what they get from their profile page)."""
     # What they typed and their code, hidden characters as escapes (\u202e): the output stays JSON.
-    click.echo(visible(json.dumps(privacy.export(_user(email)), ensure_ascii=False, indent=2)))
+    click.echo(visible_json(privacy.export(_user(email))))
 
 
 @users.command("delete")
@@ -187,9 +187,18 @@ def backup_command(target: Path | None) -> None:
     click.echo(f"backed up to {made.path} ({made.bytes:,} bytes in {made.seconds:.2f} s)")
 
 
+@click.command("repair")
+def repair_command() -> None:
+    """Rewrite what an older release left out against this schema: every attempt's wrong-part rows."""
+    from grader.wrong_parts import repair
+
+    click.echo(f"repaired the wrong parts of {repair(db.engine)} attempts")
+
+
 def register_commands(app: Flask) -> None:
     """Attach the command groups to the app."""
     app.cli.add_command(backup_command)
+    app.cli.add_command(repair_command)
     app.cli.add_command(users)
     app.cli.add_command(exercises)
     app.cli.add_command(submissions_group)

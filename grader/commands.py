@@ -15,13 +15,13 @@ from grader.catalog.selfcheck import check_catalog
 from grader.catalog.variants import VariantError
 from grader.codecheck.selfcheck import check_formula_draws
 from grader.codecheck.spec import any_spec_from_text
-from grader.visible import visible
+from grader.visible import visible, visible_json
 
 
 def _print_json(data: Any) -> None:
     # Learner text could retitle, clear or rewrite the terminal, or read as other than it is: hidden
     # characters print as their escapes, \u001b or \u202e, as in JSON (so the output stays JSON).
-    print(visible(json.dumps(data, ensure_ascii=False, indent=2)))
+    print(visible_json(data))
 
 
 def _load(root: Path) -> Catalog:

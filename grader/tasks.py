@@ -15,6 +15,7 @@ from datetime import timedelta
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_init
 
 from grader.config import broker_url
 from grader.environment import whole_number
@@ -49,6 +50,14 @@ def flask_app() -> Any:
 
         _app = create_app()
     return _app
+
+
+@worker_init.connect
+def _refuse_another_releases_database(**_: Any) -> None:
+    """A worker starts only against a database at this release's migrations (grader/schema_version.py)."""
+    from grader.schema_version import refuse_to_start
+
+    refuse_to_start(flask_app().config["SQLALCHEMY_DATABASE_URI"])
 
 
 @celery.task(name="grader.grade_submission", acks_late=True, reject_on_worker_lost=True)

@@ -9,19 +9,21 @@ which marks each one), so each hidden character appears as its escape, \\u202e, 
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 
 # Controls (tab and newline aside), format characters (bidi controls, zero-width ones), line and
-# paragraph separators, private-use and unassigned code points: nothing a reader sees as what it is.
-HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn"})
+# paragraph separators, private-use and unassigned code points, and lone surrogates (which UTF-8 cannot
+# even encode): nothing a reader sees as what it is.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
 # A quick first pass: printable ASCII, tab and newline are never hidden, and most text is only those.
 _SUSPECT = re.compile(r"[^\t\n\x20-\x7e]")
 
 
 def is_hidden(char: str) -> bool:
     """True for one character that does not show as itself: a control but tab and newline, a bidi or
-    other format character, a line separator, a private-use or unassigned code point."""
+    other format character, a line separator, a private-use or unassigned code point, a lone surrogate."""
     return char not in "\t\n" and unicodedata.category(char) in HIDDEN_CATEGORIES
 
 
@@ -63,3 +65,24 @@ def split(text: str) -> list[tuple[str, bool]]:
 def hidden_in(text: str) -> list[str]:
     """The hidden characters in `text`, in order, a Windows line end's CR aside."""
     return [m.group() for m in _SUSPECT.finditer(text) if _shown(m) != m.group()]
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if not is_hidden(char):
+        return char
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    high, low = divmod(code - 0x10000, 0x400)  # JSON has no \U: a pair of surrogate escapes
+    return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
+
+
+def visible_json(data: object, indent: int | None = 2) -> str:
+    """`data` as JSON that parses, with every hidden character (a lone surrogate too) as a JSON escape.
+
+    `visible` on JSON text would write \\U0001d173 inside its strings, which no JSON parser reads;
+    here the escapes are JSON's own (a surrogate pair beyond the first plane). Outside strings JSON
+    text is ASCII, so every escape lands inside a string.
+    """
+    return _SUSPECT.sub(_json_escape, json.dumps(data, ensure_ascii=False, indent=indent))

@@ -7,7 +7,7 @@ figures group it (whitespace collapsed) and cut to TYPED_CHARS, so that every ro
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import sqlalchemy as sa
 from sqlalchemy.orm import Mapped, mapped_column
@@ -50,17 +50,61 @@ def wrong_part_rows(attempt: Mapping[str, Any]) -> list[dict[str, Any]]:
             for part, verdict in attempt["results"].items() if verdict.get("status") == WRONG]  # fmt: skip
 
 
-def record(connection: sa.Connection, attempts: list[Mapping[str, Any]]) -> None:
+def record(connection: sa.Connection, attempts: Sequence[Mapping[str, Any]]) -> None:
     """Write the wrong parts of these attempts (in the caller's transaction)."""
     rows = [row for attempt in attempts for row in wrong_part_rows(attempt)]
     if rows:
         connection.execute(sa.insert(WrongPart.__table__), rows)
 
 
-def rewrite(connection: sa.Connection, attempts: list[Mapping[str, Any]]) -> None:
+def rewrite(connection: sa.Connection, attempts: Sequence[Mapping[str, Any]]) -> None:
     """Replace the wrong parts of attempts whose verdicts changed (a regrade)."""
     if not attempts:
         return
     table = WrongPart.__table__
     connection.execute(sa.delete(table).where(table.c.attempt_id.in_([a["id"] for a in attempts])))
     record(connection, attempts)
+
+
+REPAIR_BATCH = 2000
+_ATTEMPTS = sa.table("attempts", *(sa.column(name) for name in ("id", "user_id", "exercise_id")),
+                     sa.column("answers", sa.JSON), sa.column("results", sa.JSON))  # fmt: skip
+
+
+def repair(engine: sa.Engine) -> int:
+    """Make every attempt's wrong_parts rows what its stored verdict says; returns how many attempts changed.
+
+    Needed when a release that did not write the rows (or regraded without them) served against this
+    schema: an upgrade done out of order. Reads every attempt once, a batch per transaction.
+    """
+    changed, last = 0, 0
+    while True:
+        with engine.begin() as connection:
+            batch = connection.execute(sa.select(_ATTEMPTS).where(_ATTEMPTS.c.id > last)
+                                       .order_by(_ATTEMPTS.c.id).limit(REPAIR_BATCH)).mappings().all()  # fmt: skip
+            if not batch:
+                return changed
+            last = batch[-1]["id"]
+            wrong = _stale(connection, [_readable(a) for a in batch])
+            rewrite(connection, wrong)
+            changed += len(wrong)
+
+
+def _key(row: Any) -> tuple[Any, ...]:
+    return tuple(row[column.name] for column in WrongPart.__table__.c)
+
+
+def _stale(connection: sa.Connection, attempts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The attempts among these (ascending ids) whose stored rows differ from their verdicts'."""
+    table = WrongPart.__table__
+    stored: dict[int, set[tuple[Any, ...]]] = {}
+    ids = table.c.attempt_id.between(attempts[0]["id"], attempts[-1]["id"])
+    for row in connection.execute(sa.select(table).where(ids)).mappings():
+        stored.setdefault(row["attempt_id"], set()).add(_key(row))
+    return [a for a in attempts if {_key(r) for r in wrong_part_rows(a)} != stored.get(a["id"], set())]
+
+
+def _readable(attempt: Any) -> dict[str, Any]:
+    # A missing or odd verdict has no wrong parts (as the migration that first filled the table read them).
+    results = {part: v for part, v in (attempt["results"] or {}).items() if isinstance(v, dict)}
+    return {**attempt, "answers": attempt["answers"] or {}, "results": results}

@@ -33,6 +33,7 @@ Reason = Literal["issuer", "client", "audience", "deployment", "signature", "exp
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 REQUIRED = ("sub", "exp", "iat", "nonce", CLAIM + "deployment_id", CLAIM + "message_type", CLAIM + "version")
+CLAIM_CHARS = 255  # the longest text claim kept (lti_accounts.subject and the deployment's column)
 # pylti1p3's messages, as the check they come from.
 _REASONS: tuple[tuple[str, Reason], ...] = (
     ("Signature has expired", "expired"), ("The token is not yet valid", "expired"),
@@ -114,6 +115,19 @@ def _precheck(body: dict[str, Any]) -> None:
     missing = [name for name in REQUIRED if body.get(name) in (None, "")]
     if missing:  # said before the signature check, which would report a missing "sub" as a bad signature
         raise _refused("claims", ", ".join(name.removeprefix(CLAIM) for name in missing))
+    _check_shapes(body)
+
+
+def _check_shapes(body: dict[str, Any]) -> None:
+    """Claims of the types the standard gives them, short enough for the columns that keep them."""
+    # A list for a deployment id made an unhashable-key 500 in pylti1p3; a long sub would not fit its column.
+    texts = [name for name in REQUIRED if name not in ("exp", "iat")]
+    wrong = [name for name in texts if not isinstance(body[name], str) or len(body[name]) > CLAIM_CHARS]
+    roles = body.get(CLAIM + "roles", [])
+    if not isinstance(roles, list) or not all(isinstance(role, str) for role in roles):
+        wrong.append(CLAIM + "roles")
+    if wrong:
+        raise _refused("claims", "malformed: " + ", ".join(name.removeprefix(CLAIM) for name in wrong))
 
 
 def _reason(error: Exception) -> Reason:

@@ -1,5 +1,5 @@
 """One exercise's figures for its instructor: solve rate, attempts to solve, help asked for, and wrong
-answers counted by the misconception they matched (with a few anonymised examples).
+answers counted by the misconception they matched (with a few examples, for instructors only).
 
 Every figure is one aggregate query (GROUP BY in the database), so a page costs the same number of
 statements for 3 learners or 2,000. Typed wrong answers are read from the narrow wrong_parts rows, code

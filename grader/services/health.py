@@ -6,6 +6,7 @@ import redis
 import sqlalchemy as sa
 from sqlalchemy.exc import SQLAlchemyError
 
+from grader import schema_version
 from grader.extensions import db
 
 BROKER_TIMEOUT_SECONDS = 1.0
@@ -18,6 +19,14 @@ def database_reachable() -> bool:
         return True
     except SQLAlchemyError:
         return False
+    finally:
+        db.session.rollback()
+
+
+def schema_state() -> str:
+    """The database's schema against this release's migrations (grader/schema_version.py)."""
+    try:
+        return schema_version.schema_state(db.session.connection())
     finally:
         db.session.rollback()
 

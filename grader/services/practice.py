@@ -11,6 +11,7 @@ own example, offered as a worked warm-up.
 
 from __future__ import annotations
 
+import re
 import secrets
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,6 +33,10 @@ from grader.services.exercises import spec_of
 
 
 _SALT = "practice-variant"
+# A token's form, as the API document declares it: itsdangerous's URL-safe payload (with a leading dot when
+# compressed), a dot and the signature. The longest lesson id with the largest seed stays well under TOKEN_MAX.
+TOKEN_PATTERN = r"^\.?[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"
+TOKEN_MAX = 200
 
 
 class NotFinished(PermissionError):
@@ -63,8 +68,10 @@ def lesson_of(current: CurrentVersion) -> str:
 
 def _seed_from_token(token: str, lesson: str, secret: str) -> int | None:
     """The seed a token made here for this lesson carries; None for any other token."""
+    if len(token) > TOKEN_MAX or not re.fullmatch(TOKEN_PATTERN, token):
+        return None  # not of the documented form: refused before any decoding
     try:
-        bound, seed = URLSafeSerializer(secret, salt=_SALT).loads(token[:200])
+        bound, seed = URLSafeSerializer(secret, salt=_SALT).loads(token)
     except (BadData, TypeError, ValueError):
         return None
     return seed if bound == "lesson:" + lesson and type(seed) is int and seed >= 0 else None

@@ -20,7 +20,7 @@ from grader.models import SITE_STAFF, Attempt, User
 from grader.wrong_parts import WrongPart
 
 MAX_SCANNED = 5000  # the latest attempts per exercise: enough to see patterns, bounded in cost
-EXAMPLES = 3  # anonymised examples per misconception
+EXAMPLES = 3  # examples per misconception: unnamed, not anonymous (each learner's numbers are their own)
 EXAMPLE_CHARS = 80
 def by_learners(course_id: int, user_id: Any) -> sa.ColumnElement[bool]:
     """Rows by the course's learners: not by one of its (few) staff, nor a site admin trying it there. Said this

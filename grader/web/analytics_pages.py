@@ -170,7 +170,8 @@ def _exercise_figures(exercise: Exercise, found: analytics.ExerciseAnalytics) ->
         "wrong": Figures("misconceptions", (
             ("misconception", _l("Misconception"), "text"), ("name", _l("Name"), "text"),
             ("learners", _l("Learners"), "count"), ("wrong answers", _l("Wrong answers"), "count"),
-            ("examples", _l("Examples, anonymised"), "text"),
+            # Not anonymous: each learner's numbers are their own, so the gradebook can tell whose an example is.
+            ("examples", _l("Examples (instructors only)"), "text"),
         ), [(misconception_title(m.name), m.name or "", m.learners, m.answers,
              "; ".join(f"{labels.get(part, part)}: {text}" for part, text in m.examples))
             for m in found.misconceptions]),

@@ -9,7 +9,7 @@ from grader.answers.results import Status
 from grader.answers.syntax import syntax_hint
 from grader.catalog.spec import CODE_KIND
 from grader.code_grading import MAX_SOURCE_BYTES
-from grader.services import exercises
+from grader.services import exercises, practice
 from grader.services.attempts import Outcome
 from grader.web.i18n import DEFAULT
 from grader.web.openapi import PerValue, constrained
@@ -20,6 +20,9 @@ SOME_ANSWERS = constrained(minProperties=1)
 # Characters str.strip() removes (so a source of only these is empty), and U+FEFF, which a UTF-8
 # file may start with. A source needs one other character, and may hold no NUL.
 _BLANK = r"\t\n\u000b\u000c\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+PRACTICE_TOKEN = constrained(minLength=3, maxLength=practice.TOKEN_MAX, pattern=practice.TOKEN_PATTERN,
+                             description="A practice reply's `numbers`, as it gave them; signed, so only this "
+                                         "service makes them (any other is refused with a 400)")  # fmt: skip
 SOURCE_TEXT = constrained(minLength=1, maxLength=MAX_SOURCE_BYTES, pattern=rf"^[^\u0000]*[^\u0000{_BLANK}][^\u0000]*$",
                           description=f"UTF-8, at most {MAX_SOURCE_BYTES // 1024} KB, not blank, no NUL character")  # fmt: skip
 
@@ -173,7 +176,7 @@ class InLanguage(InCourse):
 class PracticeQuery(InLanguage):
     """?numbers=: the practice numbers a reply gave, to see them again (without it: new numbers)."""
 
-    numbers: str | None = None
+    numbers: str | None = field(default=None, metadata=PRACTICE_TOKEN)
 
 
 @dataclass(frozen=True)
@@ -184,14 +187,14 @@ class PracticeDetail(VariantDetail):
     """
 
     solution: list[str]
-    numbers: str
+    numbers: str = field(metadata=PRACTICE_TOKEN)
 
 
 @dataclass(frozen=True)
 class PracticeIn:
     """Answers to practice numbers, with the `numbers` the practice reply gave."""
 
-    numbers: str
+    numbers: str = field(metadata=PRACTICE_TOKEN)
     answers: dict[str, str] = field(metadata=SOME_ANSWERS)
 
 

@@ -21,6 +21,7 @@ from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm
                               PasswordForm, RegisterForm, TokenForm)  # fmt: skip
 from grader.web.headers import forget_framing
 from grader.web.i18n import remember, supported, translated
+from grader.web.limit_store import fail_closed
 from grader.web.login_limits import failed, login_email, login_limits
 
 bp = Blueprint("auth", __name__)
@@ -56,6 +57,7 @@ def sign_in(user: User) -> None:
 @bp.route("/login", methods=["GET", "POST"])
 @csrf.exempt
 @login_limits
+@fail_closed
 def login() -> ResponseReturnValue:
     """Sign in with email and password."""
     form = LoginForm()
@@ -80,6 +82,7 @@ def login() -> ResponseReturnValue:
 @limiter.limit("10 per hour", methods=["POST"], deduct_when=failed)
 # Accounts made from one address, failed or not: room for a class behind one NAT, not for a script.
 @limiter.limit("60 per hour", methods=["POST"])
+@fail_closed
 def register() -> ResponseReturnValue:
     """Create a learner account."""
     form = RegisterForm()

@@ -286,5 +286,6 @@ def _query_parameters(query: type, schemas: Schemas) -> list[dict[str, Any]]:
         hint = hints[f.name]
         if get_origin(hint) in (Union, types.UnionType):
             hint = next(a for a in get_args(hint) if a is not _NONE)
-        out.append({"name": f.name, "in": "query", "required": False, "schema": schemas.of(hint)})
+        schema = {**schemas.of(hint), **f.metadata.get(_KEYWORDS, {})}  # constrained() keywords, as in bodies
+        out.append({"name": f.name, "in": "query", "required": False, "schema": schema})
     return out

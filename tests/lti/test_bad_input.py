@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 import logging
 import time
+from typing import Any, Callable
 
+import jwt
 import pytest
 import sqlalchemy as sa
+from cryptography.hazmat.primitives import serialization
 from flask import Flask
 
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiAccount, UsedNonce
 from grader.models import SignIn, User
 from tests.lti.conftest import launch, start_login
-from tests.lti.platform import FakePlatform, new_key
+from grader.lti.launch import CLAIM
+from tests.lti.platform import LEARNER, FakePlatform, new_key
 
 
 def nothing_made(app: Flask) -> None:
@@ -143,3 +151,58 @@ def test_refusals_are_translated(app: Flask, platform: FakePlatform) -> None:
     page = client.post("/lti/launch", data={"id_token": token, "state": auth["state"]},
                        headers={"Accept-Language": "ru"}).get_data(as_text=True)
     assert "another tool" not in page and "lang=\"ru\"" in page
+
+
+def _unsigned(platform: FakePlatform) -> Callable[[str], str]:
+    def token(nonce: str) -> str:  # alg "none": a header and claims with no signature at all
+        return jwt.encode(platform.claims(nonce), None, algorithm="none", headers={"kid": "platform-key-1"})
+    return token
+
+
+def _keyed_with_the_public_key(platform: FakePlatform) -> Callable[[str], str]:
+    def token(nonce: str) -> str:  # algorithm confusion: HS256 keyed with the platform's public key
+        public = platform.key.public_key().public_bytes(serialization.Encoding.PEM,
+                                                        serialization.PublicFormat.SubjectPublicKeyInfo)  # fmt: skip
+        header = base64.urlsafe_b64encode(json.dumps({"alg": "HS256", "typ": "JWT", "kid": "platform-key-1"}).encode())
+        body = base64.urlsafe_b64encode(json.dumps(platform.claims(nonce)).encode())
+        signed = header.rstrip(b"=") + b"." + body.rstrip(b"=")
+        mac = base64.urlsafe_b64encode(hmac.new(public, signed, hashlib.sha256).digest()).rstrip(b"=")
+        return (signed + b"." + mac).decode()
+    return token
+
+
+def _replacing(platform: FakePlatform, **replaced: Any) -> Callable[[str], str]:
+    def token(nonce: str) -> str:  # claims set as they are (claims() reads `nonce` and `roles` itself)
+        return platform.sign({**platform.claims(nonce), **replaced})
+    return token
+
+
+REPLACED: dict[str, dict[str, Any]] = {
+    "roles as one string": {CLAIM + "roles": LEARNER},
+    "nonce as an object": {"nonce": {"n": 1}},
+}
+FORGED_SHAPES: dict[str, dict[str, Any]] = {
+    "sub as a number": {"sub": 12345},
+    "sub empty": {"sub": ""},
+    "sub of 10,000 characters": {"sub": "s" * 10_000},
+    "an unknown message type": {"message_type": "LtiSomethingElse"},
+    "LTI 1.1's version": {"version": "1.1"},
+    "deployment id as a list": {"deployment_id": ["deployment-1"]},
+    "issued an hour ahead": {"iat": int(time.time()) + 3600, "exp": int(time.time()) + 7200},
+    "roles holding an object": {"roles": [{"role": LEARNER}]},
+}
+
+
+@pytest.mark.parametrize("shape", ["unsigned", "keyed with the public key", *REPLACED, *FORGED_SHAPES])
+def test_a_forged_launch_shape_is_refused_and_makes_nothing(app: Flask, platform: FakePlatform,
+                                                          caplog: pytest.LogCaptureFixture, shape: str) -> None:  # fmt: skip
+    makers = {"unsigned": _unsigned, "keyed with the public key": _keyed_with_the_public_key}
+    if shape in makers:
+        response = launch(app.test_client(), platform, token=makers[shape](platform))
+    elif shape in REPLACED:
+        response = launch(app.test_client(), platform, token=_replacing(platform, **REPLACED[shape]))
+    else:
+        response = launch(app.test_client(), platform, **FORGED_SHAPES[shape])
+    assert response.status_code == 400, (shape, response.status_code)
+    assert "LTI launch refused (" in caplog.text and "Traceback" not in response.get_data(as_text=True)
+    nothing_made(app)

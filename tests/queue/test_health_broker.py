@@ -8,8 +8,10 @@ from tests.queue.support import Redis
 
 
 def test_a_broker_that_goes_down_is_reported_but_the_host_stays_ready(client: FlaskClient, redis: Redis) -> None:
-    assert client.get("/readyz").get_json() == {"status": "ok", "database": "ok", "broker": "ok"}
+    assert client.get("/readyz").get_json() == {"status": "ok", "database": "ok", "schema": "unversioned", "broker": "ok",
+                                             "rate_limits": "off"}
     redis.stop()
     ready = client.get("/readyz")
     assert ready.status_code == 200  # submissions are still stored and sent once the broker is back
-    assert ready.get_json() == {"status": "ok", "database": "ok", "broker": "unreachable"}
+    assert ready.get_json() == {"status": "ok", "database": "ok", "schema": "unversioned",
+                                "broker": "unreachable", "rate_limits": "off"}

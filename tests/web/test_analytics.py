@@ -12,6 +12,7 @@ from grader.services import analytics, attention
 from grader.services.exercises import all_exercises, existing
 from tests.web.conftest import seat
 from tests.web.analytics_class import EXERCISE, UNEXPLAINED, build_class
+from tests.web.test_i18n import choose
 
 
 def test_an_exercise_s_figures_count_the_class_built_by_hand(app: Flask, instructor: FlaskClient) -> None:
@@ -71,3 +72,18 @@ def test_analytics_pages_are_for_instructors_and_refuse_what_does_not_exist(
                  "/teach/exercises/block-gelu/figures/nothing.csv", "/teach/exercises/no-such/figures/hints.csv"):
         missing = instructor.get(path)
         assert missing.status_code == 404, path
+
+
+def test_the_examples_are_called_what_they_are_in_every_language(app: Flask, instructor: FlaskClient) -> None:
+    # Each learner's numbers are their own, so an example leads to its author through the gradebook:
+    # "anonymised" promised what the page cannot keep.
+    build_class(app, teacher="teach@example.com")
+    said = {"en": ("Examples (instructors only)", "are not anonymous"),
+            "pt": ("Exemplos (só para professores)", "não são anônimos"),
+            "ru": ("Примеры (только для преподавателей)", "не анонимны")}  # fmt: skip
+    for language, (column, note) in said.items():
+        choose(instructor, language)
+        page = instructor.get(f"/teach/exercises/{EXERCISE}/analytics")
+        html = page.get_data(as_text=True)
+        assert page.status_code == 200 and column in html and note in html, language
+        assert not any(word in html.lower() for word in ("anonymised", "anonimizados", "без имён")), language

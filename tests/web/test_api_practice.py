@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from flask import Flask
 from flask.testing import FlaskClient
 
@@ -56,3 +58,23 @@ def test_numbers_are_bound_to_their_lesson_and_cannot_be_forged(app: Flask, clie
     assert other.status_code == 400
     assert client.get(f"{API}/exercises/code-gelu/practice", headers=auth(instructor)).status_code == 409
     assert client.get(f"{API}/exercises/nothing/practice", headers=auth(instructor)).status_code == 404
+
+
+def test_the_document_declares_the_token_s_form_and_the_api_keeps_to_it(app: Flask, client: FlaskClient,
+                                                                        token: str) -> None:  # fmt: skip
+    document = client.get(f"{API}/openapi.json").get_json()
+    paths = document["paths"]
+    [query] = [p["schema"] for p in paths[PRACTICE]["get"]["parameters"] if p["name"] == "numbers"]
+    body = paths[PRACTICE]["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"]["numbers"]
+    reply = document["components"]["schemas"]["PracticeDetail"]["properties"]["numbers"]
+    for declared in (query, body, reply):
+        assert declared["maxLength"] == 200 and declared["pattern"] == r"^\.?[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"
+    assert "not made here" in paths[PRACTICE]["get"]["responses"]["400"]["description"]
+    solve(client, app, token)
+    pattern = re.compile(query["pattern"])
+    made = [client.get(PRACTICE, headers=auth(token)).get_json()["numbers"] for _ in range(5)]
+    assert all(pattern.fullmatch(t) and len(t) <= query["maxLength"] for t in made)
+    # Of the declared form but not made here, or past the declared length (a real token with more after it).
+    for refused in ("abc.def", made[0] + "A" * (201 - len(made[0]))):
+        answer = client.get(f"{PRACTICE}?numbers={refused}", headers=auth(token))
+        assert answer.status_code == 400 and "not made here" in answer.get_json()["message"], refused

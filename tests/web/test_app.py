@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
@@ -123,19 +124,7 @@ def test_upgrading_fills_the_wrong_parts_of_attempts_stored_before_as_the_servic
         assert flask_cli("db", "upgrade", "a8c4e6f1b2d3", env=env).returncode == 0
         engine = sa.create_engine(url)
         with engine.begin() as connection:
-            connection.execute(sa.text("INSERT INTO users (id, email, password_hash, role, locale, created_at)"
-                                       " VALUES (1, 'a@example.com', '-', 'learner', 'en', '2026-01-01')"))
-            connection.execute(sa.text(
-                "INSERT INTO exercises (id, lesson, title, position, kind, current_version, origin, created_at,"
-                " updated_at, status) VALUES ('e', 'l', 't', 1, 'numeric', 1, 'file', '2026-01-01', '2026-01-01',"
-                " 'published')"))  # fmt: skip
-            for attempt in stored:
-                connection.execute(sa.text(
-                    "INSERT INTO attempts (id, user_id, exercise_id, version, seed, number, answers, parsed, results,"
-                    " raw_score, score, late, hints_used, answers_hash, created_at) VALUES (:id, :user_id,"
-                    " :exercise_id, 1, 1, :id, :answers, '{}', :results, 0, 0, false, 0, :hash, '2026-01-01')"),
-                    {**attempt, "answers": json.dumps(attempt["answers"]), "results": json.dumps(attempt["results"]),
-                     "hash": str(attempt["id"])})  # fmt: skip
+            store_attempts(connection, stored)
         assert flask_cli("db", "upgrade", env=env).returncode == 0
         with engine.connect() as connection:
             filled = [dict(r) for r in connection.execute(sa.text(
@@ -145,6 +134,23 @@ def test_upgrading_fills_the_wrong_parts_of_attempts_stored_before_as_the_servic
     # The courses' migration, later, put every row in the one course it made (`default`, id 1).
     assert filled == [row for attempt in stored for row in wrong_part_rows({**attempt, "course_id": 1})]
     assert [(r["part"], r["typed"][:4], len(r["typed"])) for r in filled] == [("a", "0.5", 3), ("c", "[1.0", 201)]
+
+
+def store_attempts(connection: sa.Connection, stored: list[dict[str, Any]]) -> None:
+    """Learner 1, exercise "e" and these attempts, written as bare rows (as an older release's schema holds them)."""
+    connection.execute(sa.text("INSERT INTO users (id, email, password_hash, role, locale, created_at)"
+                               " VALUES (1, 'a@example.com', '-', 'learner', 'en', '2026-01-01')"))
+    connection.execute(sa.text(
+        "INSERT INTO exercises (id, lesson, title, position, kind, current_version, origin, created_at,"
+        " updated_at, status) VALUES ('e', 'l', 't', 1, 'numeric', 1, 'file', '2026-01-01', '2026-01-01',"
+        " 'published')"))  # fmt: skip
+    for attempt in stored:
+        connection.execute(sa.text(
+            "INSERT INTO attempts (id, user_id, exercise_id, version, seed, number, answers, parsed, results,"
+            " raw_score, score, late, hints_used, answers_hash, created_at) VALUES (:id, :user_id,"
+            " :exercise_id, 1, 1, :id, :answers, '{}', :results, 0, 0, false, 0, :hash, '2026-01-01')"),
+            {**attempt, "answers": json.dumps(attempt["answers"]), "results": json.dumps(attempt["results"]),
+             "hash": str(attempt["id"])})  # fmt: skip
 
 
 def test_users_cli_creates_an_instructor_and_prints_a_token(tmp_path: Path) -> None:

@@ -15,7 +15,9 @@ def test_alive_and_ready_on_the_embedded_default(client: FlaskClient, monkeypatc
     assert client.get("/healthz").get_json() == {"status": "ok"}
     ready = client.get("/readyz")
     assert ready.status_code == 200
-    assert ready.get_json() == {"status": "ok", "database": "ok", "broker": "not used"}
+    # Tables made by create_all (no migrations ran), and limits off as in every web test.
+    assert ready.get_json() == {"status": "ok", "database": "ok", "schema": "unversioned", "broker": "not used",
+                                "rate_limits": "off"}  # fmt: skip
     assert "Set-Cookie" not in ready.headers  # a probe leaves no session behind
 
 
@@ -27,5 +29,6 @@ def test_without_its_database_a_host_is_alive_but_not_ready(tmp_path: Path, monk
     assert client.get("/healthz").status_code == 200
     ready = client.get("/readyz")
     assert ready.status_code == 503
-    assert ready.get_json() == {"status": "unavailable", "database": "unreachable", "broker": "not used"}
+    assert ready.get_json() == {"status": "unavailable", "database": "unreachable", "schema": "unknown",
+                                "broker": "not used", "rate_limits": "ok"}  # fmt: skip
     assert "127.0.0.1" not in ready.get_data(as_text=True)  # no connection details or errors leak out
