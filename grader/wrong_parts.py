@@ -45,7 +45,8 @@ def grouped_text(typed: object) -> str:
 def wrong_part_rows(attempt: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The wrong_parts rows of one attempt, given its id, user_id, exercise_id, course_id, answers and results."""
     return [{"attempt_id": attempt["id"], "part": part, "exercise_id": attempt["exercise_id"],
-             "course_id": attempt["course_id"], "user_id": attempt["user_id"], "typed": grouped_text(attempt["answers"].get(part)),
+             "course_id": attempt["course_id"], "user_id": attempt["user_id"],
+             "typed": grouped_text(attempt["answers"].get(part)),
              "misconception": verdict.get("misconception") or None}
             for part, verdict in attempt["results"].items() if verdict.get("status") == WRONG]  # fmt: skip
 
@@ -67,7 +68,7 @@ def rewrite(connection: sa.Connection, attempts: Sequence[Mapping[str, Any]]) ->
 
 
 REPAIR_BATCH = 2000
-_ATTEMPTS = sa.table("attempts", *(sa.column(name) for name in ("id", "user_id", "exercise_id")),
+_ATTEMPTS = sa.table("attempts", *(sa.column(name) for name in ("id", "user_id", "exercise_id", "course_id")),
                      sa.column("answers", sa.JSON), sa.column("results", sa.JSON))  # fmt: skip
 
 

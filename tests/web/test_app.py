@@ -136,21 +136,23 @@ def test_upgrading_fills_the_wrong_parts_of_attempts_stored_before_as_the_servic
     assert [(r["part"], r["typed"][:4], len(r["typed"])) for r in filled] == [("a", "0.5", 3), ("c", "[1.0", 201)]
 
 
-def store_attempts(connection: sa.Connection, stored: list[dict[str, Any]]) -> None:
-    """Learner 1, exercise "e" and these attempts, written as bare rows (as an older release's schema holds them)."""
+def store_attempts(connection: sa.Connection, stored: list[dict[str, Any]], course: int | None = None) -> None:
+    """Learner 1, exercise "e" and these attempts, written as bare rows: as an older release's schema holds them,
+    or, given the course (1: the `default` the migration makes), as this release's does."""
     connection.execute(sa.text("INSERT INTO users (id, email, password_hash, role, locale, created_at)"
                                " VALUES (1, 'a@example.com', '-', 'learner', 'en', '2026-01-01')"))
     connection.execute(sa.text(
         "INSERT INTO exercises (id, lesson, title, position, kind, current_version, origin, created_at,"
         " updated_at, status) VALUES ('e', 'l', 't', 1, 'numeric', 1, 'file', '2026-01-01', '2026-01-01',"
         " 'published')"))  # fmt: skip
+    columns, values = (", course_id", ", :course") if course is not None else ("", "")
     for attempt in stored:
         connection.execute(sa.text(
             "INSERT INTO attempts (id, user_id, exercise_id, version, seed, number, answers, parsed, results,"
-            " raw_score, score, late, hints_used, answers_hash, created_at) VALUES (:id, :user_id,"
-            " :exercise_id, 1, 1, :id, :answers, '{}', :results, 0, 0, false, 0, :hash, '2026-01-01')"),
+            f" raw_score, score, late, hints_used, answers_hash, created_at{columns}) VALUES (:id, :user_id,"
+            f" :exercise_id, 1, 1, :id, :answers, '{{}}', :results, 0, 0, false, 0, :hash, '2026-01-01'{values})"),
             {**attempt, "answers": json.dumps(attempt["answers"]), "results": json.dumps(attempt["results"]),
-             "hash": str(attempt["id"])})  # fmt: skip
+             "hash": str(attempt["id"]), "course": course})  # fmt: skip
 
 
 def test_users_cli_creates_an_instructor_and_prints_a_token(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from grader.models import Attempt, Progress, Submission, Variant
 from grader.services import accounts, attempts, help
 from grader.web.app import SECURITY_HEADERS
 from tests.web.api_support import API, EXERCISE, answers_of, auth, typed
-from tests.web.conftest import PASSWORD, build_app, csrf_from, make_user
+from tests.web.conftest import build_app, csrf_from, make_user, PASSWORD, seat, seat_key
 from tests.web.test_deployment import FORWARDED
 from tests.web.test_drafts import DRAFT_ID, NEW, count, save_on_the_web
 from tests.web.test_i18n import choose
@@ -132,13 +132,13 @@ def test_giving_up_while_a_right_answer_is_in_flight_ends_one_way_only(app: Flas
         def answer() -> None:
             with app.app_context():
                 start.wait()
-                found["answer"] = attempts.submit(user_id, EXERCISE, right[n]).outcome
+                found["answer"] = attempts.submit(seat(user_id), EXERCISE, right[n]).outcome
                 db.session.remove()
 
         def give_up() -> None:
             with app.app_context():
                 start.wait()
-                found["gave_up"] = help.give_up(user_id, EXERCISE)
+                found["gave_up"] = help.give_up(seat(user_id), EXERCISE)
                 db.session.remove()
 
         threads = [threading.Thread(target=answer), threading.Thread(target=give_up)]
@@ -152,7 +152,7 @@ def test_giving_up_while_a_right_answer_is_in_flight_ends_one_way_only(app: Flas
         race(n)
     with app.app_context():
         for user_id, (answered, gave_up) in outcomes.items():
-            mine = db.session.get(Progress, (user_id, EXERCISE))
+            mine = db.session.get(Progress, (*seat_key(user_id), EXERCISE))
             assert mine is not None
             stored = db.session.scalar(sa.select(sa.func.count()).select_from(Attempt).where(Attempt.user_id == user_id))
             if gave_up:  # the give-up came first: the answer was refused, nothing stored or earned
