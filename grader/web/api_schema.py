@@ -17,6 +17,8 @@ from grader.web.openapi import PerValue, constrained
 Language = Literal["en", "pt", "ru"]  # grader.web.i18n.LANGUAGES; a test keeps the two the same
 # An empty answers object grades nothing: refused by the document as by the API.
 SOME_ANSWERS = constrained(minProperties=1)
+# A query text: any, but a NUL (refused with a 400 before any call sees it). Course codes are shorter than this.
+QUERY_TEXT = constrained(pattern=r"^[^\u0000]*$")
 # Characters str.strip() removes (so a source of only these is empty), and U+FEFF, which a UTF-8
 # file may start with. A source needs one other character, and may hold no NUL.
 _BLANK = r"\t\n\u000b\u000c\r\u001c-\u001f \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
@@ -148,16 +150,16 @@ class InCourse:
     """?course=ml101-2027s: the course to act in, one of yours, by its code (GET /api/v1/courses lists them);
     without it, your first course by code. Someone in one course never needs it."""
 
-    course: str | None = None
+    course: str | None = field(default=None, metadata=QUERY_TEXT)
 
 
 @dataclass(frozen=True)
 class GradebookFilters:
     """Which of the course's rows and columns: a lesson, one exercise, learners whose email contains a text."""
 
-    lesson: str | None = None
-    exercise: str | None = None
-    learner: str | None = None
+    lesson: str | None = field(default=None, metadata=QUERY_TEXT)
+    exercise: str | None = field(default=None, metadata=QUERY_TEXT)
+    learner: str | None = field(default=None, metadata=QUERY_TEXT)
 
 
 @dataclass(frozen=True)
