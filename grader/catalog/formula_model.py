@@ -83,11 +83,30 @@ def formula_scenario(program: Program, graded: tuple[str, ...]) -> Scenario:
     def compute(params: Params, mistake: str | None, hand: Any) -> Quantities:
         return {name: _plain(value) for name, value in program.run(params, mistake, bool(hand)).items()}
 
+    downstream: dict[frozenset[str], frozenset[str]] = {}
+
+    def retrace(params: Params, fixed: Mapping[str, Any], base: Quantities) -> Quantities:
+        # Only the steps that read a fixed one (at any remove) change: the others keep their values in base.
+        moved = frozenset(fixed)
+        if moved not in downstream:
+            downstream[moved] = _reading(program, moved)
+        kept = {name: base[name] for name in program.steps if name not in downstream[moved]}
+        return {name: _plain(value) for name, value in program.run(params, fixed={**kept, **fixed}).items()}
+
     return Scenario(
         name=FORMULA, params=program.params, quantities=(*program.params, *program.steps),
         mistakes=tuple(program.mistakes), compute=compute, hand_paths=(True,) if program.hand else (),
-        well_posed=lambda params: _problem(program, params, graded),
+        well_posed=lambda params: _problem(program, params, graded), retrace=retrace,
     )  # fmt: skip
+
+
+def _reading(program: Program, names: frozenset[str]) -> frozenset[str]:
+    """The steps that read any of `names`, directly or through other steps."""
+    found = set(names)
+    for step, formula in program.steps.items():
+        if formula.names & found:
+            found.add(step)
+    return frozenset(found - names)
 
 
 def _problem(program: Program, params: Params, graded: tuple[str, ...]) -> str | None:
