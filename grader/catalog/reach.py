@@ -57,7 +57,8 @@ def route_reach(retrace: Retrace, base: Quantities, shown: Quantities, printed: 
                 wanted: Iterable[str], alternatives: Iterable[Quantities] = ()) -> Reach:  # fmt: skip
     """The interval of each `wanted` quantity over every printed route.
 
-    `base` is the route at full precision, `shown` the route the texts print, `printed` each printed
+    `base` is the route at full precision (its quantities in the order they are computed), `shown` the
+    route the texts print, `printed` each printed
     intermediate with its digits, `alternatives` the route with the prompt's rounded constants.
     """
     targets = {name: v for name in wanted if (v := _floats(base.get(name))) is not None}
@@ -76,7 +77,12 @@ def route_reach(retrace: Retrace, base: Quantities, shown: Quantities, printed: 
                 low[name] += np.minimum(0.0, stacked.min(axis=0))
                 high[name] += np.maximum(0.0, stacked.max(axis=0))
 
+    # `base` lists quantities in the order they are computed: one after every wanted quantity moves none.
+    order = {name: i for i, name in enumerate(base)}
+    last = max((order[name] for name in targets), default=-1)
     for source, decimals in printed.items():
+        if order.get(source, last + 1) > last:
+            continue
         value, seen = _floats(base.get(source)), _floats(shown.get(source))
         if value is None or seen is None or value.shape != seen.shape:
             continue

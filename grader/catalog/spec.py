@@ -149,6 +149,11 @@ def _numbers(value: Any) -> list[Any]:
     return [n for item in value for n in _numbers(item)] if isinstance(value, list) else [value]
 
 
+def _decimals_of(number: float) -> int:
+    """The decimals a number needs to be written exactly (0.5 -> 1, 2.0 -> 0), up to 6."""
+    return next((d for d in range(7) if round(number, d) == number), 6)
+
+
 class ParamSpec(Strict):
     """A parameter: a scalar, vector or matrix of random numbers, and the page's own value."""
 
@@ -163,6 +168,12 @@ class ParamSpec(Strict):
         for number in _numbers(value) if value is not None else []:
             _in_range(number)
         return value
+
+    @property
+    def printed_decimals(self) -> int:
+        """The decimals prompts print this parameter to: its own, or as many as its choices have (0.5 needs 1)."""
+        own = [_decimals_of(float(c)) for c in self.random.choices or []]
+        return max([self.random.decimals, *own])
 
     @model_validator(mode="after")
     def _page_fits(self) -> ParamSpec:

@@ -209,7 +209,7 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
         return problems[0]
     quantities = builder.routes(None)[scenario.shown_route]
     values = {name: (value, QUANTITY_DECIMALS) for name, value in quantities.items()}
-    values.update({name: (params[name], p.random.decimals) for name, p in spec.params.items()})
+    values.update({name: (params[name], p.printed_decimals) for name, p in spec.params.items()})
     written: dict[Notation, Shown] = {}
     for style in {ENGLISH, *(notation(locale) for locale in spec.translations)}:
         written[style] = (_Written(values, style), _Written(values, style.in_math()))
