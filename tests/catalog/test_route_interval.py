@@ -71,11 +71,16 @@ def _routes(printed: list[dict[str, np.ndarray]]) -> Iterator[dict[str, np.ndarr
         yield {name: value}
 
 
+def _real(part: PartVariant) -> bool:
+    kind = KINDS[part.spec.type]
+    return isinstance(kind, NumericKind) and not kind.integral
+
+
 def followed(catalog: Catalog, spec: ExerciseSpec, seed: int) -> list[tuple[Any, ...]]:
     """The routes from the printed numbers whose results are not graded correct."""
     variant = catalog.variant(spec.id, seed)
     scenario = spec.scenario
-    real = [p for p in variant.parts if isinstance(KINDS[p.spec.type], NumericKind) and not KINDS[p.spec.type].integral]
+    real = [p for p in variant.parts if _real(p)]
     if scenario.retrace is None or not real:
         return []
     base = scenario.routes(variant.params)[0]
