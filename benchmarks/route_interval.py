@@ -1,9 +1,9 @@
 """What the route interval (grader/catalog/reach.py) changes, per exercise, over seeds 0 .. N-1.
 
 For every numeric exercise with real-valued parts it prints:
-- refused: draws the well-posedness rules refuse in all (redrawn until one is well posed), and how
-  many of them only because the route interval made a named mistake's answer acceptable (the draws
-  refused with the interval minus those refused without it);
+- refused: draws the well-posedness rules refuse in all (redrawn until one is well posed); of them,
+  those refused as a skipped step (grader/catalog/skipped.py) or an optional mistake without a reason
+  gives an accepted answer; and how many more are refused with the route interval than without it;
 - widening: per part entry, the accepted band's width with the route interval over its width with
   the routes and the tolerance alone (1.0 = unchanged), median and maximum.
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +30,24 @@ from grader.catalog.reach import Reach  # noqa: E402
 from grader.catalog.spec import ExerciseSpec  # noqa: E402
 
 
-def _refused(spec: ExerciseSpec, seed: int) -> int:
-    """Draws refused before the one make_variant keeps (as make_variant draws them)."""
+def _refused(spec: ExerciseSpec, seed: int) -> Counter[str]:
+    """Draws refused before the one make_variant keeps (as make_variant draws them), by rule."""
+    found: Counter[str] = Counter()
     if seed == 0 and variants._page_params(spec) is not None:
-        return 0
+        return found
     for draw in range(variants.MAX_DRAWS):
         params = variants._draw_params(spec, seed, draw)
-        if not isinstance(spec.scenario.suits_story(params) or variants._build(spec, seed, params), str):
-            return draw
-    return variants.MAX_DRAWS
+        built = spec.scenario.suits_story(params) or variants._build(spec, seed, params)
+        if not isinstance(built, str):
+            break
+        found["all"] += 1
+        found["skipped"] += "leaving out a step" in built
+        found["optional"] += "an optional mistake may" in built
+    return found
+
+
+def _refusals(spec: ExerciseSpec, seeds: range) -> Counter[str]:
+    return sum((_refused(spec, seed) for seed in seeds), Counter())
 
 
 def _without_reach(spec: ExerciseSpec, seeds: range) -> int:
@@ -45,7 +55,7 @@ def _without_reach(spec: ExerciseSpec, seeds: range) -> int:
     kept = variants.route_reach
     variants.route_reach = lambda *args, **kwargs: Reach({}, {})  # type: ignore[assignment]
     try:
-        return sum(_refused(spec, seed) for seed in seeds)
+        return _refusals(spec, seeds)["all"]
     finally:
         variants.route_reach = kept
 
@@ -72,16 +82,16 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=200)
     seeds = range(parser.parse_args().seeds)
     catalog, _ = Catalog.from_directory()
-    print(f"{'exercise':22} {'refused':>8} {'by reach':>9} {'widening median':>16} {'max':>7}")
+    print(f"{'exercise':22} {'refused':>8} {'skipped step':>13} {'optional':>9} {'by reach':>9} "
+          f"{'widening median':>16} {'max':>7}")  # fmt: skip
     for spec in catalog:
         if spec.kind != "numeric":
             continue
-        ratios = _widening(catalog, spec, seeds)
-        if not ratios:
-            continue
-        refused = sum(_refused(spec, seed) for seed in seeds)
-        by_reach = refused - _without_reach(spec, seeds)
-        print(f"{spec.id:22} {refused:8d} {by_reach:9d} {np.median(ratios):16.2f} {max(ratios):7.2f}")
+        ratios = _widening(catalog, spec, seeds) or [1.0]
+        refused = _refusals(spec, seeds)
+        by_reach = refused["all"] - _without_reach(spec, seeds)
+        print(f"{spec.id:22} {refused['all']:8d} {refused['skipped']:13d} {refused['optional']:9d} {by_reach:9d} "
+              f"{np.median(ratios):16.2f} {max(ratios):7.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

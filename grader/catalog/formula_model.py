@@ -8,6 +8,7 @@ grader.catalog.misconceptions (by using its name and giving no title), or bring 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -16,6 +17,7 @@ from pydantic import Field
 
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.scenarios.base import Params, Quantities, Scenario
+from grader.catalog.skipped import skipped_steps
 from grader.catalog.strict import Strict
 from grader.formulas.expression import FormulaError
 from grader.formulas.program import Program, build_program
@@ -93,8 +95,20 @@ def formula_scenario(program: Program, graded: tuple[str, ...]) -> Scenario:
         kept = {name: base[name] for name in program.steps if name not in downstream[moved]}
         return {name: _plain(value) for name, value in program.run(params, fixed={**kept, **fixed}).items()}
 
+    skipped = skipped_steps(program.steps)
+    with_skips = replace(program, mistakes={**program.mistakes, **{s.name: {s.step: s.formula} for s in skipped}})
+
+    def skips(params: Params) -> dict[str, Quantities]:
+        found = {}
+        for step in skipped:
+            try:
+                found[step.name] = {n: _plain(v) for n, v in with_skips.run(params, step.name).items()}
+            except FormulaError:
+                continue  # a formula that cannot run without this piece is no mistake a learner makes
+        return found
+
     return Scenario(
-        name=FORMULA, params=program.params, quantities=(*program.params, *program.steps),
+        name=FORMULA, skips=skips, params=program.params, quantities=(*program.params, *program.steps),
         mistakes=tuple(program.mistakes), compute=compute, hand_paths=(True,) if program.hand else (),
         well_posed=lambda params: _problem(program, params, graded), retrace=retrace,
     )  # fmt: skip

@@ -90,6 +90,15 @@ class MisconceptionRef(Strict):
 
     name: str = Field(pattern=SLUG, max_length=80)
     optional: bool = False
+    # Why a draw may give this mistake's answer and still be right (the erf GELU agrees with the tanh one
+    # to 3 decimals for many inputs); without a reason such a draw is refused, as it does not test the step.
+    reason: str | None = Field(default=None, min_length=1, max_length=500)
+
+    @model_validator(mode="after")
+    def _reason_for_optional(self) -> MisconceptionRef:
+        if self.reason is not None and not self.optional:
+            raise Refusal("reason: only an optional mistake may give the right answer")
+        return self
 
 
 def _as_ref(value: Any) -> Any:
@@ -202,6 +211,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
     mistakes: dict[Slug, FormulaMistake] | None = None
     hand: dict[str, FormulaText] | None = None
     well_posed: list[FormulaText] | None = None
+    # Steps whose skipped-step mutants (grader.catalog.skipped) a draw need not tell apart, with why.
+    unchecked: dict[str, Annotated[str, Field(min_length=1, max_length=500)]] | None = None
 
     @property
     def scenario(self) -> Scenario:
@@ -234,7 +245,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
         return self
 
     def _formulas(self) -> None:
-        formulas = {"compute": self.compute, "mistakes": self.mistakes, "hand": self.hand, "well_posed": self.well_posed}
+        formulas = {"compute": self.compute, "mistakes": self.mistakes, "hand": self.hand, "well_posed": self.well_posed,
+                    "unchecked": self.unchecked}  # fmt: skip
         if self.model != FORMULA:
             given = [k for k, v in formulas.items() if v is not None]
             if given:
@@ -252,6 +264,9 @@ class ExerciseSpec(Localised, AttemptPolicy):
             raise _located(str(error), error.where, "") from None
         for name, mistake in (self.mistakes or {}).items():
             mistake.words(name)
+        for step in self.unchecked or {}:
+            if step not in self.compute:
+                raise _located(f"{step!r} is not a step of compute", ("unchecked", step), step)
 
     def label_in(self, part_id: str, locale: str) -> str:
         """Part `part_id`'s label in `locale` if the exercise gives one there, else as written (KeyError if none)."""

@@ -26,6 +26,7 @@ from grader.texts import Text
 from grader.catalog.display import ENGLISH, Notation, fill, notation, show
 from grader.catalog.misconceptions import known_words
 from grader.catalog.reach import Reach, route_reach
+from grader.catalog.skipped import pick_entry, skipped_problem
 from grader.catalog.scenarios import Scenario
 from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, ParamSpec, PartSpec
 
@@ -120,10 +121,6 @@ def _page_params(spec: ExerciseSpec) -> dict[str, Any] | None:
             for name, p in spec.params.items()}  # (the check above leaves no page None)
 
 
-def _pick(value: Any, part: PartSpec) -> Any:
-    return np.asarray(value)[part.entry] if part.entry is not None else value
-
-
 def printed_steps(spec: ExerciseSpec) -> dict[str, int]:
     """Each quantity the prompt or worked solution (hints included) prints, with the decimals it is printed to."""
     names = {name for _, text in spec.texts() for name in PLACEHOLDER.findall(text)}
@@ -164,19 +161,20 @@ class _Builder:
     def part(self, part: PartSpec, labels: Mapping[str, str], reach: Reach | None = None) -> PartVariant | str:
         """The part's variant (with its translated `labels`), or why these parameters make it ill-posed."""
         kind, tol = KINDS[part.type], part.tolerance.rule()
-        right = tuple(_pick(q[part.quantity], part) for q in self.routes(None))
+        right = tuple(pick_entry(q[part.quantity], part) for q in self.routes(None))
         found = reach.of(part.quantity) if reach is not None else None
-        ends = (_pick(found[0], part), _pick(found[1], part)) if found is not None else None
+        ends = (pick_entry(found[0], part), pick_entry(found[1], part)) if found is not None else None
         accepted = (*right, *(ends or ()))
         mutants: list[Mutant] = []
         # Optional mistakes left unnamed because another gives the same number: naming any of them
         # would be a guess, so a later one with that number is left unnamed too.
         unnamed: list[Mutant] = []
         optional = {ref.name for ref in part.misconceptions if ref.optional}
+        reasons = {ref.name for ref in part.misconceptions if ref.reason}
         for ref in part.misconceptions:
             title, hint = self.words(ref.name)
             mutant = Mutant(ref.name, title, hint,
-                            tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name)))  # fmt: skip
+                            tuple(pick_entry(q[part.quantity], part) for q in self.routes(ref.name)))  # fmt: skip
             clashes = [m for m in mutants if not kind.distinguishable(mutant.routes, m.routes, tol, right[0])]
             if not ref.optional:
                 if clashes or not kind.distinguishable(accepted, mutant.routes, tol):
@@ -191,6 +189,8 @@ class _Builder:
                 mutants = [m for m in mutants if m.name not in dropped]
             elif kind.distinguishable(accepted, mutant.routes, tol):
                 mutants.append(mutant)
+            elif ref.name not in reasons:
+                return f"part {part.id}: {ref.name} gives an accepted answer (an optional mistake may, with a reason)"
         target = Target(right, tuple(mutants), shown=self.scenario.shown_route, reach=ends)
         return PartVariant(part, target, tol, labels)
 
@@ -207,6 +207,9 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     problems = [p for p in parts if isinstance(p, str)]
     if problems:
         return problems[0]
+    skipped = skipped_problem(spec, _page_params(spec), params, parts)  # type: ignore[arg-type]
+    if skipped:
+        return skipped
     quantities = builder.routes(None)[scenario.shown_route]
     values = {name: (value, QUANTITY_DECIMALS) for name, value in quantities.items()}
     values.update({name: (params[name], p.printed_decimals) for name, p in spec.params.items()})

@@ -47,6 +47,8 @@ class Scenario:
     retrace: Callable[[Params, Mapping[str, Any], Quantities], Quantities] | None = None
     constants: Callable[[Params], Quantities] | None = None
     carried: tuple[str, ...] = ()
+    # The route with each skipped step (grader.catalog.skipped) by its name; None: no steps to skip.
+    skips: Callable[[Params], Mapping[str, Quantities]] | None = None
 
     def routes(self, params: Params, mistake: str | None = None) -> list[Quantities]:
         """Quantities at full precision first, then along each hand path."""

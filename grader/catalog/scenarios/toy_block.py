@@ -29,10 +29,10 @@ OWN_MISTAKES = ("variance-not-sigma", "subtracted-residual")
 # A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
 MIN_SIGMA = 0.3
 # The lesson's five exercises follow one token, so a draw must suit all of them: the LayerNorm mistakes
-# must move sigma (and mu), leaving out the centring must move m, and ReLU must differ from GELU at -z,
+# (the variance for sigma among them: they agree when sigma is near 1) must move sigma (and mu), leaving out the centring must move m, and ReLU must differ from GELU at -z,
 # by more than any tolerance they use.
 STORY_MARGIN = 0.01
-SIGMA_MISTAKES = ("sample-variance", "no-centering", "normalise-x")
+SIGMA_MISTAKES = ("sample-variance", "no-centering", "normalise-x", "variance-not-sigma")
 
 
 def _compute(params: Params, mistake: str | None, hand: HandPath | None, fixed: Fixed | None = None) -> Quantities:
