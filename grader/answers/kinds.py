@@ -98,7 +98,8 @@ class _Accepts:
             theirs = np.stack([_as_float_array(r) for r in mutant.routes])
             mutants.append((mutant, theirs[0], bands(theirs, tolerance, routes[0], integral)))
         coarsest = tolerance.coarsest_resolution(routes[0], integral)
-        return cls(routes, bands(routes, tolerance, integral=integral), coarsest, tuple(mutants))
+        accepted = np.stack([_as_float_array(r) for r in target.accepted])
+        return cls(routes, bands(accepted, tolerance, integral=integral), coarsest, tuple(mutants))
 
     @property
     def exact(self) -> np.ndarray:

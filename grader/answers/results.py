@@ -30,6 +30,9 @@ class Target:
     # The route the worked solution prints (an index into routes); None when not known, and then a
     # right answer along another route gets no word on why it differs from the page.
     shown: int | None = None
+    # The route interval (low, high): every result a learner reaches from the printed numbers
+    # (grader.catalog.reach), accepted with the routes; None when the part has none.
+    reach: tuple[Any, Any] | None = None
     # What grading derives from the target alone (bands per tolerance), kept so it is worked out once.
     memo: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -37,6 +40,11 @@ class Target:
     def exact(self) -> Any:
         """The full-precision reference value."""
         return self.routes[0]
+
+    @property
+    def accepted(self) -> tuple[Any, ...]:
+        """The routes and the ends of the route interval: what the accepted band is the hull of."""
+        return (*self.routes, *(self.reach or ()))
 
 
 @dataclass(frozen=True)

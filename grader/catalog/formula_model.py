@@ -8,6 +8,7 @@ grader.catalog.misconceptions (by using its name and giving no title), or bring 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Mapping
 
@@ -16,7 +17,9 @@ from pydantic import Field
 
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.scenarios.base import Params, Quantities, Scenario
+from grader.catalog.skipped import skipped_steps
 from grader.catalog.strict import Strict
+from grader.formulas.expression import FormulaError
 from grader.formulas.program import Program, build_program
 from grader.texts import Refusal
 
@@ -82,10 +85,41 @@ def formula_scenario(program: Program, graded: tuple[str, ...]) -> Scenario:
     def compute(params: Params, mistake: str | None, hand: Any) -> Quantities:
         return {name: _plain(value) for name, value in program.run(params, mistake, bool(hand)).items()}
 
+    downstream: dict[frozenset[str], frozenset[str]] = {}
+
+    def retrace(params: Params, fixed: Mapping[str, Any], base: Quantities) -> Quantities:
+        # Only the steps that read a fixed one (at any remove) change: the others keep their values in base.
+        moved = frozenset(fixed)
+        if moved not in downstream:
+            downstream[moved] = _reading(program, moved)
+        kept = {name: base[name] for name in program.steps if name not in downstream[moved]}
+        return {name: _plain(value) for name, value in program.run(params, fixed={**kept, **fixed}).items()}
+
+    skipped = skipped_steps(program.steps)
+    with_skips = replace(program, mistakes={**program.mistakes, **{s.name: {s.step: s.formula} for s in skipped}})
+
+    def skips(params: Params) -> dict[str, Quantities]:
+        found = {}
+        for step in skipped:
+            try:
+                found[step.name] = {n: _plain(v) for n, v in with_skips.run(params, step.name).items()}
+            except FormulaError:
+                continue  # a formula that cannot run without this piece is no mistake a learner makes
+        return found
+
     return Scenario(
-        name=FORMULA, params=program.params, quantities=(*program.params, *program.steps),
+        name=FORMULA, skips=skips, params=program.params, quantities=(*program.params, *program.steps),
         mistakes=tuple(program.mistakes), compute=compute, hand_paths=(True,) if program.hand else (),
         # A formula that cannot be computed for the drawn numbers raises FormulaError: the draw loop
         # (grader.catalog.variants) redraws, and tallies it for the save check.
-        well_posed=lambda params: program.problem(params, graded),
+        well_posed=lambda params: program.problem(params, graded), retrace=retrace,
     )  # fmt: skip
+
+
+def _reading(program: Program, names: frozenset[str]) -> frozenset[str]:
+    """The steps that read any of `names`, directly or through other steps."""
+    found = set(names)
+    for step, formula in program.steps.items():
+        if formula.names & found:
+            found.add(step)
+    return frozenset(found - names)

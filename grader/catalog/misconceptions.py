@@ -205,6 +205,31 @@ _ALL = [
     Misconception("adam-no-second-moment", N_("Adam's second moment v left out"),
                   N_("Adam keeps two buffers for every parameter, the first moment m and the second moment v, "
                      "besides the weight itself: three numbers per parameter.")),
+    Misconception("gb-for-gib", N_("GB (10⁹ bytes) in place of GiB (2³⁰ bytes)"),
+                  N_("A GiB is 2³⁰ = 1,073,741,824 bytes. Dividing by 10⁹ gives gigabytes, about 7 % more.")),
+    Misconception("mib-for-gib", N_("MiB (2²⁰ bytes) in place of GiB"),
+                  N_("Divide the bytes by 2³⁰ for GiB; dividing by 2²⁰ gives MiB, 1024 times as many.")),
+    Misconception("kv-cache-one-layer", N_("the cache of one block only, not of all L"),
+                  N_("Every block keeps its own keys and values: multiply what one block stores by L.")),
+    Misconception("final-norm-forgotten", N_("the final RMSNorm before the output layer left out"),
+                  N_("After the last block the model normalises once more, with a gain of its own: d more "
+                     "parameters.")),
+    Misconception("kv-width-full-d", N_("K/V heads as wide as d instead of d_h"),
+                  N_("Each K/V head has the head width d_h = d / n_head, so W_K and W_V are d × n_kv_head·d_h.")),
+    Misconception("sigmoid-gate", N_("σ(xW₁) as the gate, without SiLU's factor xW₁"),
+                  N_("SiLU(z) = z·σ(z): multiply the sigmoid by its own input.")),
+    Misconception("o2-from-row-3", N_("the third row of A (token 3's weights) used for o₂"),
+                  N_("o₂ is the second token's output: mix the values with the second row of A.")),
+    Misconception("o2-from-row-1", N_("the first row of A used for o₂"),
+                  N_("Rows of A are numbered from 1: o₂ uses row 2, the second token's weights.")),
+    Misconception("output-times-ten", N_("the whole output scaled by 10 (y′ = 10y = 10h + 10m)"),
+                  N_("Only the stream scales: y′ = 10h + m. The MLP reads LN(10h), which is LN(h), so it "
+                     "returns the same m, not 10m.")),
+    Misconception("rows-after-j", N_("only the rows after j, without row j itself"),
+                  N_("Row j reads token j itself, so it changes too.")),
+    Misconception("rows-up-to-j", N_("rows 1 to j (the mask read the wrong way round)"),
+                  N_("Under a causal mask a row reads only tokens up to its own: token j reaches rows j to n, "
+                     "not the rows before it.")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 

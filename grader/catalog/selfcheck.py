@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator, Mapping
 
+import numpy as np
+
 from grader.answers import syntax
 from grader.answers.kinds import KINDS, NumericKind, grade_part, render_answer
 from grader.answers.tolerance import decimal_places
 from grader.catalog.display import ENGLISH, Notation, fill, notation, show
-from grader.catalog.spec import ExerciseSpec, Place
+from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, Place
 from grader.catalog.variants import PartVariant, Variant, VariantError, make_variant
 from grader.markup import STRAY_DOLLAR, has_stray_dollar
 
@@ -90,7 +92,7 @@ def printed_values(spec: ExerciseSpec, variant: Variant, locale: str) -> list[li
     step that is not its template filled with the variant's numbers)."""
     # Written as variants.py writes them: quantities to 3 decimals, parameters to their own.
     values = {name: (value, 3) for name, value in variant.quantities.items()}
-    values.update({name: (variant.params[name], p.random.decimals) for name, p in spec.params.items()})
+    values.update({name: (variant.params[name], p.printed_decimals) for name, p in spec.params.items()})
     translation = spec.translations.get(locale)
     style = ENGLISH if translation is None else notation(locale)  # an untranslated exercise shows its English
     templates = (translation.solution if translation is not None else None) or spec.solution
@@ -121,6 +123,17 @@ def check_printed(spec: ExerciseSpec, variant: Variant, report: SelfCheckReport)
                                            f"{result.message}")  # fmt: skip
 
 
+def check_params_shown(spec: ExerciseSpec, variant: Variant, report: SelfCheckReport) -> None:
+    """Each parameter a text prints must show its drawn value: 0.5 is not printed "0"."""
+    printed = {name for _, text in spec.texts() for name in PLACEHOLDER.findall(text)}
+    for name in sorted(printed & set(spec.params)):
+        value, decimals = np.asarray(variant.params[name], dtype=float), spec.params[name].printed_decimals
+        report.checks += 1
+        if not np.allclose(np.round(value, decimals), value, rtol=0.0, atol=1e-9):
+            report.failures.append(f"{spec.id} seed {variant.seed}: parameter {name} = {variant.params[name]} is "
+                                   f"printed {show(variant.params[name], decimals)}")  # fmt: skip
+
+
 def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
     """Self-check one exercise over the given seeds."""
     report = SelfCheckReport(exercises=1, failures=stray_dollars(spec.id, spec.texts()))
@@ -134,6 +147,7 @@ def check_spec(spec: ExerciseSpec, seeds: Iterable[int]) -> SelfCheckReport:
         for part in variant.parts:
             _check_part(f"{spec.id} seed {seed} part {part.spec.id}", part, report)
         check_printed(spec, variant, report)
+        check_params_shown(spec, variant, report)
     return report
 
 

@@ -91,6 +91,15 @@ class MisconceptionRef(Strict):
 
     name: str = Field(pattern=SLUG, max_length=80)
     optional: bool = False
+    # Why a draw may give this mistake's answer and still be right (the erf GELU agrees with the tanh one
+    # to 3 decimals for many inputs); without a reason such a draw is refused, as it does not test the step.
+    reason: str | None = Field(default=None, min_length=1, max_length=500)
+
+    @model_validator(mode="after")
+    def _reason_for_optional(self) -> MisconceptionRef:
+        if self.reason is not None and not self.optional:
+            raise Refusal("reason: only an optional mistake may give the right answer")
+        return self
 
 
 def _as_ref(value: Any) -> Any:
@@ -150,6 +159,11 @@ def _numbers(value: Any) -> list[Any]:
     return [n for item in value for n in _numbers(item)] if isinstance(value, list) else [value]
 
 
+def _decimals_of(number: float) -> int:
+    """The decimals a number needs to be written exactly (0.5 -> 1, 2.0 -> 0), up to 6."""
+    return next((d for d in range(7) if round(number, d) == number), 6)
+
+
 class ParamSpec(Strict):
     """A parameter: a scalar, vector or matrix of random numbers, and the page's own value."""
 
@@ -164,6 +178,12 @@ class ParamSpec(Strict):
         for number in _numbers(value) if value is not None else []:
             _in_range(number)
         return value
+
+    @property
+    def printed_decimals(self) -> int:
+        """The decimals prompts print this parameter to: its own, or as many as its choices have (0.5 needs 1)."""
+        own = [_decimals_of(float(c)) for c in self.random.choices or []]
+        return max([self.random.decimals, *own])
 
     @model_validator(mode="after")
     def _page_fits(self) -> ParamSpec:
@@ -192,6 +212,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
     mistakes: dict[Slug, FormulaMistake] | None = None
     hand: dict[str, FormulaText] | None = None
     well_posed: list[FormulaText] | None = None
+    # Steps whose skipped-step mutants (grader.catalog.skipped) a draw need not tell apart, with why.
+    unchecked: dict[str, Annotated[str, Field(min_length=1, max_length=500)]] | None = None
 
     @property
     def scenario(self) -> Scenario:
@@ -224,7 +246,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
         return self
 
     def _formulas(self) -> None:
-        formulas = {"compute": self.compute, "mistakes": self.mistakes, "hand": self.hand, "well_posed": self.well_posed}
+        formulas = {"compute": self.compute, "mistakes": self.mistakes, "hand": self.hand, "well_posed": self.well_posed,
+                    "unchecked": self.unchecked}  # fmt: skip
         if self.model != FORMULA:
             given = [k for k, v in formulas.items() if v is not None]
             if given:
@@ -246,6 +269,9 @@ class ExerciseSpec(Localised, AttemptPolicy):
             raise _located(f"the page's example: {error}", ("compute",), "") from None
         for name, mistake in (self.mistakes or {}).items():
             mistake.words(name)
+        for step in self.unchecked or {}:
+            if step not in self.compute:
+                raise _located(f"{step!r} is not a step of compute", ("unchecked", step), step)
 
     def label_in(self, part_id: str, locale: str) -> str:
         """Part `part_id`'s label in `locale` if the exercise gives one there, else as written (KeyError if none)."""

@@ -25,12 +25,15 @@ from grader.answers.tolerance import Tolerance
 from grader.texts import Text
 from grader.catalog.display import ENGLISH, Notation, fill, notation, show
 from grader.catalog.misconceptions import known_words
+from grader.catalog.reach import Reach, route_reach
+from grader.catalog.skipped import pick_entry, skipped_problem
 from grader.catalog.scenarios import Scenario
-from grader.catalog.spec import ExerciseSpec, ParamSpec, PartSpec
+from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, ParamSpec, PartSpec
 from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
 from grader.formulas.expression import FormulaError
 
 MAX_DRAWS = 500
+QUANTITY_DECIMALS = 3  # the digits prompts and worked solutions print a computed quantity to
 
 
 class VariantError(ValueError):
@@ -120,39 +123,63 @@ def _page_params(spec: ExerciseSpec) -> dict[str, Any] | None:
             for name, p in spec.params.items()}  # (the check above leaves no page None)
 
 
-def _pick(value: Any, part: PartSpec) -> Any:
-    return np.asarray(value)[part.entry] if part.entry is not None else value
+def printed_steps(spec: ExerciseSpec) -> dict[str, int]:
+    """Each quantity the prompt or worked solution (hints included) prints, with the decimals it is printed to."""
+    names = {name for _, text in spec.texts() for name in PLACEHOLDER.findall(text)}
+    return {name: QUANTITY_DECIMALS for name in sorted(names) if name not in spec.params}
+
+
+def _has_reach(part: PartSpec) -> bool:
+    """Real-valued parts get a route interval; counts, shapes and index sets are exact."""
+    kind = KINDS[part.type]
+    return isinstance(kind, NumericKind) and not kind.integral
 
 
 class _Builder:
-    """Computes routes once per mistake for one parameter set."""
+    """Computes routes once per mistake, and the route interval once, for one parameter set."""
 
     def __init__(self, scenario: Scenario, params: Mapping[str, Any],
-                 words: Callable[[str], tuple[str, str]] = known_words) -> None:  # fmt: skip
-        self.scenario, self.params, self.words = scenario, params, words
+                 words: Callable[[str], tuple[str, str]] = known_words,
+                 printed: Mapping[str, int] | None = None) -> None:  # fmt: skip
+        self.scenario, self.params, self.words, self.printed = scenario, params, words, printed or {}
         self._routes: dict[str | None, list[dict[str, Any]]] = {}
+        self._reach: Reach | None = None
 
     def routes(self, mistake: str | None) -> list[dict[str, Any]]:
         if mistake not in self._routes:
             self._routes[mistake] = self.scenario.routes(self.params, mistake)
         return self._routes[mistake]
 
-    def part(self, part: PartSpec, labels: Mapping[str, str]) -> PartVariant | str:
+    def reach(self, parts: list[PartSpec]) -> Reach:
+        """Every result the printed numbers lead to, per real-valued part's quantity (worked out once)."""
+        if self._reach is None:
+            routes, retrace, params = self.routes(None), self.scenario.retrace, self.params
+            wanted = [p.quantity for p in parts if _has_reach(p)] if retrace else []
+            alternatives = [self.scenario.constants(params)] if self.scenario.constants and wanted else []
+            self._reach = route_reach(lambda fixed: retrace(params, fixed, routes[0]) if retrace else {}, routes[0],
+                                      routes[self.scenario.shown_route], self.printed, wanted, alternatives)  # fmt: skip
+        return self._reach
+
+    def part(self, part: PartSpec, labels: Mapping[str, str], reach: Reach | None = None) -> PartVariant | str:
         """The part's variant (with its translated `labels`), or why these parameters make it ill-posed."""
         kind, tol = KINDS[part.type], part.tolerance.rule()
-        right = tuple(_pick(q[part.quantity], part) for q in self.routes(None))
+        right = tuple(pick_entry(q[part.quantity], part) for q in self.routes(None))
+        found = reach.of(part.quantity) if reach is not None else None
+        ends = (pick_entry(found[0], part), pick_entry(found[1], part)) if found is not None else None
+        accepted = (*right, *(ends or ()))
         mutants: list[Mutant] = []
         # Optional mistakes left unnamed because another gives the same number: naming any of them
         # would be a guess, so a later one with that number is left unnamed too.
         unnamed: list[Mutant] = []
         optional = {ref.name for ref in part.misconceptions if ref.optional}
+        reasons = {ref.name for ref in part.misconceptions if ref.reason}
         for ref in part.misconceptions:
             title, hint = self.words(ref.name)
             mutant = Mutant(ref.name, title, hint,
-                            tuple(_pick(q[part.quantity], part) for q in self.routes(ref.name)))  # fmt: skip
+                            tuple(pick_entry(q[part.quantity], part) for q in self.routes(ref.name)))  # fmt: skip
             clashes = [m for m in mutants if not kind.distinguishable(mutant.routes, m.routes, tol, right[0])]
             if not ref.optional:
-                if clashes or not kind.distinguishable(right, mutant.routes, tol):
+                if clashes or not kind.distinguishable(accepted, mutant.routes, tol):
                     names = [m.name for m in clashes] or "the answer"
                     return f"part {part.id}: {ref.name} cannot be told apart from {names}"
                 mutants.append(mutant)
@@ -162,9 +189,12 @@ class _Builder:
                 unnamed += [mutant, *(m for m in clashes if m.name in optional)]
                 dropped = {m.name for m in unnamed}
                 mutants = [m for m in mutants if m.name not in dropped]
-            elif kind.distinguishable(right, mutant.routes, tol):
+            elif kind.distinguishable(accepted, mutant.routes, tol):
                 mutants.append(mutant)
-        return PartVariant(part, Target(right, tuple(mutants), shown=self.scenario.shown_route), tol, labels)
+            elif ref.name not in reasons:
+                return f"part {part.id}: {ref.name} gives an accepted answer (an optional mistake may, with a reason)"
+        target = Target(right, tuple(mutants), shown=self.scenario.shown_route, reach=ends)
+        return PartVariant(part, target, tol, labels)
 
 
 def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | str:
@@ -172,14 +202,19 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     reason = scenario.well_posed(params)
     if reason:
         return reason
-    builder = _Builder(scenario, params, spec.mistake_words)
-    parts = [builder.part(p, _labels(spec, p.id)) for p in spec.parts]
+    printed = {**{name: QUANTITY_DECIMALS for name in scenario.carried}, **printed_steps(spec)}
+    builder = _Builder(scenario, params, spec.mistake_words, printed)
+    reach = builder.reach(spec.parts)
+    parts = [builder.part(p, _labels(spec, p.id), reach) for p in spec.parts]
     problems = [p for p in parts if isinstance(p, str)]
     if problems:
         return problems[0]
+    skipped = skipped_problem(spec, _page_params(spec), params, parts)  # type: ignore[arg-type]
+    if skipped:
+        return skipped
     quantities = builder.routes(None)[scenario.shown_route]
-    values = {name: (value, 3) for name, value in quantities.items()}
-    values.update({name: (params[name], p.random.decimals) for name, p in spec.params.items()})
+    values = {name: (value, QUANTITY_DECIMALS) for name, value in quantities.items()}
+    values.update({name: (params[name], p.printed_decimals) for name, p in spec.params.items()})
     written: dict[Notation, Shown] = {}
     for style in {ENGLISH, *(notation(locale) for locale in spec.translations)}:
         written[style] = (_Written(values, style), _Written(values, style.in_math()))

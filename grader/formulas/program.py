@@ -49,13 +49,18 @@ class Program:
     hand: Mapping[str, Formula]
     conditions: tuple[Formula, ...] = ()
 
-    def run(self, params: Mapping[str, Any], mistake: str | None = None, hand: bool = False) -> dict[str, Any]:
+    def run(self, params: Mapping[str, Any], mistake: str | None = None, hand: bool = False,
+            fixed: Mapping[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
         """Every step's value (and the parameters) along the route a mistake and the hand rounding make,
-        within MAX_SECONDS and within any budget already open (OutOfTime beyond)."""
+        within MAX_SECONDS and within any budget already open (OutOfTime beyond); a step named in `fixed` takes
+        that value instead (a learner carrying a rounded number on)."""
         values: dict[str, Any] = dict(params)
         replacing = {**(self.hand if hand else {}), **(self.mistakes[mistake] if mistake else {})}
         with time_budget(MAX_SECONDS):
             for name, formula in self.steps.items():
+                if fixed is not None and name in fixed:
+                    values[name] = fixed[name]
+                    continue
                 values[name] = _placed(("compute", name), formula, values)
                 if name in replacing:
                     where = ("mistakes", str(mistake), "replace", name) if mistake and name in self.mistakes[mistake] \

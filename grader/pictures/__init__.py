@@ -52,26 +52,29 @@ class Pictures:
 
 
 def pictures_for(model: str, values: Mapping[str, Any], asked: Collection[str], given: Collection[str],
-                 reveal: bool) -> Pictures:  # fmt: skip
+                 reveal: bool, printed: Collection[str] | None = None) -> Pictures:  # fmt: skip
     """The pictures of a variant of a `model` exercise: `values` are its parameters and quantities,
     `asked` the quantities its parts ask for, `given` those its prompt prints; the solution's pictures
-    (every number) only when `reveal`."""
+    only when `reveal`, with the numbers it prints (`printed`; every number when not given)."""
     asked_set, given_set = frozenset(asked), frozenset(given)
     rules = [r for r in PICTURES.get(model, ()) if r.about is None or r.about & asked_set]
     before = Seen(asked_set, given_set, reveal=False)
     prompt = tuple(r.build(values, before) for r in rules if r.before)
     if not reveal:
         return Pictures(prompt)
-    after = Seen(asked_set, given_set, reveal=True)
+    after = Seen(asked_set, given_set, reveal=True,
+                 printed=frozenset(values) if printed is None else frozenset(printed))  # fmt: skip
     return Pictures(prompt, tuple(r.build(values, after) for r in rules))
 
 
 def variant_pictures(spec: ExerciseSpec, variant: Variant, reveal: bool) -> Pictures:
     """The pictures of a learner's variant: by the prompt, only the numbers the prompt prints
-    (its {{placeholders}}); with every number (the solution's) only when `reveal`."""
+    (its {{placeholders}}); with the solution's numbers too only when `reveal`, and never a number neither
+    prints: in a lesson that follows one token, that would be another exercise's answer."""
     asked = {part.spec.quantity for part in variant.parts}
     given = set(PLACEHOLDER.findall(spec.prompt))
-    return pictures_for(spec.model, {**variant.params, **variant.quantities}, asked, given, reveal)
+    printed = {name for _, text in spec.texts() for name in PLACEHOLDER.findall(text)}
+    return pictures_for(spec.model, {**variant.params, **variant.quantities}, asked, given, reveal, printed)
 
 
 __all__ = ["PICTURES", "Picture", "Pictures", "Rule", "Seen", "comparison", "pictures_for", "variant_pictures"]

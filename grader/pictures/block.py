@@ -88,7 +88,7 @@ class BlockDiagram:
 def _state(spec: StationSpec, seen: Seen) -> State:
     if spec.vector is None:
         return "hidden"
-    if seen.reveal or (spec.vector in seen.given and spec.vector not in seen.asked):
+    if seen.drawn(spec.vector):
         return "shown"
     return "asked" if spec.vector in seen.asked else "hidden"
 

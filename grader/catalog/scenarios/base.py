@@ -26,6 +26,12 @@ class Scenario:
     example is exempt, being the lesson's.
     `shown_route` picks the route whose numbers prompts and worked solutions print (0 = full
     precision; a hand route when the lesson works by hand, so that each printed step adds up).
+    `retrace(params, fixed, base)` runs the correct route again with the intermediates named in `fixed` at
+    those values (`base` is the full-precision route, which it may reuse for what `fixed` cannot change), and `constants(params)` runs it with the prompt's rounded constants (0.798 for
+    sqrt(2/pi)): grader.catalog.reach works out from them what a learner following the printed numbers
+    reaches. A scenario without intermediates a learner carries on needs neither. `carried` names the
+    intermediates a learner of the lesson writes down to 3 decimals even where a solution does not print
+    them (the toy block's mean, sigma, u' and GELU values): they count as printed.
     """
 
     name: str
@@ -38,6 +44,11 @@ class Scenario:
     well_posed: Callable[[Params], str | None] = field(default=always_well_posed)
     suits_story: Callable[[Params], str | None] = field(default=always_well_posed)
     shown_route: int = 0
+    retrace: Callable[[Params, Mapping[str, Any], Quantities], Quantities] | None = None
+    constants: Callable[[Params], Quantities] | None = None
+    carried: tuple[str, ...] = ()
+    # The route with each skipped step (grader.catalog.skipped) by its name; None: no steps to skip.
+    skips: Callable[[Params], Mapping[str, Quantities]] | None = None
 
     def routes(self, params: Params, mistake: str | None = None) -> list[Quantities]:
         """Quantities at full precision first, then along each hand path."""

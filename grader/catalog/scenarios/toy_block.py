@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 from grader.catalog.scenarios.base import Params, Quantities, Scenario
-from grader.reference.gpt2 import CORRECT, LN_EPS, BlockOptions, row_stats
-from grader.reference.toy import LESSON_HAND_PATHS, PAGE_ROUTE, HandPath, toy_quantities
+from grader.reference.gpt2 import CORRECT, BlockOptions, row_stats
+from grader.reference.toy import PAGE_CONSTANTS, PAGE_ROUTE, Fixed, HandPath, toy_quantities
 
 MISTAKES: dict[str, BlockOptions] = {
     "sample-variance": replace(CORRECT, ddof=1),
@@ -29,29 +29,28 @@ OWN_MISTAKES = ("variance-not-sigma", "subtracted-residual")
 # A row whose spread is this small makes sigma (and eps) dominate the answer: not a fair exercise.
 MIN_SIGMA = 0.3
 # The lesson's five exercises follow one token, so a draw must suit all of them: the LayerNorm mistakes
-# must move sigma (and mu), leaving out the centring must move m, and ReLU must differ from GELU at -z,
+# (the variance for sigma among them: they agree when sigma is near 1) must move sigma (and mu), leaving out the centring must move m, and ReLU must differ from GELU at -z,
 # by more than any tolerance they use.
 STORY_MARGIN = 0.01
-SIGMA_MISTAKES = ("sample-variance", "no-centering", "normalise-x")
+SIGMA_MISTAKES = ("sample-variance", "no-centering", "normalise-x", "variance-not-sigma")
 
 
-def _compute(params: Params, mistake: str | None, hand: HandPath | None) -> Quantities:
+def _compute(params: Params, mistake: str | None, hand: HandPath | None, fixed: Fixed | None = None) -> Quantities:
     opts = MISTAKES.get(mistake or "", CORRECT)
     x = np.asarray(params["x"], dtype=float)
     a = np.asarray(params["a"], dtype=float)
-    quantities = toy_quantities(x, -a if mistake == "subtracted-residual" else a, opts, hand)
+    quantities = toy_quantities(x, -a if mistake == "subtracted-residual" else a, opts, hand, fixed)
     if mistake == "variance-not-sigma":
-        quantities["sigma"] = float(quantities["sigma"]) ** 2 - LN_EPS  # type: ignore[arg-type]
+        quantities["sigma"] = quantities["var"]
     return {**quantities, **_steps(quantities)}
 
 
 def _steps(q: Quantities) -> Quantities:
-    """The intermediate numbers a worked solution prints: first entries, deviations, variance, sums."""
+    """More numbers a worked solution prints: first entries, the two GELU values they add, a difference."""
     h, gelu = np.asarray(q["h"]), np.asarray(q["gelu"])
     half = len(gelu) // 2
     return {
         "x_1": float(np.asarray(q["x"])[0]), "a_1": float(np.asarray(q["a"])[0]), "h_1": float(h[0]),
-        "h_sum": float(h.sum()), "dev": h - float(q["mu"]), "var": float(q["sigma"]) ** 2 - LN_EPS,
         "gelu_1": float(gelu[0]), "gelu_mirror": float(gelu[half]), "m_1": float(np.asarray(q["m"])[0]),
         "gelu_gap": float(q["gelu_pos"]) - float(q["gelu_neg"]),
     }  # fmt: skip
@@ -93,15 +92,21 @@ TOY_BLOCK = Scenario(
                 "gelu_pos", "y_no_attention",
                 # printed by worked solutions only
                 "x_1", "a_1", "h_1", "h_sum", "dev", "var", "gelu_cube", "gelu_arg", "gelu_tanh",
-                "gelu_gap", "gelu_1", "gelu_mirror", "m_1", "u_no_attention", "m_no_attention"),  # fmt: skip
+                "gelu_gap", "gelu_1", "gelu_mirror", "m_1", "u_no_attention", "m_no_attention",
+                "mu_no_attention", "sigma_no_attention", "gelu_no_attention"),  # fmt: skip
     mistakes=(*MISTAKES, *OWN_MISTAKES),
     compute=_compute,
-    # The page's own route first: it is what worked solutions print (GELU values rounded, so m is
-    # the sum of those printed, and gelu(z) of the unrounded z, as the page gives it).
-    hand_paths=(PAGE_ROUTE, *LESSON_HAND_PATHS),
+    # The page's own route: it is what worked solutions print (GELU values rounded, so m is the sum
+    # of those printed, and gelu(z) of the unrounded z, as the page gives it). Every other route a
+    # learner takes from the printed numbers is in the route interval (grader.catalog.reach).
+    hand_paths=(PAGE_ROUTE,),
     well_posed=_well_posed,
     suits_story=_story_problem,
     shown_route=1,
+    retrace=lambda params, fixed, base: _compute(params, None, None, fixed),
+    constants=lambda params: _compute(params, None, PAGE_CONSTANTS),
+    carried=("mu", "sigma", "u", "gelu", "mu_no_attention", "sigma_no_attention", "u_no_attention",
+             "gelu_no_attention"),
 )
 
 __all__: list[Any] = ["TOY_BLOCK"]
