@@ -3,7 +3,6 @@ submissions (reap), backup and repair."""
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import sys

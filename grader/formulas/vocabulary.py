@@ -17,7 +17,7 @@ import numpy as np
 
 from grader.reference.common import causal_mask, gelu_tanh, relu, silu, softmax
 from grader.reference.gpt2 import LN_EPS, gelu_erf, layer_norm
-from grader.formulas.limits import MAX_ELEMENTS, VocabularyError, bounded, broadcast_shape, matmul_shape
+from grader.formulas.limits import VocabularyError, bounded, broadcast_shape, matmul_shape
 from grader.reference.modern import rms_norm
 
 CONSTANTS: dict[str, float] = {"pi": math.pi, "e": math.e}
