@@ -26,6 +26,9 @@ from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
+# A course's content is its instructors' to change; its TAs see and grade, and edit none of it.
+CONTENT_ENDPOINTS = frozenset({"teach.new", "teach.edit", "teach.preview", "teach.import_exercise",
+                               "teach.publish_exercise", "teach.unpublish_exercise"})
 MULTI_FIELDS = ("-mistakes", "-optional")
 
 
@@ -40,7 +43,7 @@ def _instructors_only() -> BaseResponse | None:
     if not current_user.is_authenticated:
         return current_app.login_manager.unauthorized()  # type: ignore[attr-defined,no-any-return]
     course = page_course()
-    if course is None or not course.staff:
+    if course is None or not course.staff or (request.endpoint in CONTENT_ENDPOINTS and not course.instructor):
         abort(403)
     return None
 

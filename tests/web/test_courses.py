@@ -98,7 +98,14 @@ def test_an_instructor_sees_only_their_own_courses_learners(app: Flask, two_cour
 def test_a_learner_gets_no_staff_pages_and_a_ta_does(app: Flask, two_courses: dict[str, int]) -> None:
     assert signed_in(app, "bo@example.com").get("/teach/gradebook").status_code == 403
     person(app, "ta@example.com", ("ml101", TA))
-    assert "bo@example.com" in signed_in(app, "ta@example.com").get("/teach/gradebook").get_data(as_text=True)
+    ta = signed_in(app, "ta@example.com")
+    assert "bo@example.com" in ta.get("/teach/gradebook").get_data(as_text=True)
+    # A TA grades; the course's content is its instructors' to change.
+    token = csrf_from(ta.get("/teach/gradebook").get_data(as_text=True))
+    for url in ("/teach/exercises/new", f"/teach/exercises/{EXERCISE}/edit", "/teach/import"):
+        assert ta.get(url).status_code == 403, url
+    assert ta.post(f"/teach/exercises/{EXERCISE}/unpublish", data={"csrf_token": token}).status_code == 403
+    assert signed_in(app, "t1@example.com").get(f"/teach/exercises/{EXERCISE}/edit").status_code == 200
 
 
 def join(client: FlaskClient, code: str):  # type: ignore[no-untyped-def]
