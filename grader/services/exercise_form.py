@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
@@ -103,7 +105,19 @@ def _misconceptions(form: Any, j: int) -> list[Any]:
     # in list order, an untouched exercise would come back as another one and save as a new version.
     order = list(dict.fromkeys(str(form.get(f"part-{j}-order", "")).split()))
     ordered = sorted([*required, *optional], key=lambda n: order.index(n) if n in order else len(order))
-    return [name if name in required else {"name": name, "optional": True} for name in ordered]
+    reasons = _reasons(form.get(f"part-{j}-reasons", ""))
+    return [name if name in required else _dropped_none({"name": name, "optional": True, "reason": reasons.get(name)})
+            for name in ordered]  # fmt: skip
+
+
+def _reasons(text: str) -> dict[str, str]:
+    """The reasons an optional mistake may give the right answer, kept in a hidden field as JSON (the form
+    shows none): anything but a mapping of texts is none at all, and the file's check then says so."""
+    try:
+        found = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return {k: v for k, v in found.items() if isinstance(v, str)} if isinstance(found, dict) else {}
 
 
 def _part(form: Any, j: int, draft: Draft) -> None:
@@ -208,6 +222,8 @@ def _part_values(j: int, part: dict[str, Any]) -> Values:
             f"part-{j}-mistakes": [r["name"] for r in refs if not r.get("optional")],
             f"part-{j}-optional": [r["name"] for r in refs if r.get("optional")],
             f"part-{j}-order": " ".join(r["name"] for r in refs),
+            f"part-{j}-reasons": json.dumps({r["name"]: r["reason"] for r in refs if r.get("reason")},
+                                            ensure_ascii=False) if any(r.get("reason") for r in refs) else "",
             f"part-{j}-partial_credit": bool(part.get("partial_credit")),
             f"part-{j}-weight": _text(part.get("weight")),
             f"part-{j}-entry": _text(part.get("entry"))}  # fmt: skip

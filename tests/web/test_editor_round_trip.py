@@ -34,8 +34,10 @@ late_credit: 0.5
 def rich_source(app: Flask) -> str:
     """A copy of block-gelu (as gelu-rich) that uses every field the form can hold."""
     source = source_of(app, "block-gelu").replace("id: block-gelu", "id: gelu-rich")
-    source = source.replace("misconceptions: [relu, {name: gelu-no-half, optional: true}, {name: erf-gelu, optional: true}]",
-                            "misconceptions: [{name: erf-gelu, optional: true}, relu, {name: gelu-no-half, optional: true}]"
+    erf = ('{name: erf-gelu, optional: true, reason: "the erf GELU agrees with GPT-2\'s tanh form to 3 decimals for '
+           'most inputs; named where it does not"}')  # an optional mistake's reason, which the form keeps hidden
+    source = source.replace(f"misconceptions: [relu, {{name: gelu-no-half, optional: true}}, {erf}]",
+                            f"misconceptions: [{erf}, relu, {{name: gelu-no-half, optional: true}}]"
                             "\n    weight: 2", 1)  # fmt: skip
     source = source.replace("decimals: 1}", "decimals: 1, exclude_zero: true}", 1)
     source = source.replace("translations:", POLICY + "translations:", 1)

@@ -29,7 +29,7 @@ def test_every_attempt_on_an_exercise_as_typed_with_verdicts(app: Flask, instruc
         db.session.add(Variant(user_id=ada, exercise_id="block-gelu", seed=0))  # the page's own numbers
         db.session.commit()
         assert attempts.submit(seat(ada), "block-gelu", {"neg": "0.000", "pos": "0.952"}).outcome == "graded"
-        assert attempts.submit(seat(ada), "block-gelu", {"neg": "-0,150", "pos": "0,952"}).outcome == "graded"
+        assert attempts.submit(seat(ada), "block-gelu", {"neg": "-0,500", "pos": "0,952"}).outcome == "graded"
         assert attempts.submit(seat(bob), "block-gelu", {"neg": "1.000", "pos": "2.000"}).outcome == "graded"
     page = instructor.get("/teach/exercises/block-gelu").get_data(as_text=True)
     assert 'href="/teach/exercises/block-gelu/attempts.csv"' in page
@@ -41,7 +41,7 @@ def test_every_attempt_on_an_exercise_as_typed_with_verdicts(app: Flask, instruc
                       "neg mistake", "pos typed", "pos verdict", "pos mistake"]  # fmt: skip
     assert first[:2] == ["ada@example.com", "1"] and first[4] == "0.500"
     assert first[6] == "" and first[7:] == ["0.000", "incorrect", "relu", "0.952", "correct", ""]
-    assert second[7:9] == ["-0,150", "incorrect"]  # a signed number is no formula: kept as typed
+    assert second[7:9] == ["-0,500", "incorrect"]  # a signed number is no formula: kept as typed
     assert third[0] == "'=bob@example.com" and third[1] == "1"
     assert first[2].endswith("Z") and len(first[2]) == len("2026-12-01T10:00:00Z")  # UTC, as the pages say
 
@@ -73,7 +73,7 @@ def test_an_unknown_exercise_has_no_export(instructor: FlaskClient) -> None:
 
 
 @pytest.mark.parametrize("cell, written", [
-    ("-0.52", "-0.52"), ("+1.5e-3", "+1.5e-3"), ("-0,150", "-0,150"), ("[-0.5; 1.2]", "[-0.5; 1.2]"),
+    ("-0.52", "-0.52"), ("+1.5e-3", "+1.5e-3"), ("-0,500", "-0,500"), ("[-0.5; 1.2]", "[-0.5; 1.2]"),
     ("-.500", "-.500"), ("+,5", "+,5"), ("-5.", "-5."), ("-.", "'-."), ("-e5", "'-e5"),
     ("=1+1", "'=1+1"), ("-1+cmd|' /C calc'!A0", "'-1+cmd|' /C calc'!A0"), ("+1@example.com", "'+1@example.com"),
     ("@SUM(A1)", "'@SUM(A1)"), ("-0.5; 1.2", "'-0.5; 1.2"), ("- 3", "'- 3"),

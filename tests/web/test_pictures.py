@@ -71,7 +71,7 @@ def test_the_block_diagram_draws_the_learners_x_and_a_and_asks_for_h(app: Flask,
     assert re.search(r'<div class="visually-hidden"><table>\s*<caption>Numbers in the picture</caption>', html)
 
 
-def test_the_worked_solution_draws_every_station_and_the_gelu_values(app: Flask, learner: FlaskClient) -> None:
+def test_the_worked_solution_draws_every_station_and_only_its_own_numbers(app: Flask, learner: FlaskClient) -> None:
     right = expected(app, "block-gelu")
     # The numbers the worked solution prints: the page's hand route (0.952 at seed 0, where full precision gives 0.953).
     printed = variant(app, "block-gelu").quantities
@@ -82,8 +82,11 @@ def test_the_worked_solution_draws_every_station_and_the_gelu_values(app: Flask,
     assert len(after) == 4  # the prompt's two, and the solution's two with every number
     curve = after[-1]
     assert three(printed["gelu_pos"]) in texts(curve) and three(printed["gelu_neg"]) in texts(curve)
+    # The block diagram draws every station, with only the numbers this exercise's own prompt and solution
+    # print (its scalars are on the curve): never m or y, the next exercises' answers for the same token.
     block = texts(after[-2])
-    assert all(three(v) in block for name in ("h", "u", "m", "y") for v in printed[name])
+    assert [label for label in block if label in ("h₅", "u′₅", "m₅", "y₅")] == ["h₅", "u′₅", "m₅", "y₅"]
+    assert not any(three(v) in block for name in ("h", "u", "m", "y") for v in printed[name])
 
 
 def test_a_wrong_vector_is_compared_entry_by_entry_only_once_the_solution_shows(app: Flask, learner: FlaskClient) -> None:
