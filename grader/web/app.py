@@ -157,7 +157,7 @@ def _course_of_page() -> dict[str, Any]:
         here = page_course()
     except SQLAlchemyError:  # an error page for a database that is down still renders
         here = None
-    return {"here": here, "teaching": bool(here and here.staff)}
+    return {"this_course": here, "teaching": bool(here and here.staff)}
 
 
 def _register(app: Flask) -> None:
