@@ -30,8 +30,10 @@ log = logging.getLogger(__name__)
 SCHEME = "sqlite"
 PURGE_EVERY = 1000  # increments by one process between sweeps of expired counters
 # An increment holds the write lock for well under a millisecond, so a wait this long means the file is
-# held by something else; a request must not hang on it.
-BUSY_TIMEOUT_MS = 250
+# held by something else; a request must not hang on it. Not shorter: on a loaded 2-core box a worker that
+# holds the lock can be off the processor for a few hundred milliseconds, and 250 ms turned a burst of
+# attempts into 503s.
+BUSY_TIMEOUT_MS = 1000
 _SCHEMA = "CREATE TABLE IF NOT EXISTS counters (key TEXT PRIMARY KEY, count INTEGER NOT NULL, expires_at REAL NOT NULL)"
 # A counter whose window has passed starts again at `amount`, with a new window.
 _INCREMENT = """
