@@ -9,8 +9,7 @@ from datetime import datetime
 
 import sqlalchemy as sa
 
-from grader.course_models import (CODE_PATTERN, COURSE_ROLES, DEFAULT_COURSE, INSTRUCTOR, LEARNER, STAFF_ROLES,
-                                  Course, CourseMember)
+from grader.course_models import CODE_PATTERN, COURSE_ROLES, DEFAULT_COURSE, INSTRUCTOR, LEARNER, Course, CourseMember
 from grader.extensions import db
 from grader.models import User, utcnow
 from grader.texts import Refusal
@@ -39,11 +38,6 @@ class Membership:
     title: str
     role: str
     ends_at: datetime | None = None
-
-    @property
-    def staff(self) -> bool:
-        """Instructors and TAs see the course's learners and their work."""
-        return self.role in STAFF_ROLES
 
 
 def check_code(code: str) -> str:
@@ -119,11 +113,6 @@ def memberships(user_id: int) -> list[Membership]:
         .where(CourseMember.user_id == user_id).order_by(Course.code)
     ).all()  # fmt: skip
     return [Membership(*row) for row in rows]
-
-
-def membership(user_id: int, code: str) -> Membership | None:
-    """The person's membership of the course with this code, if they are in it."""
-    return next((m for m in memberships(user_id) if m.code == code), None)
 
 
 def is_learner(course_id: int, user_id: int) -> bool:

@@ -192,12 +192,17 @@ def my_progress() -> ResponseReturnValue:
 @bearer
 def gradebook_csv() -> ResponseReturnValue:
     """The gradebook, streamed as CSV (instructors only)."""
-    if not course().staff:
+    return gradebook_csv_of(course(), "gradebook.csv")
+
+
+def gradebook_csv_of(here: Here, filename: str) -> ResponseReturnValue:
+    """A course's gradebook as streamed CSV, filtered by ?lesson=, ?exercise=, ?learner= (403 for a learner)."""
+    if not here.staff:
         abort(403, "Only the course's instructors and TAs can download its gradebook.")
-    filters = gradebook.Filters(course().seat.course_id, lesson=request.args.get("lesson") or None,
+    filters = gradebook.Filters(here.seat.course_id, lesson=request.args.get("lesson") or None,
                                 exercise=request.args.get("exercise") or None,
                                 learner=request.args.get("learner") or None)  # fmt: skip
-    return csv_attachment(lambda: gradebook.csv_lines(filters), "gradebook.csv")
+    return csv_attachment(lambda: gradebook.csv_lines(filters), filename)
 
 
 @bp.get("")

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from flask import abort, jsonify, request
+from flask import abort, jsonify
 from flask.typing import ResponseReturnValue
 
 from grader.models import utc_text
-from grader.services import courses, gradebook
-from grader.web.api import bearer, bp, caller
+from grader.services import courses
+from grader.web.api import bearer, bp, caller, gradebook_csv_of
 from grader.web.api_schema import GradebookFilters
 from grader.web.course_context import resolve
-from grader.web.csv_download import csv_attachment
 from grader.web.openapi import ErrorBody, Reply, documented
 
 
@@ -49,9 +48,4 @@ def course_gradebook_csv(code: str) -> ResponseReturnValue:
     here = resolve(caller().user_id, caller().is_admin, code)
     if here is None:
         abort(404, "You are in no course with that code.")
-    if not here.staff:
-        abort(403, "Only the course's instructors and TAs can download its gradebook.")
-    filters = gradebook.Filters(here.seat.course_id, lesson=request.args.get("lesson") or None,
-                                exercise=request.args.get("exercise") or None,
-                                learner=request.args.get("learner") or None)  # fmt: skip
-    return csv_attachment(lambda: gradebook.csv_lines(filters), f"{here.code}-gradebook.csv")
+    return gradebook_csv_of(here, f"{here.code}-gradebook.csv")
