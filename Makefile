@@ -39,13 +39,17 @@ messages: install
 # strictly first (a broken link or a missing page fails), into a directory thrown away after.
 TEST_WORKERS ?= 2
 PYTEST := $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup --durations=20
+# Tests marked `alone` stop a server every worker shares (a PostgreSQL restart): one process, after the rest.
+ALONE := $(BIN)/python -m pytest -q -n 0 -m alone
 test: test-packages install
 	$(BIN)/mypy
 	@site=$$(mktemp -d) && $(BIN)/mkdocs build --strict --site-dir "$$site"; status=$$?; rm -rf "$$site"; exit $$status
-	$(PYTEST)
+	$(PYTEST) -m "not alone"
+	$(ALONE)
 	@if [ -n "$$GRADER_TEST_POSTGRES_URL" ]; then \
 	  echo "== again on PostgreSQL, the tests that open a database =="; \
-	  GRADER_TEST_DATABASE_URL="$$GRADER_TEST_POSTGRES_URL" $(PYTEST) -m database; \
+	  GRADER_TEST_DATABASE_URL="$$GRADER_TEST_POSTGRES_URL" $(PYTEST) -m "database and not alone" && \
+	  GRADER_TEST_DATABASE_URL="$$GRADER_TEST_POSTGRES_URL" $(ALONE); \
 	fi
 	$(BIN)/python -m grader selfcheck --seeds 50
 

@@ -8,7 +8,9 @@ database connection without it fails, so none can slip out of the second run.
 
 The suite runs in parallel (pytest-xdist, `--dist loadgroup`). Tests that start servers and workers of
 their own, kill sandbox processes or time a loaded machine share one worker, one at a time, and each
-browser module keeps its live server on one worker.
+browser module keeps its live server on one worker. A test marked `alone` stops a server every
+worker shares (the PostgreSQL restart): under several workers it is skipped, and `make test` runs it
+by itself after the parallel run.
 """
 
 from __future__ import annotations
@@ -35,8 +37,17 @@ def _group(path: str) -> str | None:
     return None
 
 
+def _workers(config: pytest.Config) -> int:
+    worker_input = getattr(config, "workerinput", None)
+    return int(worker_input["workercount"]) if worker_input else 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    shared = _workers(config) > 1
     for item in items:
+        if shared and item.get_closest_marker("alone") is not None:
+            item.add_marker(pytest.mark.skip(reason="stops a server the other workers use; run it alone "
+                                                    "(`make test` does, after the parallel run)"))
         path = item.path.relative_to(TESTS).as_posix()
         if path.startswith(DATABASE_FOLDERS) or DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.database)

@@ -54,6 +54,7 @@ def accepting() -> bool:
 
 
 @needs_postgres
+@pytest.mark.alone
 @pytest.mark.skipif(shutil.which("pg_ctlcluster") is None or os.geteuid() != 0,
                     reason="stopping the cluster needs pg_ctlcluster and root")  # fmt: skip
 def test_a_postgres_restart_under_load_gives_503s_then_recovers_without_restarting_gunicorn(
