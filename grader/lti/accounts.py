@@ -77,13 +77,13 @@ def link(issuer: str, subject: str, name: str, email: str | None, role: str,
 _RANK = {LEARNER: 0, TA: 1, INSTRUCTOR: 2}  # a launch raises one's role in the course, never lowers it
 
 
-def remember_line_item(account: LtiAccount, platform_id: int, target: str, lineitem: str) -> None:
-    """Keep where this learner's score on `target` goes (one link per line item); commits."""
+def remember_line_item(account: LtiAccount, platform_id: int, course_id: int, target: str, lineitem: str) -> None:
+    """Keep where this learner's score on `target` in the course goes (one link per line item); commits."""
     exists = db.session.scalar(sa.select(GradeLink.id).where(GradeLink.account_id == account.id,
                                                               GradeLink.lineitem == lineitem))  # fmt: skip
     if exists is None:
         db.session.add(GradeLink(account_id=account.id, user_id=account.user_id, platform_id=platform_id,
-                                 target=target, lineitem=lineitem))  # fmt: skip
+                                 course_id=course_id, target=target, lineitem=lineitem))  # fmt: skip
         try:
             db.session.commit()
         except sa.exc.IntegrityError:  # the same launch twice at once: the other one stored it

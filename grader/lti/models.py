@@ -42,6 +42,25 @@ class Deployment(db.Model):  # type: ignore[name-defined,misc]
     platform: Mapped[Platform] = relationship(back_populates="deployments")
 
 
+class LtiContext(db.Model):  # type: ignore[name-defined,misc]
+    """An LMS course (platform, deployment, context id) and the course of ours it is: made on the first
+    instructor launch, or linked by an instructor to a course they teach. Learners of an unmapped context
+    are told the course is not set up yet."""
+
+    __tablename__ = "lti_contexts"
+    __table_args__ = (sa.UniqueConstraint("platform_id", "deployment_id", "context_id",
+                                          name="uq_lti_contexts_platform_deployment_context"),)  # fmt: skip
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    platform_id: Mapped[int] = mapped_column(sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    deployment_id: Mapped[str] = mapped_column(sa.String(255))
+    context_id: Mapped[str] = mapped_column(sa.String(255))
+    course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"), index=True)
+    title: Mapped[str] = mapped_column(sa.String(200), default="")  # the LMS's name for it, as last launched
+    memberships_url: Mapped[str | None] = mapped_column(sa.String(500), default=None)  # NRPS, checked
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class LtiAccount(db.Model):  # type: ignore[name-defined,misc]
     """The platform's user (issuer, sub) and the account of ours it signs in as."""
 
@@ -76,6 +95,7 @@ class GradeLink(db.Model):  # type: ignore[name-defined,misc]
     account_id: Mapped[int] = mapped_column(sa.ForeignKey("lti_accounts.id", ondelete="CASCADE"))
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
     platform_id: Mapped[int] = mapped_column(sa.ForeignKey("lti_platforms.id", ondelete="CASCADE"))
+    course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"), index=True)
     target: Mapped[str] = mapped_column(sa.String(90))  # "exercise:<id>" or "lesson:<slug>"
     lineitem: Mapped[str] = mapped_column(sa.String(500))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

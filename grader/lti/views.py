@@ -18,6 +18,7 @@ from grader.lti import login_state, platforms
 from grader.lti.launch import (AGS_CLAIM, Launch, LaunchRefused, course_page, frame_origins, login_redirect,
                                service_url, validate)  # fmt: skip
 from grader.models import User
+from grader.services import courses
 from grader.texts import N_
 from grader.web.auth import sign_in
 from grader.web.course_context import page_course
@@ -162,7 +163,7 @@ def _landing_after(checked: Launch, account: accounts.LtiAccount, instructor: bo
     target = _target(checked)
     lineitem = service_url(checked, _part(claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
     if target and lineitem and not instructor:
-        accounts.remember_line_item(account, checked.platform_id, target, lineitem)
+        accounts.remember_line_item(account, checked.platform_id, courses.ensure_default().id, target, lineitem)
     return _landing(target, locale)
 
 
