@@ -21,6 +21,8 @@ from grader.models import AuditEvent, User
 PAGE = 100
 ACTIONS = ("score.set", "score.removed", "extension.set", "extension.removed", "regrade", "exercise.saved",
            "exercise.published", "exercise.unpublished", "reset_link", "account.deleted")  # fmt: skip
+# Changes to an exercise of the shared catalogue (events of no course): every course using it sees them.
+CATALOGUE_ACTIONS = ("exercise.saved", "exercise.published", "exercise.unpublished")
 
 
 def note(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,
@@ -41,10 +43,10 @@ def note(actor_id: int | None, action: str, learner_id: int | None = None, exerc
 
 
 def record(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,
-           **detail: Any) -> int:  # fmt: skip
+           *, course_id: int | None = None, **detail: Any) -> int:  # fmt: skip
     """Store an event on its own (for an action that writes nothing else, or before one that takes several
     transactions); commits and returns the event's id."""
-    event = note(actor_id, action, learner_id, exercise_id, **detail)
+    event = note(actor_id, action, learner_id, exercise_id, course_id=course_id, **detail)
     db.session.flush()
     event_id = event.id  # read before the commit expires it (reading it after would query again)
     db.session.commit()
@@ -73,15 +75,31 @@ class Entry:
     detail: dict[str, Any]
 
 
-def latest(before: int | None = None, action: str | None = None, limit: int = PAGE) -> list[Entry]:
-    """Events newest first, older than event `before` when given, of one action when given."""
+def latest(before: int | None = None, action: str | None = None, limit: int = PAGE, *,
+           course_id: int | None = None, site_wide: bool = True) -> list[Entry]:  # fmt: skip
+    """Events newest first, older than event `before` when given, of one action when given.
+
+    With `course_id`, one course's trail: its events, and the shared catalogue's changes (no course, no learner);
+    `site_wide` adds the rest of the events of no course (accounts deleted, ...), for the site's admins.
+    """
     actor, learner = aliased(User), aliased(User)
     query = (sa.select(AuditEvent, actor.email, learner.email)
              .outerjoin(actor, actor.id == AuditEvent.actor_id).outerjoin(learner, learner.id == AuditEvent.learner_id)
              .order_by(AuditEvent.id.desc()).limit(limit))  # fmt: skip
+    if course_id is not None:
+        query = query.where(_in_trail_of(course_id, site_wide))
     if before is not None:
         query = query.where(AuditEvent.id < before)
     if action:
         query = query.where(AuditEvent.action == action)
     return [Entry(e.id, e.created_at, actor_email, e.action, learner_email, e.exercise_id, e.detail or {})
             for e, actor_email, learner_email in db.session.execute(query)]  # fmt: skip
+
+
+def _in_trail_of(course_id: int, site_wide: bool) -> sa.ColumnElement[bool]:
+    """A course's events; a catalogue change (no course, no learner) concerns every course that uses it."""
+    no_course = AuditEvent.course_id.is_(None)
+    if site_wide:
+        return sa.or_(AuditEvent.course_id == course_id, no_course)
+    catalogue = sa.and_(no_course, AuditEvent.learner_id.is_(None), AuditEvent.action.in_(CATALOGUE_ACTIONS))
+    return sa.or_(AuditEvent.course_id == course_id, catalogue)

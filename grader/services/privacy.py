@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from grader.course_models import CourseMember
 from grader.extensions import db
 from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utc_text, utcnow
 from grader.services import audit
@@ -75,7 +76,12 @@ def erase(user: User, by: int | None) -> None:
     `by` is who asked: the user themselves, or None for an operator. The audit event keeps only
     the role and who asked, nothing that names the person.
     """
-    audit.note(None, "account.deleted", role=user.role, by="self" if by == user.id else "operator")
+    # One event in each course the person was in: its staff see why a row left their gradebook.
+    in_courses: list[int | None] = list(db.session.scalars(
+        sa.select(CourseMember.course_id).where(CourseMember.user_id == user.id)))
+    for course_id in in_courses or [None]:
+        audit.note(None, "account.deleted", course_id=course_id, role=user.role,
+                   by="self" if by == user.id else "operator")  # fmt: skip
     db.session.execute(sa.delete(User).where(User.id == user.id))
     db.session.commit()
     db.session.expunge_all()  # loaded objects of the erased user must not be written back

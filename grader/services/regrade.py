@@ -48,24 +48,40 @@ class Regraded:
     learners: set[int] = field(default_factory=set)
 
 
-def regrade(exercise_id: str, by: int | None = None) -> Regraded:
-    """Grade every attempt on the exercise again against its current version; commits per learner.
+def regrade(exercise_id: str, by: int | None = None, course_id: int | None = None) -> Regraded:
+    """Grade every attempt on the exercise in one course (None: in every course, one after another) again
+    against its current version; commits per learner.
 
-    `by` is the instructor who asked (None: an operator); the audit trail names them.
+    `by` is the instructor who asked (None: an operator); each course's audit trail has an event for its part.
+    An instructor regrades in their course only: a shared exercise's learners in other courses are their
+    instructors' to regrade.
     """
     current = _numeric_version(exercise_id)
     spec = spec_of(current)
-    # Every course's learners: the exercise, and so its current version, is the same in each.
-    learners = [Seat(*row) for row in db.session.execute(
-        sa.select(Attempt.course_id, Attempt.user_id).where(Attempt.exercise_id == exercise_id)
-        .distinct().order_by(Attempt.course_id, Attempt.user_id))]  # fmt: skip
+    by_course = _learners_by_course(exercise_id, course_id) or {course_id: []}  # no one: still an event
     db.session.rollback()
     report = Regraded(current.version)
-    event = audit.record(by, "regrade", None, exercise_id, **_so_far(report, len(learners)))
-    for done, seat in enumerate(learners, start=1):
-        policy = spec.with_due(own_due(seat, exercise_id))
-        _regrade_learner(seat, current, policy, report, event, len(learners) - done)
+    for course, learners in by_course.items():
+        part = Regraded(current.version)
+        event = audit.record(by, "regrade", None, exercise_id, course_id=course, **_so_far(part, len(learners)))
+        for done, seat in enumerate(learners, start=1):
+            policy = spec.with_due(own_due(seat, exercise_id))
+            _regrade_learner(seat, current, policy, part, event, len(learners) - done)
+        report.attempts, report.changed = report.attempts + part.attempts, report.changed + part.changed
+        report.kept.extend(part.kept)
+        report.learners |= part.learners
     return report
+
+
+def _learners_by_course(exercise_id: str, course_id: int | None) -> dict[int | None, list[Seat]]:
+    """Everyone with an attempt on the exercise, by course (in one course when `course_id` is given)."""
+    found = sa.select(Attempt.course_id, Attempt.user_id).where(Attempt.exercise_id == exercise_id)
+    if course_id is not None:
+        found = found.where(Attempt.course_id == course_id)
+    by_course: dict[int | None, list[Seat]] = {}
+    for course, user in db.session.execute(found.distinct().order_by(Attempt.course_id, Attempt.user_id)):
+        by_course.setdefault(course, []).append(Seat(course, user))
+    return by_course
 
 
 def _so_far(report: Regraded, left: int) -> dict[str, int]:

@@ -10,8 +10,10 @@ from typing import Any
 
 from flask import render_template, request
 from flask_babel import lazy_gettext as _l
+from flask_login import current_user
 
 from grader.services import audit
+from grader.web.course_context import current
 from grader.web.filters import percent, when
 from grader.web.forms import query_int
 from grader.web.teach import bp
@@ -71,10 +73,12 @@ def details(detail: dict[str, Any]) -> list[tuple[str, str]]:
 
 @bp.get("/audit")
 def audit_trail() -> str:
-    """The latest events, newest first, 100 a page; ?action= keeps one kind, ?before= pages back."""
+    """The course's latest events, newest first, 100 a page; ?action= keeps one kind, ?before= pages back."""
     action = request.args.get("action") if request.args.get("action") in ACTION_NAMES else None
     before = query_int("before")
-    entries = audit.latest(before, action, audit.PAGE + 1)  # one more, to know whether older ones exist
+    here = current()
+    entries = audit.latest(before, action, audit.PAGE + 1,  # one more, to know whether older ones exist
+                           course_id=here.seat.course_id, site_wide=current_user.is_admin)  # fmt: skip
     shown = entries[: audit.PAGE]
     older = shown[-1].id if len(entries) > audit.PAGE else None
     return render_template("teach/audit.html", entries=shown, older=older, action=action, names=ACTION_NAMES,

@@ -184,6 +184,6 @@ def reset_link() -> str:
                                          "reset.")]  # fmt: skip
         else:
             link = reset_url(user)
-            audit.record(current_user.id, "reset_link", user.id)
+            audit.record(current_user.id, "reset_link", user.id, course_id=here().seat.course_id)
     hours = password_reset.RESET_SECONDS // 3600
     return render_template("teach/reset_link.html", form=form, link=link, hours=hours)

@@ -13,6 +13,7 @@ from grader.catalog.lessons import lesson_title
 from grader.services import publishing
 from grader.services.attempts import UnknownParts
 from grader.services.exercises import SpecInvalid, spec_of
+from grader.web.course_context import course_exercise
 from grader.web.forms import AnswerForm
 from grader.web.learn import FIELD_PREFIX, typed_answers
 from grader.web.teach import bp
@@ -23,7 +24,7 @@ from grader.web.filters import when
 def publish_exercise(exercise_id: str) -> Response:
     """Make the newest version the one learners get (from its opening date, if that is ahead)."""
     try:
-        done = publishing.publish(exercise_id, current_user.id)
+        done = publishing.publish(course_exercise(exercise_id).id, current_user.id)
     except publishing.CannotPublish:
         abort(409, gettext("This version no longer passes validation: edit it, then publish."))
     if not done.changed:
@@ -39,7 +40,7 @@ def publish_exercise(exercise_id: str) -> Response:
 @bp.post("/exercises/<exercise_id>/unpublish")
 def unpublish_exercise(exercise_id: str) -> Response:
     """Hide the exercise from learners; their attempts and scores are kept for when it is published again."""
-    if publishing.unpublish(exercise_id, current_user.id):
+    if publishing.unpublish(course_exercise(exercise_id).id, current_user.id):
         flash(gettext("Unpublished: learners no longer see this exercise. Their work is kept."))
     return redirect(url_for("teach.exercise", exercise_id=exercise_id), code=303)
 
@@ -49,7 +50,7 @@ def preview_as_learner(exercise_id: str) -> tuple[str, int]:
     """The newest version as a learner would get it, with the instructor's own numbers; answers sent here
     are checked and shown, never stored."""
     try:
-        shown = publishing.preview(current_user.id, exercise_id)
+        shown = publishing.preview(current_user.id, course_exercise(exercise_id).id)
     except SpecInvalid:
         abort(409, gettext("This version no longer passes validation: edit it to preview it."))
     result: ExerciseResult | None = None

@@ -9,14 +9,16 @@ from werkzeug.wrappers import Response
 
 from grader.services import regrade
 from grader.services.attempts import CodeExercise
+from grader.web.course_context import course_exercise, course_id
 from grader.web.teach import bp
 
 
 @bp.post("/exercises/<exercise_id>/regrade")
 def regrade_exercise(exercise_id: str) -> Response:
-    """Grade every stored attempt again against the current version (CSRF-checked like every form)."""
+    """Grade every stored attempt in this course again against the current version (CSRF-checked like every
+    form); an exercise the course does not use is a 404."""
     try:
-        done = regrade.regrade(exercise_id, current_user.id)
+        done = regrade.regrade(course_exercise(exercise_id).id, current_user.id, course_id())
     except CodeExercise:
         abort(409, _l("Code exercises are not regraded: that would run every submission again."))
     flash(ngettext("Regraded %(num)d attempt against version %(version)d. Scores changed: %(changed)d. "

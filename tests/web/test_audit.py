@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 import pytest
 
-from grader.services import audit
+from grader.services import audit, courses
 from tests.web.conftest import PASSWORD, csrf_from, empty_database, make_user
 from tests.web.test_app import flask_cli
 from tests.web.test_due_dates import PAST, with_due
@@ -82,7 +82,7 @@ def test_the_trail_pages_back_a_hundred_events_at_a_time(app: Flask, instructor:
     ada = make_user(app, "ada@example.com")
     with app.app_context():
         for i in range(105):
-            audit.record(None, "reset_link", ada, detail=i)
+            audit.record(None, "reset_link", ada, course_id=courses.ensure_default().id, detail=i)
     first = instructor.get("/teach/audit").get_data(as_text=True)
     assert first.count("<tr><td>") == 100 and "Older →" in first
     older = first.split('href="/teach/audit?before=')[1].split('"')[0]
