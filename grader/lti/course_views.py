@@ -18,8 +18,8 @@ from grader.services.courses import CourseError
 from grader.web import course_context
 from grader.web.course_context import page_course
 from grader.web.errors import error_response
-from grader.web.i18n import translated
-from grader.lti.views import bp
+from grader.web.i18n import current_locale, translated
+from grader.lti.views import bp, landing
 
 
 def _first_launch() -> tuple[dict[str, Any], LtiContext, Course]:
@@ -55,7 +55,7 @@ def _done(kept: dict[str, Any], course: Course) -> ResponseReturnValue:
     session.pop(contexts.SESSION_KEY, None)
     session[course_context.SESSION_KEY] = course.code
     flash(gettext("This LMS course is linked to %(title)s (%(code)s).", title=course.title, code=course.code))
-    return redirect(str(kept.get("next") or url_for("learn.dashboard")), 303)
+    return redirect(str(kept.get("next") or landing(course.id, kept.get("target"), current_locale())), 303)
 
 
 @bp.route("/roster", methods=["GET", "POST"])

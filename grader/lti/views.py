@@ -8,7 +8,7 @@ from urllib.parse import urlencode, urlsplit
 from flask import (Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, session,
                    url_for)
 from flask.typing import ResponseReturnValue
-from flask_babel import gettext, lazy_gettext as _l
+from flask_babel import force_locale, gettext, lazy_gettext as _l
 from flask_login import current_user
 
 from grader.course_models import Course
@@ -120,7 +120,8 @@ def _target(launch: Launch) -> str | None:
     return f"exercise:{path[len(prefix):]}" if path.startswith(prefix) and path != prefix else None
 
 
-def _landing(course_id: int, target: str | None, locale: str) -> str:
+def landing(course_id: int, target: str | None, locale: str) -> str:
+    """Where a resource link takes someone in the course: the exercise it names, else the lessons."""
     choice = deep_linking.find_choice(course_id, target, locale) if target else None
     if choice is None:
         return url_for("learn.dashboard")
@@ -164,7 +165,9 @@ def launch() -> ResponseReturnValue:
     session[course_context.SESSION_KEY] = course.code  # the working course from now on
     landing = _landing_after(checked, account, course.id, locale, lms, context)
     if made and context is not None and contexts.taught_elsewhere(account.user_id, course.id):
-        session[contexts.SESSION_KEY] = {"context": context.id, "course": course.id, "next": landing}
+        picking = checked.claim("message_type") == "LtiDeepLinkingRequest"
+        session[contexts.SESSION_KEY] = {"context": context.id, "course": course.id,
+                                         "next": landing if picking else None, "target": _target(checked)}
         landing = url_for("lti.new_course")  # keep the course made for it, or link one they teach
     return _spent(checked, redirect(landing, 303))
 
@@ -178,8 +181,9 @@ def _spent(checked: Launch, response: ResponseReturnValue) -> Response:
 
 def _not_set_up(checked: Launch) -> Response:
     """The page for a learner whose LMS course has no course here yet, shown inside the platform's frame."""
-    page = render_template("errors/error.html", code=404, title=gettext("This course is not set up yet"),
-                           message=gettext(NOT_SET_UP))  # fmt: skip
+    with force_locale(_locale(checked) or current_locale()):  # the LMS's language; nothing is kept of it
+        page = render_template("errors/error.html", code=404, title=gettext("This course is not set up yet"),
+                               message=gettext(NOT_SET_UP))  # fmt: skip
     g.lti_frame_origins = frame_origins(checked)  # see _framed_in_platform
     return Response(page, 404)
 
@@ -200,7 +204,7 @@ def _landing_after(checked: Launch, account: accounts.LtiAccount, course_id: int
     lineitem = service_url(checked, _part(claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
     if target and lineitem and not instructor:
         accounts.remember_line_item(account, checked.platform_id, course_id, target, lineitem)
-    return _landing(course_id, target, locale)
+    return landing(course_id, target, locale)
 
 
 def _part(claim: object, name: str) -> object:
