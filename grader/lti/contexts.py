@@ -59,6 +59,30 @@ def mapped(lms: LmsCourse) -> LtiContext | None:
         LtiContext.context_id == lms.context_id))  # fmt: skip
 
 
+def adopted(lms: LmsCourse, lineitem: str | None) -> LtiContext | None:
+    """For an unmapped context launched before contexts were courses: the course its line item's grade links
+    are in (the migration put them in `default`), now mapped to it. A line item belongs to one LMS course, so
+    a launch naming one we send scores to already comes from that course. Commits; None when there is none."""
+    course_id = db.session.scalar(sa.select(GradeLink.course_id).where(
+        GradeLink.platform_id == lms.platform_id, GradeLink.lineitem == lineitem).limit(1)) if lineitem else None
+    if course_id is None:
+        return None
+    return _kept(lms, course_id) or mapped(lms)
+
+
+def _kept(lms: LmsCourse, course_id: int) -> LtiContext | None:
+    """Map the context to the course; commits. None when a launch at the same moment mapped it first."""
+    context = LtiContext(platform_id=lms.platform_id, deployment_id=lms.deployment_id, context_id=lms.context_id,
+                         course_id=course_id, title=lms.title[:200])  # fmt: skip
+    db.session.add(context)
+    try:
+        db.session.commit()
+    except sa.exc.IntegrityError:
+        db.session.rollback()
+        return None
+    return context
+
+
 def code_from(label: str, title: str) -> str:
     """A URL-safe course code (CODE_PATTERN) from the context's label, else its title; FALLBACK_CODE when
     neither has a letter or digit we keep (accents are dropped, other scripts too)."""
@@ -86,18 +110,12 @@ def make_course(lms: LmsCourse, locale: str, user_id: int) -> LtiContext:
     title = lms.title or lms.label or lms.context_id
     course = courses.create(_free_code(code_from(lms.label, lms.title)), title[:200] or "LMS", locale)
     course.created_by = user_id
-    context = LtiContext(platform_id=lms.platform_id, deployment_id=lms.deployment_id, context_id=lms.context_id,
-                         course_id=course.id, title=lms.title[:200])  # fmt: skip
-    db.session.add(context)
-    try:
-        db.session.commit()
-    except sa.exc.IntegrityError:  # the same first launch twice at once: the other one mapped it
-        db.session.rollback()
+    context = _kept(lms, course.id)
+    if context is None:  # the same first launch twice at once: the other one's course is the LMS course's
         db.session.delete(course)
         db.session.commit()
-        found = mapped(lms)
-        assert found is not None
-        return found
+        context = mapped(lms)
+        assert context is not None
     return context
 
 

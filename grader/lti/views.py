@@ -21,13 +21,14 @@ from grader.lti.launch import (AGS_CLAIM, Launch, LaunchRefused, course_page, fr
 from grader.lti.models import LtiContext
 from grader.models import User
 from grader.services import courses
+from grader.services.courses import CourseError
 from grader.texts import N_
 from grader.web import course_context
 from grader.web.auth import sign_in
 from grader.web.course_context import page_course
 from grader.web.errors import MESSAGES, error_response
 from grader.web.headers import allow_framing, csp_with, framed_by, framing_origins
-from grader.web.i18n import current_locale, remember, supported
+from grader.web.i18n import current_locale, remember, supported, translated
 from grader.web.login_limits import failed
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
@@ -145,7 +146,7 @@ def launch() -> ResponseReturnValue:
     if checked.claim("message_type") == "LtiDeepLinkingRequest" and not instructor:  # before any account is made
         abort(403, _l("Only instructors can add activities from this catalogue."))
     lms = contexts.of_launch(claims, checked.platform_id)
-    context = contexts.mapped(lms) if lms else None
+    context = _known_context(checked, lms) if lms else None
     if lms is not None and context is None and not instructor:
         return _spent(checked, _not_set_up(checked))  # nothing is made for a learner or TA here
     locale = _locale(checked) or current_locale()
@@ -153,7 +154,10 @@ def launch() -> ResponseReturnValue:
                             locale)  # fmt: skip
     made = context is None and lms is not None
     if lms is not None and context is None:
-        context = contexts.make_course(lms, locale, account.user_id)
+        try:
+            context = contexts.make_course(lms, locale, account.user_id)
+        except CourseError as refused:  # no free code for it: said, not a 500
+            return _spent(checked, error_response(400, translated(refused.text)))
     course = db.session.get(Course, context.course_id) if context else courses.ensure_default()
     assert course is not None
     accounts.enrol(course, account.user_id, role)
@@ -165,11 +169,27 @@ def launch() -> ResponseReturnValue:
     session[course_context.SESSION_KEY] = course.code  # the working course from now on
     landing = _landing_after(checked, account, course.id, locale, lms, context)
     if made and context is not None and contexts.taught_elsewhere(account.user_id, course.id):
-        picking = checked.claim("message_type") == "LtiDeepLinkingRequest"
-        session[contexts.SESSION_KEY] = {"context": context.id, "course": course.id,
-                                         "next": landing if picking else None, "target": _target(checked)}
-        landing = url_for("lti.new_course")  # keep the course made for it, or link one they teach
+        landing = _offer_linking(checked, context, landing)
     return _spent(checked, redirect(landing, 303))
+
+
+def _known_context(checked: Launch, lms: contexts.LmsCourse) -> LtiContext | None:
+    """The launch's LMS course's mapping: kept, or taken from its line item when it was used before contexts
+    were courses (contexts.adopted)."""
+    context = contexts.mapped(lms)
+    if context is None:
+        lineitem = service_url(checked, _part(checked.claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
+        context = contexts.adopted(lms, lineitem)
+    return context
+
+
+def _offer_linking(checked: Launch, context: LtiContext, landing: str) -> str:
+    """After a first launch that made a course, for someone who teaches another: the page that keeps it or links
+    the LMS course to one of theirs, then goes on to `landing` (or the link's exercise in the course chosen)."""
+    picking = checked.claim("message_type") == "LtiDeepLinkingRequest"
+    session[contexts.SESSION_KEY] = {"context": context.id, "course": context.course_id,
+                                     "next": landing if picking else None, "target": _target(checked)}
+    return url_for("lti.new_course")
 
 
 def _spent(checked: Launch, response: ResponseReturnValue) -> Response:

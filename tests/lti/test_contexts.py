@@ -129,6 +129,19 @@ def test_a_launch_without_a_context_is_into_the_default_course(app: Flask, platf
     assert counts(app)["lti_contexts"] == before and working_course(client) == "default"
 
 
+def test_an_lms_course_used_before_courses_stays_in_the_default_course(app: Flask, platform: FakePlatform) -> None:
+    launch(app.test_client(), platform, custom={"exercise": "block-layernorm"})  # its grade link: `default`'s
+    with app.app_context():  # as the migration leaves a site: grade links in `default`, no LMS course mapped
+        db.session.execute(sa.delete(LtiContext))
+        db.session.commit()
+    client = app.test_client()  # a learner new here, from that LMS course, before its instructor came back
+    assert launch(client, platform, sub="learner-2", custom={"exercise": "block-layernorm"}).status_code == 303
+    assert members(app, "default")["learner-2@school.example"] == "learner" and working_course(client) == "default"
+    with app.app_context():  # its line item says which LMS course it is: that one is mapped to `default` now
+        assert db.session.execute(sa.select(LtiContext.context_id, LtiContext.course_id)).all() == [
+            ("course-1", courses.by_code("default").id)]  # type: ignore[union-attr]
+
+
 def linked_choice(app: Flask, platform: FakePlatform) -> tuple[FlaskClient, str]:
     """teacher-1 teaches tf-102-2027 (made by a first launch), then opens a second new LMS course."""
     teacher_launch(app, platform)

@@ -6,6 +6,7 @@ import re
 
 import sqlalchemy as sa
 from flask import Flask
+from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiContext
@@ -42,6 +43,16 @@ def line_item(platform: FakePlatform, n: int) -> dict[str, object]:
                   "lineitem": f"{platform.url}/lineitems/{n}"}}
 
 
+def picker(client: FlaskClient, platform: FakePlatform) -> str:
+    """teacher-1's deep-linking launch from the LMS course NEW; the picker page it goes to."""
+    settings = {"deep_link_return_url": f"{platform.url}/deep-link-return", "accept_types": ["ltiResourceLink"],
+                "accept_presentation_document_targets": ["iframe", "window"]}
+    response = launch(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), context=NEW, resource_link=None,
+                      message_type="LtiDeepLinkingRequest", **{DL + "deep_linking_settings": settings})
+    assert response.headers["Location"].endswith("/lti/pick")
+    return client.get("/lti/pick").get_data(as_text=True)
+
+
 def test_the_picker_offers_the_course_content_published_only(app: Flask, platform: FakePlatform) -> None:
     teacher_launch(app, platform)
     with app.app_context():
@@ -49,12 +60,7 @@ def test_the_picker_offers_the_course_content_published_only(app: Flask, platfor
         db.session.execute(sa.update(Exercise).where(Exercise.id == "block-gelu").values(status=DRAFT))
         db.session.commit()
     client = app.test_client()
-    settings = {"deep_link_return_url": f"{platform.url}/deep-link-return", "accept_types": ["ltiResourceLink"],
-                "accept_presentation_document_targets": ["iframe", "window"]}
-    response = launch(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), context=NEW, resource_link=None,
-                      message_type="LtiDeepLinkingRequest", **{DL + "deep_linking_settings": settings})
-    assert response.headers["Location"].endswith("/lti/pick")
-    page = client.get("/lti/pick").get_data(as_text=True)
+    page = picker(client, platform)
     offered = set(re.findall(r'name="target" value="([^"]+)"', page))
     assert offered == {"lesson:gpt2-block", "exercise:block-layernorm", "lesson:ffn-memory", "exercise:ffn-keys"}
     for other in ("exercise:block-gelu", "exercise:block-residual"):  # a draft; one the course does not use
@@ -62,12 +68,7 @@ def test_the_picker_offers_the_course_content_published_only(app: Flask, platfor
 
 
 def test_a_new_course_with_no_content_says_so_in_the_picker(app: Flask, platform: FakePlatform) -> None:
-    client = app.test_client()
-    settings = {"deep_link_return_url": f"{platform.url}/deep-link-return", "accept_types": ["ltiResourceLink"],
-                "accept_presentation_document_targets": ["iframe", "window"]}
-    launch(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), context=NEW, resource_link=None,
-           message_type="LtiDeepLinkingRequest", **{DL + "deep_linking_settings": settings})
-    page = client.get("/lti/pick").get_data(as_text=True)
+    page = picker(app.test_client(), platform)
     assert "uses no published exercises yet" in page and 'name="target"' not in page
 
 
