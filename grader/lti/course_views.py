@@ -8,7 +8,7 @@ from typing import Any
 from flask import abort, current_app, flash, redirect, render_template, request, session, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext, lazy_gettext as _l, ngettext
-from flask_login import current_user
+from flask_login import current_user, login_required
 
 from grader.course_models import Course
 from grader.extensions import db
@@ -59,6 +59,7 @@ def _done(kept: dict[str, Any], course: Course) -> ResponseReturnValue:
 
 
 @bp.route("/roster", methods=["GET", "POST"])
+@login_required
 def pull_roster() -> ResponseReturnValue:
     """Names and roles: make accounts for the learners of the LMS courses linked to the working course."""
     here = page_course()
