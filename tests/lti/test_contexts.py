@@ -174,8 +174,12 @@ def test_an_instructor_links_a_new_lms_course_to_a_course_they_teach(app: Flask,
 
 def test_a_context_is_linked_only_to_a_course_its_instructor_teaches(app: Flask, platform: FakePlatform) -> None:
     client, page = linked_choice(app, platform)
-    with app.app_context():
-        courses.create("ml101", "Machine learning")
+    with app.app_context():  # teacher-1 is a TA there: not theirs to link to either
+        ml101 = courses.create("ml101", "Machine learning")
+        teacher = db.session.scalars(sa.select(User).where(User.email == "teacher-1@school.example")).one()
+        courses.add_member(ml101, teacher, "ta")
+    page = client.get("/lti/course").get_data(as_text=True)
+    assert 'value="tf-102-2027"' in page and 'value="ml101"' not in page
     for other in ("default", "ml101", "nope"):
         refused = client.post("/lti/course", data={"csrf_token": csrf_from(page), "course": other})
         assert refused.status_code == 400
