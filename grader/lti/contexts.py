@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from grader.course_models import INSTRUCTOR, Course, CourseExercise, CourseMember
 from grader.extensions import db
-from grader.lti.models import GradeLink, LtiContext
+from grader.lti.models import GradeLink, LtiContext, Platform
 from grader.models import Attempt, Exercise
 from grader.services import courses
 from grader.services.courses import CourseError, Membership
@@ -172,3 +172,12 @@ def with_roster(course_id: int) -> list[LtiContext]:
     """The contexts mapped to the course whose member list (NRPS) an instructor's launch gave."""
     return list(db.session.scalars(sa.select(LtiContext).where(
         LtiContext.course_id == course_id, LtiContext.memberships_url.is_not(None)).order_by(LtiContext.id)))
+
+
+def listing() -> list[tuple[str, LtiContext, str]]:
+    """Every mapped LMS course, with its platform's issuer and its course's code, by issuer and context id."""
+    rows = db.session.execute(sa.select(Platform.issuer, LtiContext, Course.code)
+                              .join(Platform, Platform.id == LtiContext.platform_id)
+                              .join(Course, Course.id == LtiContext.course_id)
+                              .order_by(Platform.issuer, LtiContext.context_id)).all()  # fmt: skip
+    return [(issuer, context, code) for issuer, context, code in rows]
