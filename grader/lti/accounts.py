@@ -7,7 +7,7 @@ import unicodedata
 
 import sqlalchemy as sa
 
-from grader.course_models import INSTRUCTOR, LEARNER, TA, CourseMember
+from grader.course_models import INSTRUCTOR, LEARNER, TA, Course, CourseMember
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiAccount
 from grader.models import User
@@ -42,14 +42,9 @@ def _email_for(issuer: str, subject: str, email: str | None) -> str:
     return f"lti-{digest}@lti.invalid"
 
 
-def link(issuer: str, subject: str, name: str, email: str | None, role: str,
-         locale: str | None) -> LtiAccount:  # fmt: skip
-    """The account linked to (issuer, sub), made on its first launch (or roster pull), with `role` (instructor,
-    ta or learner) in the course; a launch raises a role there, never lowers it (a roster pull of learners does
-    not demote a teacher), and a launch's locale becomes the account's (a roster pull has none). An LMS account
-    never gets a site role. Commits.
-
-    Until contexts map to courses of their own, every launch is into the `default` course."""
+def link(issuer: str, subject: str, name: str, email: str | None, locale: str | None) -> LtiAccount:
+    """The account linked to (issuer, sub), made on its first launch (or roster pull); a launch's locale becomes
+    the account's (a roster pull has none). An LMS account never gets a site role. Commits."""
     account = db.session.scalar(sa.select(LtiAccount).where(LtiAccount.issuer == issuer,
                                                             LtiAccount.subject == subject))  # fmt: skip
     if account is None:
@@ -67,11 +62,18 @@ def link(issuer: str, subject: str, name: str, email: str | None, role: str,
     if locale is not None:
         user.locale = locale
     db.session.commit()
-    course = courses.ensure_default()
-    member = db.session.get(CourseMember, (course.id, user.id))
-    if member is None or _RANK[role] > _RANK[member.role]:
-        courses.add_member(course, user, role, added_by="lti")
     return account
+
+
+def enrol(course: Course, user_id: int, role: str) -> bool:
+    """Put the person in the course with `role` (instructor, ta or learner), or raise their role there: a launch
+    never lowers one (a roster pull of learners does not demote a teacher). Commits; True when they were new."""
+    member = db.session.get(CourseMember, (course.id, user_id))
+    if member is None or _RANK[role] > _RANK[member.role]:
+        user = db.session.get(User, user_id)
+        assert user is not None
+        courses.add_member(course, user, role, added_by="lti")
+    return member is None
 
 
 _RANK = {LEARNER: 0, TA: 1, INSTRUCTOR: 2}  # a launch raises one's role in the course, never lowers it

@@ -1,11 +1,11 @@
-"""`flask --app wsgi lti ...`: register platforms, list and remove them, send waiting scores."""
+"""`flask --app wsgi lti ...`: register platforms, list and remove them, list LMS courses, send waiting scores."""
 
 from __future__ import annotations
 
 import click
 from flask.cli import AppGroup
 
-from grader.lti import outbox, platforms
+from grader.lti import contexts, outbox, platforms
 
 lti = AppGroup("lti", help="LTI 1.3: platforms (LMSs) and grade passback.")
 platform_group = AppGroup("platform", help="LMS platforms this tool trusts.")
@@ -53,6 +53,18 @@ def remove(issuer: str, client_id: str | None) -> None:
     if not removed:
         raise click.ClickException(f"no platform with issuer {issuer}")
     click.echo(f"removed {removed} platform(s) with issuer {issuer}")
+
+
+@lti.command("contexts")
+def list_contexts() -> None:
+    """List the LMS courses (contexts) and the course each maps to."""
+    found = contexts.listing()
+    for issuer, context, code in found:
+        roster = "roster" if context.memberships_url else "no roster"
+        click.echo(f"{issuer}  deployment={context.deployment_id}  context={context.context_id}  -> {code}  "
+                   f"({context.title or 'untitled'}; {roster})")  # fmt: skip
+    if not found:
+        click.echo("no LMS course mapped yet")
 
 
 @lti.command("send-scores")

@@ -1,4 +1,4 @@
-"""Deep linking: the catalogue an instructor picks from in the LMS, and the signed response carrying the pick.
+"""Deep linking: the course's content an instructor picks from in the LMS, and the signed response carrying the pick.
 
 The pick becomes an LTI resource link back to /lti/launch whose custom parameter names the
 exercise or lesson, with a line item out of outbox.MAX_POINTS so the LMS makes a grade column.
@@ -21,6 +21,7 @@ from grader.lti.keys import app_key
 from grader.lti.models import Platform
 from grader.lti.outbox import MAX_POINTS
 from grader.models import PUBLISHED, Exercise
+from grader.services import course_content
 
 DATA_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
 SESSION_KEY = "lti_deep_link"  # what the deep-linking request asked, kept until the instructor picks
@@ -35,9 +36,12 @@ class Choice:
     lesson: str
 
 
-def catalogue(locale: str) -> list[tuple[Choice, list[Choice]]]:
-    """Every lesson with its published exercises, in the dashboard's order (a draft is in nobody's lessons)."""
-    rows = sorted(db.session.scalars(sa.select(Exercise).where(Exercise.status == PUBLISHED)), key=lambda e: exercise_order(e.lesson, e.position, e.id))
+def catalogue(course_id: int, locale: str) -> list[tuple[Choice, list[Choice]]]:
+    """Every lesson of the course with the published exercises it uses, in the dashboard's order (a draft is in
+    nobody's lessons, and a lesson with none published is left out)."""
+    found = db.session.scalars(sa.select(Exercise).where(
+        Exercise.status == PUBLISHED, course_content.offered(Exercise.__table__, sa.literal(course_id))))
+    rows = sorted(found, key=lambda e: exercise_order(e.lesson, e.position, e.id))
     lessons: dict[str, tuple[Choice, list[Choice]]] = {}
     for exercise in rows:
         entry = lessons.setdefault(exercise.lesson, (Choice(f"lesson:{exercise.lesson}",
@@ -46,9 +50,9 @@ def catalogue(locale: str) -> list[tuple[Choice, list[Choice]]]:
     return list(lessons.values())
 
 
-def find_choice(target: str, locale: str) -> Choice | None:
-    """The catalogue item named by `target`, if it exists."""
-    for lesson, exercises in catalogue(locale):
+def find_choice(course_id: int, target: str, locale: str) -> Choice | None:
+    """The item of the course's catalogue named by `target`, if it has it."""
+    for lesson, exercises in catalogue(course_id, locale):
         for choice in (lesson, *exercises):
             if choice.target == target:
                 return choice

@@ -30,7 +30,7 @@ from grader.extensions import db
 from grader.lti import platforms
 from grader.lti.keys import app_key
 from grader.lti.models import GradeLink, LtiAccount, OutgoingScore, Platform
-from grader.services import courses
+from grader.services import course_content
 from grader.models import PUBLISHED, Exercise, Progress, utc_text, utcnow
 
 log = logging.getLogger("grader.lti")
@@ -53,18 +53,21 @@ def _scores(course_id: int, user_id: int, exercise_ids: list[str]) -> tuple[floa
     return total / max(len(exercise_ids), 1), solved
 
 
-def _target_exercises(target: str) -> list[str]:
+def _target_exercises(course_id: int, target: str) -> list[str]:
+    """The exercises a line item's score is the mean of: the exercise, or the lesson's published ones that the
+    course uses (as the gradebook counts them)."""
     kind, _, name = target.partition(":")
     if kind == "lesson":
-        return list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == name,
-                                                                    Exercise.status == PUBLISHED)))  # as the gradebook
+        return list(db.session.scalars(sa.select(Exercise.id).where(
+            Exercise.lesson == name, Exercise.status == PUBLISHED,
+            course_content.offered(Exercise.__table__, sa.literal(course_id)))))  # fmt: skip
     return [name]
 
 
 _LESSON_TARGET = sa.literal("lesson:") + sa.select(Exercise.lesson).where(
     Exercise.id == sa.bindparam("exercise_id")).scalar_subquery()
 _LINKS = sa.select(GradeLink).where(  # built once: it runs on every attempt that changes a score
-    GradeLink.user_id == sa.bindparam("user_id"),
+    GradeLink.user_id == sa.bindparam("user_id"), GradeLink.course_id == sa.bindparam("course_id"),
     GradeLink.target.in_([sa.literal("exercise:") + sa.bindparam("exercise_id"), _LESSON_TARGET]))
 
 
@@ -77,15 +80,16 @@ def _last_queued(link_id: int) -> tuple[float, str] | None:
 def queue_scores(course_id: int, user_id: int, exercise_id: str) -> None:
     """The grade listener (grader.grade_events): inside the transaction that changed the learner's grade, queue
     their score for each line item it counts towards, unless it is the score queued last. Sending starts once
-    the transaction commits. Launches enrol into the `default` course (until each LMS context has a course of
-    its own), so only a grade there is the LMS's."""
-    links = db.session.scalars(_LINKS, {"user_id": user_id, "exercise_id": exercise_id}).all()  # one query
-    if not links or course_id != courses.ensure_default().id:
+    the transaction commits. A line item belongs to the course it was launched in: a grade in another course
+    of the same learner is not its."""
+    links = db.session.scalars(_LINKS, {"user_id": user_id, "course_id": course_id,
+                                        "exercise_id": exercise_id}).all()  # one query  # fmt: skip
+    if not links:
         return
     now = utcnow()
     queued = False
     for link in links:
-        score, solved = _scores(course_id, user_id, _target_exercises(link.target))
+        score, solved = _scores(course_id, user_id, _target_exercises(course_id, link.target))
         given, progress = round(score * MAX_POINTS, 4), "Completed" if solved else "Submitted"
         if _last_queued(link.id) == (given, progress):  # an extension, or a regrade that changed nothing here
             continue

@@ -5,26 +5,30 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
-from flask import (Blueprint, Response, abort, current_app, flash, g, jsonify, redirect, render_template, request,
-                   session, url_for)
+from flask import (Blueprint, Response, abort, current_app, g, jsonify, redirect, render_template, request, session,
+                   url_for)
 from flask.typing import ResponseReturnValue
-from flask_babel import gettext, lazy_gettext as _l, ngettext
+from flask_babel import force_locale, gettext, lazy_gettext as _l
 from flask_login import current_user
 
+from grader.course_models import Course
 from grader.extensions import csrf, db, limiter
-from grader.lti import accounts, deep_linking, roles, roster
+from grader.lti import accounts, contexts, deep_linking, roles, roster
 from grader.lti.keys import app_key
 from grader.lti import login_state, platforms
 from grader.lti.launch import (AGS_CLAIM, Launch, LaunchRefused, course_page, frame_origins, login_redirect,
                                service_url, validate)  # fmt: skip
+from grader.lti.models import LtiContext
 from grader.models import User
 from grader.services import courses
+from grader.services.courses import CourseError
 from grader.texts import N_
+from grader.web import course_context
 from grader.web.auth import sign_in
 from grader.web.course_context import page_course
 from grader.web.errors import MESSAGES, error_response
 from grader.web.headers import allow_framing, csp_with, framed_by, framing_origins
-from grader.web.i18n import current_locale, remember, supported
+from grader.web.i18n import current_locale, remember, supported, translated
 from grader.web.login_limits import failed
 
 bp = Blueprint("lti", __name__, url_prefix="/lti")
@@ -47,6 +51,8 @@ REFUSALS = {
     "keys": N_("The platform's public keys could not be fetched, so this launch could not be checked. Try again "
                "in a moment."),
 }  # fmt: skip
+NOT_SET_UP = N_("Your instructor has not opened this activity from the LMS course yet, so the course is not ready "
+                "here. Nothing was saved for you. Ask them to open it once, then open the activity again.")
 
 
 def _base() -> str:
@@ -115,8 +121,9 @@ def _target(launch: Launch) -> str | None:
     return f"exercise:{path[len(prefix):]}" if path.startswith(prefix) and path != prefix else None
 
 
-def _landing(target: str | None, locale: str) -> str:
-    choice = deep_linking.find_choice(target, locale) if target else None
+def landing(course_id: int, target: str | None, locale: str) -> str:
+    """Where a resource link takes someone in the course: the exercise it names, else the lessons."""
+    choice = deep_linking.find_choice(course_id, target, locale) if target else None
     if choice is None:
         return url_for("learn.dashboard")
     kind, _, name = choice.target.partition(":")
@@ -127,7 +134,8 @@ def _landing(target: str | None, locale: str) -> str:
 @csrf.exempt  # the platform's form: the signed id_token, state and nonce protect it instead
 @limiter.limit(REFUSED_LAUNCHES, deduct_when=failed)  # forged launches; a class behind one address is not limited
 def launch() -> ResponseReturnValue:
-    """A resource-link or deep-linking launch: sign the platform's user in and take them where it points."""
+    """A resource-link or deep-linking launch: sign the platform's user in, in the course its LMS course maps to,
+    and take them where it points."""
     try:
         checked = validate(request.form.get("id_token", ""), request.form.get("state", ""))
     except LaunchRefused as refused:
@@ -135,36 +143,88 @@ def launch() -> ResponseReturnValue:
     claims = checked.claims
     role = roles.course_role(checked.claim("roles"))
     instructor = role == "instructor"  # deep linking adds content: an instructor's (a TA's launch is not one)
-    deep_link = checked.claim("message_type") == "LtiDeepLinkingRequest"
-    if deep_link and not instructor:  # refused before any account is made
+    if checked.claim("message_type") == "LtiDeepLinkingRequest" and not instructor:  # before any account is made
         abort(403, _l("Only instructors can add activities from this catalogue."))
+    lms = contexts.of_launch(claims, checked.platform_id)
+    context = _known_context(checked, lms) if lms else None
+    if lms is not None and context is None and not instructor:
+        return _spent(checked, _not_set_up(checked))  # nothing is made for a learner or TA here
     locale = _locale(checked) or current_locale()
     account = accounts.link(claims["iss"], str(claims["sub"]), str(claims.get("name") or ""), claims.get("email"),
-                            role, locale)  # fmt: skip
+                            locale)  # fmt: skip
+    made = context is None and lms is not None
+    if lms is not None and context is None:
+        try:
+            context = contexts.make_course(lms, locale, account.user_id)
+        except CourseError as refused:  # no free code for it: said, not a 500
+            return _spent(checked, error_response(400, translated(refused.text)))
+    course = db.session.get(Course, context.course_id) if context else courses.ensure_default()
+    assert course is not None
+    accounts.enrol(course, account.user_id, role)
     user = db.session.get(User, account.user_id)
     assert user is not None
     sign_in(user)
     allow_framing(frame_origins(checked))
     remember(locale)
-    response = redirect(_landing_after(checked, account, instructor, locale), 303)
-    login_state.spend(response, checked.login, str(claims["nonce"]), request.form.get("state", ""))
-    return response
+    session[course_context.SESSION_KEY] = course.code  # the working course from now on
+    landing = _landing_after(checked, account, course.id, locale, lms, context)
+    if made and context is not None and contexts.taught_elsewhere(account.user_id, course.id):
+        landing = _offer_linking(checked, context, landing)
+    return _spent(checked, redirect(landing, 303))
 
 
-def _landing_after(checked: Launch, account: accounts.LtiAccount, instructor: bool, locale: str) -> str:
-    """Where a checked launch goes: the picker, or the linked exercise (its line item kept for a learner)."""
+def _known_context(checked: Launch, lms: contexts.LmsCourse) -> LtiContext | None:
+    """The launch's LMS course's mapping: kept, or taken from its line item when it was used before contexts
+    were courses (contexts.adopted)."""
+    context = contexts.mapped(lms)
+    if context is None:
+        lineitem = service_url(checked, _part(checked.claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
+        context = contexts.adopted(lms, lineitem)
+    return context
+
+
+def _offer_linking(checked: Launch, context: LtiContext, landing: str) -> str:
+    """After a first launch that made a course, for someone who teaches another: the page that keeps it or links
+    the LMS course to one of theirs, then goes on to `landing` (or the link's exercise in the course chosen)."""
+    picking = checked.claim("message_type") == "LtiDeepLinkingRequest"
+    session[contexts.SESSION_KEY] = {"context": context.id, "course": context.course_id,
+                                     "next": landing if picking else None, "target": _target(checked)}
+    return url_for("lti.new_course")
+
+
+def _spent(checked: Launch, response: ResponseReturnValue) -> Response:
+    """The reply to a checked launch, with this login's state cookies removed."""
+    reply = current_app.make_response(response)
+    login_state.spend(reply, checked.login, str(checked.claims["nonce"]), request.form.get("state", ""))
+    return reply
+
+
+def _not_set_up(checked: Launch) -> Response:
+    """The page for a learner whose LMS course has no course here yet, shown inside the platform's frame."""
+    with force_locale(_locale(checked) or current_locale()):  # the LMS's language; nothing is kept of it
+        page = render_template("errors/error.html", code=404, title=gettext("This course is not set up yet"),
+                               message=gettext(NOT_SET_UP))  # fmt: skip
+    g.lti_frame_origins = frame_origins(checked)  # see _framed_in_platform
+    return Response(page, 404)
+
+
+def _landing_after(checked: Launch, account: accounts.LtiAccount, course_id: int, locale: str,
+                   lms: contexts.LmsCourse | None, context: LtiContext | None) -> str:  # fmt: skip
+    """Where a checked launch goes: the picker, or the linked exercise (its line item kept for a learner). An
+    instructor's launch keeps the LMS course's title and member list address."""
     claims = checked.claims
+    instructor = roles.course_role(checked.claim("roles")) == "instructor"
+    if instructor and lms is not None and context is not None:
+        memberships = service_url(checked, _part(claims.get(roster.NRPS_CLAIM), "context_memberships_url"), "NRPS")
+        contexts.noted(context, lms, memberships)
     if checked.claim("message_type") == "LtiDeepLinkingRequest":
         session[deep_linking.SESSION_KEY] = deep_linking.request_settings(claims, checked.platform_id)
         return url_for("lti.pick")
-    memberships = service_url(checked, _part(claims.get(roster.NRPS_CLAIM), "context_memberships_url"), "NRPS")
-    if instructor and memberships:
-        session[roster.SESSION_KEY] = roster.kept(memberships, checked.platform_id)
     target = _target(checked)
     lineitem = service_url(checked, _part(claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
     if target and lineitem and not instructor:
-        accounts.remember_line_item(account, checked.platform_id, courses.ensure_default().id, target, lineitem)
-    return _landing(target, locale)
+        accounts.remember_line_item(account, checked.platform_id, course_id, target, lineitem)
+    return landing(course_id, target, locale)
 
 
 def _part(claim: object, name: str) -> object:
@@ -183,10 +243,10 @@ def _kept_request() -> dict[str, Any]:
 def pick() -> ResponseReturnValue:
     """The catalogue for a deep-linking request; the chosen item goes back to the LMS, signed."""
     kept = _kept_request()
-    locale = current_locale()
+    locale, course_id = current_locale(), course_context.course_id()
     if request.method == "GET":
-        return render_template("lti/pick.html", catalogue=deep_linking.catalogue(locale))
-    choice = deep_linking.find_choice(request.form.get("target", ""), locale)
+        return render_template("lti/pick.html", catalogue=deep_linking.catalogue(course_id, locale))
+    choice = deep_linking.find_choice(course_id, request.form.get("target", ""), locale)
     if choice is None:
         return error_response(400, _l("Choose a lesson or an exercise from the list."))
     try:
@@ -199,25 +259,6 @@ def pick() -> ResponseReturnValue:
     back = urlsplit(kept["return_url"])  # this one form goes to the LMS: CSP's form-action must allow it
     response.headers["Content-Security-Policy"] = csp_with("form-action", f"'self' {back.scheme}://{back.netloc}")
     return response
-
-
-@bp.route("/roster", methods=["GET", "POST"])
-def pull_roster() -> ResponseReturnValue:
-    """Names and roles: make accounts for the learners of the course this instructor launched from."""
-    kept = session.get(roster.SESSION_KEY)
-    if not kept or not current_user.is_authenticated or not _teaching():
-        abort(403, _l("Open your course's activity from the LMS first, as its instructor."))
-    if request.method == "GET":
-        return render_template("lti/roster.html")
-    try:
-        new, learners = roster.pull(dict(kept))
-    except Exception as error:  # noqa: BLE001 - the LMS failing must give a page that says so, not a 500
-        current_app.logger.warning("NRPS roster pull failed: %s", platforms.failure(error))
-        return error_response(502, _l("The course's member list could not be fetched from the LMS. Try again "
-                                      "in a moment."))  # fmt: skip
-    flash(ngettext("%(num)d learner of the course, %(new)d new here.",
-                   "%(num)d learners of the course, %(new)d new here.", learners, new=new))  # fmt: skip
-    return redirect(url_for("teach.gradebook"), 303)
 
 
 @bp.after_app_request

@@ -5,7 +5,7 @@ The routes live on the teach blueprint, so its instructors-only guard covers the
 
 from __future__ import annotations
 
-from flask import Response, abort, flash, redirect, render_template, request, session, url_for
+from flask import Response, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext, lazy_gettext as _l, ngettext
 from flask.typing import ResponseReturnValue
 from flask_login import current_user
@@ -13,7 +13,7 @@ from flask_wtf import FlaskForm
 
 from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import DateProblem, applying_due, due_from_text
-from grader.lti import roster
+from grader.lti import contexts
 from grader.services import accounts, audit, exports, extensions, gradebook as book, insights, overrides, password_reset
 from grader.services import courses
 from grader.services.courses import Seat
@@ -52,7 +52,7 @@ def gradebook() -> str:
     return render_template(
         "teach/gradebook.html", filters=filters, columns=columns, rows=shown[:PAGE_SIZE], page=page,
         more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=course_exercises(),
-        lesson_title=lesson_title, roster_offered=roster.SESSION_KEY in session,
+        lesson_title=lesson_title, roster_offered=bool(contexts.with_roster(filters.course_id)),
     )  # fmt: skip
 
 

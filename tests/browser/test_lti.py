@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import Page
 
 from tests.browser.conftest import LiveServer, NewPage, expected, fmt
+from tests.lti.conftest import map_context
 from tests.lti.platform import INSTRUCTOR, FakePlatform
 
 EMAIL = "learner-1@school.example"  # the fake platform's learner
@@ -26,6 +27,7 @@ def platform(live_server: LiveServer) -> Iterator[FakePlatform]:
     result = live_server.app.test_cli_runner().invoke(args=fake.cli_args())
     assert result.exit_code == 0, result.output
     fake.tool_jwks = live_server.app.test_client().get("/lti/jwks").get_json()
+    map_context(live_server.app, fake, "default")  # the LMS course is the one-class site's course
     yield fake
     live_server.app.test_cli_runner().invoke(args=["lti", "platform", "remove", "--issuer", fake.issuer])
     fake.stop()

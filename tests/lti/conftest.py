@@ -9,11 +9,14 @@ from typing import Any, Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from grader.extensions import db
+from grader.lti.models import LtiContext, Platform
+from grader.services import courses
 from tests.lti.platform import CLIENT_ID, DEPLOYMENT_ID, FakePlatform
 from tests.web.conftest import build_app
 
@@ -32,9 +35,21 @@ def app(tmp_path: Path, platform: FakePlatform) -> Iterator[Flask]:
     result = app.test_cli_runner().invoke(args=platform.cli_args())
     assert result.exit_code == 0, result.output
     platform.tool_jwks = app.test_client().get("/lti/jwks").get_json()
-    yield app
+    map_context(app, platform, "default")  # as on a site that had one class before courses: tests of other
+    yield app                              # courses use other context ids
     with app.app_context():
         db.engine.dispose()
+
+
+def map_context(app: Flask, platform: FakePlatform, code: str, context_id: str = "course-1") -> None:
+    """Map the platform's LMS course `context_id` to our course `code`, as its instructor's first launch would."""
+    with app.app_context():
+        course = courses.by_code(code)
+        platform_id = db.session.scalar(sa.select(Platform.id).where(Platform.issuer == platform.issuer))
+        assert course is not None and platform_id is not None
+        db.session.add(LtiContext(platform_id=platform_id, deployment_id=DEPLOYMENT_ID, context_id=context_id,
+                                  course_id=course.id, title="Transformers 101"))  # fmt: skip
+        db.session.commit()
 
 
 def start_login(client: FlaskClient, platform: FakePlatform, **params: str) -> dict[str, str]:

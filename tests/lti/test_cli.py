@@ -1,4 +1,4 @@
-"""`flask lti platform add/list/remove`."""
+"""`flask lti platform add/list/remove`, `flask lti contexts`."""
 
 from __future__ import annotations
 
@@ -32,3 +32,10 @@ def test_a_removed_platform_can_no_longer_launch(app: Flask, platform: FakePlatf
     app.test_cli_runner().invoke(args=["lti", "platform", "remove", "--issuer", platform.issuer])
     response = app.test_client().get("/lti/login", query_string={"iss": platform.issuer, "login_hint": "x"})
     assert response.status_code == 400 and "not registered" in response.get_data(as_text=True)
+
+
+def test_contexts_lists_each_lms_course_and_its_course(app: Flask, platform: FakePlatform) -> None:
+    listed = app.test_cli_runner().invoke(args=["lti", "contexts"]).output
+    assert f"{platform.issuer}  deployment=deployment-1  context=course-1  -> default  (Transformers 101; no roster)" in listed
+    app.test_cli_runner().invoke(args=["lti", "platform", "remove", "--issuer", platform.issuer])
+    assert "no LMS course mapped yet" in app.test_cli_runner().invoke(args=["lti", "contexts"]).output

@@ -11,7 +11,7 @@ from flask import Flask
 
 from grader.extensions import db
 from grader.lti import key_sets
-from grader.lti.models import GradeLink, Platform
+from grader.lti.models import GradeLink, LtiContext, Platform
 from grader.models import User
 from tests.lti.conftest import launch
 from tests.lti.platform import INSTRUCTOR, FakePlatform, new_key
@@ -67,4 +67,7 @@ def test_service_urls_on_other_hosts_are_ignored(app: Flask, platform: FakePlatf
     with app.app_context():
         assert db.session.scalar(sa.select(sa.func.count()).select_from(GradeLink)) == 0
     assert "/lti/roster" not in teacher.get("/teach/gradebook").get_data(as_text=True)
-    assert teacher.get("/lti/roster").status_code == 403
+    with app.app_context():  # the LMS course's member list address was not kept
+        assert db.session.scalars(sa.select(LtiContext.memberships_url)).all() == [None]
+    roster = teacher.get("/lti/roster").get_data(as_text=True)
+    assert "is not linked to an LMS course whose member list" in roster and "Bring in the learners" not in roster

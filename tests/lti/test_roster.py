@@ -8,9 +8,11 @@ from flask import Flask
 from grader.extensions import db
 from grader.lti.models import LtiAccount
 from grader.models import User
+from grader.services import courses
 from tests.lti.conftest import launch
 from tests.lti.platform import INSTRUCTOR, LEARNER, FakePlatform
 from tests.web.conftest import csrf_from, login, make_user
+from tests.web.test_courses import signed_in
 
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 
@@ -50,10 +52,21 @@ def test_the_roster_needs_an_instructor_launch_and_a_platform_that_answers(app: 
            **{NRPS: {"context_memberships_url": f"{platform.url}/memberships"}})
     page = client.get("/lti/roster").get_data(as_text=True)
     platform.down = True
-    signed_in_here = app.test_client()  # an instructor who did not come from the LMS is not offered it
+    colleague = app.test_client()  # the roster is the working course's: another instructor of it gets it too
     make_user(app, "teach@example.com", "instructor")
-    login(signed_in_here, "teach@example.com")
-    book = signed_in_here.get("/teach/gradebook").get_data(as_text=True)
-    assert "<h1>Gradebook</h1>" in book and "/lti/roster" not in book
+    login(colleague, "teach@example.com")
+    assert "/lti/roster" in colleague.get("/teach/gradebook").get_data(as_text=True)
     failed = client.post("/lti/roster", data={"csrf_token": csrf_from(page)})
     assert failed.status_code == 502 and "could not be fetched" in failed.get_data(as_text=True)
+
+
+def test_a_course_with_no_lms_course_says_how_to_get_one(app: Flask, platform: FakePlatform) -> None:
+    uid = make_user(app, "teach@example.com")
+    with app.app_context():
+        courses.create("ml101", "Machine learning", by=uid)
+    client = signed_in(app, "teach@example.com", "ml101")
+    page = client.get("/lti/roster").get_data(as_text=True)
+    assert "Machine learning is not linked to an LMS course" in page and "Bring in the learners" not in page
+    assert client.post("/lti/roster", data={"csrf_token": csrf_from(page)}).status_code == 200  # nothing pulled
+    book = client.get("/teach/gradebook").get_data(as_text=True)
+    assert "<h1>Gradebook</h1>" in book and "/lti/roster" not in book

@@ -19,12 +19,13 @@ from tests.web.conftest import csrf_from, login, make_user
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
 # Practice opens for a learner once their own variant is finished; in this matrix nobody has finished one.
 FINISHED, API_FINISHED = "learner-when-finished", "api-learner-when-finished"
-# The LMS's own pages (deep-linking picker, roster pull) need an LTI launch in the session: refused to all here.
+# The LMS's own pages (deep-linking picker, a new LMS course's choice) need an LTI launch in the session: refused
+# to all here. The roster pull is a course instructor's page (it says when the course has no LMS course).
 LTI_LAUNCHED = "lti-launched"
 CLASSES = {
     r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1(/openapi\.json|/docs)?$": PUBLIC,
     r"^/api/v1/(courses/[^/]+/)?gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/exercises/[^/]+/practice$": API_FINISHED, r"^/api/v1/": API,
-    r"^/teach/": INSTRUCTOR, r"^/lti/(jwks|login|launch)$": PUBLIC, r"^/lti/(pick|roster)$": LTI_LAUNCHED,
+    r"^/teach/": INSTRUCTOR, r"^/lti/(jwks|login|launch)$": PUBLIC, r"^/lti/(pick|course)$": LTI_LAUNCHED, r"^/lti/roster$": INSTRUCTOR,
     r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
     r"^/(courses|courses/use|join|join/[^/]+)$": LEARNER,
 }  # fmt: skip
