@@ -63,8 +63,8 @@ EmailCheck = Callable[[str], str]  # the email normalised, or a Refusal saying w
 
 def _decode(data: bytes) -> str:
     if len(data) > MAX_BYTES:
-        raise ListRefused("The file is %(size)s bytes; at most %(limit)s are read at once. Split it into smaller "
-                          "files.", size=f"{len(data):,}", limit=f"{MAX_BYTES:,}")  # fmt: skip
+        raise ListRefused("The file is %(size)d KB; at most %(limit)d KB are read at once. Split it into smaller "
+                          "files.", size=-(-len(data) // 1000), limit=MAX_BYTES // 1000)  # fmt: skip
     try:
         return data.decode("utf-8-sig")  # Excel's "CSV UTF-8" starts with a byte order mark
     except UnicodeDecodeError:
@@ -110,7 +110,7 @@ def read_csv(data: bytes, check_email: EmailCheck) -> Rows:
 def read_list(text: str, check_email: EmailCheck) -> Rows:
     """The addresses of a pasted list, separated by new lines, commas, semicolons or spaces; each is a learner."""
     if len(text.encode("utf-8")) > MAX_BYTES:
-        raise ListRefused("The list is longer than %(limit)s bytes. Import it in parts.", limit=f"{MAX_BYTES:,}")
+        raise ListRefused("The list is longer than %(limit)d KB. Import it in parts.", limit=MAX_BYTES // 1000)
     entries = [e for e in _LIST_SEPARATORS.split(_BRACKETED.sub(r" \1 ", text)) if e]
     _check_count(len(entries))
     rows = Rows()
@@ -121,8 +121,8 @@ def read_list(text: str, check_email: EmailCheck) -> Rows:
 
 def _check_count(count: int) -> None:
     if count > MAX_ROWS:
-        raise ListRefused("There are %(count)s people in it; at most %(limit)s are imported at once. Split it.",
-                          count=f"{count:,}", limit=f"{MAX_ROWS:,}")  # fmt: skip
+        raise ListRefused("There are %(count)d people in it; at most %(limit)d are imported at once. Split it.",
+                          count=count, limit=MAX_ROWS)  # fmt: skip
 
 
 def _add(rows: Rows, number: int, email: str, name: str, role: str, check_email: EmailCheck) -> None:

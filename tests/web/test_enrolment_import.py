@@ -55,9 +55,9 @@ def test_a_file_without_a_header_has_the_columns_in_order_and_commas_work_too() 
 
 
 @pytest.mark.parametrize(("data", "said"), [
-    (b"x" * 1_000_001, "The file is 1,000,001 bytes; at most 1,000,000 are read at once."),
+    (b"x" * 1_000_001, "The file is 1001 KB; at most 1000 KB are read at once."),
     (b"email\n" + b"".join(b"p%d@example.com\n" % i for i in range(MAX_ROWS + 1)),
-     "There are 5,001 people in it; at most 5,000 are imported at once."),
+     "There are 5001 people in it; at most 5000 are imported at once."),
     ("email\nada@example.com\n".encode("utf-16"), "The file is not UTF-8 text."),
     (b"who;name\nada@example.com;Ada\n", "The first row names no email column."),
 ])  # fmt: skip
