@@ -132,15 +132,18 @@ def create_user(email: str, password: str, role: str = "learner", locale: str = 
     return user
 
 
-def add_unset_account(email: str, open_ids: list[int], locale: str = "en") -> User:
-    """A new learner account for an address already checked by `new_email`, with no password yet (its owner
-    sets one through a password reset link), a learner of the courses `open_ids` as a registered one is. Added
-    to the session and flushed, not committed: an import commits its accounts together."""
-    user = User(email=email, password_hash=NOT_SET + secrets.token_urlsafe(16), role="learner", locale=locale)
-    db.session.add(user)
+def add_unset_accounts(emails: list[str], open_ids: list[int], locale: str = "en") -> dict[str, User]:
+    """New learner accounts, by email, for addresses already checked by `new_email` and not taken, with no
+    password yet (each owner sets one through a password reset link), learners of the courses `open_ids` as
+    registered ones are. Added to the session and flushed together, not committed: an import commits its
+    accounts with its enrolments."""
+    made = {email: User(email=email, password_hash=NOT_SET + secrets.token_urlsafe(16), role="learner",
+                        locale=locale) for email in emails}  # fmt: skip
+    db.session.add_all(made.values())
     db.session.flush()
-    courses.seat_in_open_courses(user.id, open_ids)
-    return user
+    for user in made.values():
+        courses.seat_in_open_courses(user.id, open_ids)
+    return made
 
 
 def authenticate(email: str, password: str) -> User | None:

@@ -102,10 +102,9 @@ def open_course_ids() -> list[int]:
 
 
 def seat_in_open_courses(user_id: int, open_ids: list[int]) -> None:
-    """Make a new account a learner of each course of `open_ids` it is not in yet (the caller commits)."""
-    for course_id in open_ids:
-        if db.session.get(CourseMember, (course_id, user_id)) is None:
-            db.session.add(CourseMember(course_id=course_id, user_id=user_id, role=LEARNER, added_by="open"))
+    """Make a new account (in no course yet) a learner of each course of `open_ids` (the caller commits)."""
+    db.session.add_all(CourseMember(course_id=course_id, user_id=user_id, role=LEARNER, added_by="open")
+                       for course_id in open_ids)  # fmt: skip
 
 
 def memberships(user_id: int) -> list[Membership]:

@@ -162,8 +162,10 @@ def _import(course_id: int, rows: Rows, actor_id: int | None, good_only: bool, s
     users = _users_by_email([row.email for row in rows.good])
     roles = _roles(course_id, [user.id for user in users.values()])
     open_ids = [i for i in courses.open_course_ids() if i != course_id]  # this one they join with their row's role
+    fresh = accounts.add_unset_accounts([r.email for r in rows.good if r.email not in users], open_ids, course.locale)
     for row in rows.good:
-        _apply(course, row, users.get(row.email), roles, open_ids, report, "staff" if source == "form" else "import")
+        found = users.get(row.email) or fresh[row.email]
+        _apply(course, row, found, row.email in fresh, roles, report, "staff" if source == "form" else "import")
     one = report.added[0]["user_id"] if source == "form" and report.added else None
     audit.note(actor_id, "members.imported", one, course_id=course_id, source=source, added=len(report.added),
                new_accounts=sum(1 for a in report.added if a["new_account"]), raised=len(report.raised),
@@ -177,12 +179,9 @@ def _import(course_id: int, rows: Rows, actor_id: int | None, good_only: bool, s
     return report
 
 
-def _apply(course: Course, row: Row, user: User | None, roles: dict[int, str], open_ids: list[int],
-           report: Report, how: str) -> None:  # fmt: skip
+def _apply(course: Course, row: Row, user: User, fresh: bool, roles: dict[int, str], report: Report,
+           how: str) -> None:  # fmt: skip
     """Add one good row's person, or raise their role when the row names a higher one."""
-    fresh = user is None
-    if user is None:
-        user = accounts.add_unset_account(row.email, open_ids, course.locale)
     was = roles.get(user.id)
     entry = {"row": row.number, "email": user.email, "role": row.role, "user_id": user.id}
     if was is None:
