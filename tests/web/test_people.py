@@ -147,3 +147,18 @@ def test_the_audit_trail_names_what_was_done_to_people(app: Flask, two_courses: 
     post(t1, f"/teach/people/{two_courses['bo']}/remove")
     trail = t1.get("/teach/audit").get_data(as_text=True)
     assert "people added" in trail and "from a list of emails" in trail and "removed from the course" in trail
+
+
+def test_an_instructor_who_leaves_goes_to_their_courses_and_an_admin_runs_any_course(
+        app: Flask, two_courses: dict[str, int]) -> None:  # fmt: skip
+    person(app, "t3@example.com", ("ml101", INSTRUCTOR))
+    t1 = signed_in(app, "t1@example.com")
+    leaving = post(t1, f"/teach/people/{two_courses['t1']}/remove")
+    assert leaving.status_code == 303 and leaving.headers["Location"] == "/courses"
+    assert t1.get("/teach/people").status_code == 403  # in no course now
+    with app.app_context():
+        admin = accounts.create_user("root@example.com", "correct horse battery", "admin")
+        assert courses.memberships(admin.id) == []
+    root = signed_in(app, "root@example.com", "ml101")
+    assert post(root, f"/teach/people/{two_courses['bo']}/role", role=TA).status_code == 303
+    assert roles_in(app, "ml101") == {"t3@example.com": INSTRUCTOR, "bo@example.com": TA, "ada@example.com": LEARNER}
