@@ -66,9 +66,12 @@ def _decode(data: bytes) -> str:
         raise ListRefused("The file is %(size)d KB; at most %(limit)d KB are read at once. Split it into smaller "
                           "files.", size=-(-len(data) // 1000), limit=MAX_BYTES // 1000)  # fmt: skip
     try:
-        return data.decode("utf-8-sig")  # Excel's "CSV UTF-8" starts with a byte order mark
+        text = data.decode("utf-8-sig")  # Excel's "CSV UTF-8" starts with a byte order mark
     except UnicodeDecodeError:
-        raise ListRefused("The file is not UTF-8 text. In a spreadsheet, save it as \"CSV UTF-8\".") from None
+        text = "\x00"
+    if "\x00" in text:  # no text file holds one; UTF-16 without its byte order mark is full of them
+        raise ListRefused("The file is not UTF-8 text. In a spreadsheet, save it as \"CSV UTF-8\".")
+    return text
 
 
 def _separator(first_line: str) -> str:
@@ -94,7 +97,12 @@ def read_csv(data: bytes, check_email: EmailCheck) -> Rows:
     that order. Raises ListRefused for a file that cannot be read at all."""
     text = _decode(data)
     lines = text.splitlines()
-    records = list(csv.reader(io.StringIO(text), delimiter=_separator(lines[0] if lines else "")))
+    reader = csv.reader(io.StringIO(text), delimiter=_separator(lines[0] if lines else ""))
+    try:
+        records = list(reader)
+    except csv.Error:  # a cell over the csv module's limit: a quote left open
+        raise ListRefused("Row %(row)d cannot be read as CSV: a quote is left open. Save the file from a "
+                          "spreadsheet as \"CSV UTF-8\".", row=reader.line_num) from None
     columns = _header(records[0]) if records else None
     start = 1 if columns is not None else 0
     _check_count(sum(1 for record in records[start:] if any(cell.strip() for cell in record)))
@@ -109,6 +117,8 @@ def read_csv(data: bytes, check_email: EmailCheck) -> Rows:
 
 def read_list(text: str, check_email: EmailCheck) -> Rows:
     """The addresses of a pasted list, separated by new lines, commas, semicolons or spaces; each is a learner."""
+    if "\x00" in text:
+        raise ListRefused("The list holds a NUL character, which no address has.")
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise ListRefused("The list is longer than %(limit)d KB. Import it in parts.", limit=MAX_BYTES // 1000)
     entries = [e for e in _LIST_SEPARATORS.split(_BRACKETED.sub(r" \1 ", text)) if e]

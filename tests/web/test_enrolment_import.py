@@ -60,6 +60,9 @@ def test_a_file_without_a_header_has_the_columns_in_order_and_commas_work_too() 
      "There are 5001 people in it; at most 5000 are imported at once."),
     ("email\nada@example.com\n".encode("utf-16"), "The file is not UTF-8 text."),
     (b"who;name\nada@example.com;Ada\n", "The first row names no email column."),
+    (b"email\nada@example.com\nbo@exa\x00mple.com\n", "The file is not UTF-8 text."),
+    ("email\nada@example.com\n".encode("utf-16-le"), "The file is not UTF-8 text."),
+    (b'email,name\nada@example.com,"' + b"x" * 200_000 + b"\n", "Row 2 cannot be read as CSV"),
 ])  # fmt: skip
 def test_a_file_that_cannot_be_read_is_refused_whole(data: bytes, said: str) -> None:
     with pytest.raises(ListRefused) as refused:
