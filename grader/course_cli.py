@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -10,7 +12,8 @@ from flask.cli import AppGroup
 
 from grader.course_models import COURSE_ROLES
 from grader.models import utc_text
-from grader.services import accounts, courses
+from grader.services import accounts, courses, enrolment
+from grader.services.enrolment_rows import ListRefused
 
 group = AppGroup("courses", help="Courses, their members and their roles.")
 
@@ -57,3 +60,35 @@ def list_courses(as_json: bool) -> None:
     for row in rows:
         counts = ", ".join(f"{n} {role}" for role, n in row["members"].items())
         click.echo(f"{row['code']}\t{row['title']}\t{counts}")
+
+
+@group.command("import")
+@click.argument("code")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--good-rows-only", is_flag=True, help="Import the good rows even when some are bad (those are left out).")
+@click.option("--json", "as_json", is_flag=True, help="The report as one JSON object, for scripts.")
+def import_people(code: str, file: Path, good_rows_only: bool, as_json: bool) -> None:
+    """Put the people of a CSV FILE (columns email, name, role) in course CODE; exits 1 when bad rows stopped it."""
+    course = courses.by_code(code)
+    if course is None:
+        raise click.ClickException(f"no course with code {code}")
+    try:
+        report = enrolment.import_file(course.id, file.read_bytes(), None, good_rows_only)
+    except (ListRefused, courses.CourseError) as error:
+        raise click.ClickException(str(error)) from None
+    click.echo(json.dumps(report.to_json(), ensure_ascii=False) if as_json else _report_text(course.code, report))
+    if not report.imported and report.bad:
+        sys.exit(1)
+
+
+def _report_text(code: str, report: enrolment.Report) -> str:
+    """The import report as lines for a terminal."""
+    new = sum(1 for a in report.added if a["new_account"])
+    lines = [f"{'imported into' if report.imported else 'nothing imported into'} {code}: {len(report.added)} added "
+             f"({new} new accounts), {len(report.raised)} raised, {report.unchanged + len(report.kept)} unchanged"]
+    lines += [f"row {k['row']}: {k['email']} stays {k['role']} (the file says {k['asked']}; roles are never "
+              "lowered by an import)" for k in report.kept]  # fmt: skip
+    if report.bad:
+        lines.append("bad rows, left out:" if report.imported else "bad rows (fix them, or pass --good-rows-only):")
+        lines += [f"row {p.number}: {p.given!r}: {p.reason}" for p in report.bad]
+    return "\n".join(lines)

@@ -26,6 +26,9 @@ from grader.visible import hidden_in
 MIN_PASSWORD = 10
 MAX_PASSWORD = 256
 TOKEN_PREFIX = "gr_"
+# A password hash starting so matches no password (argon2 refuses it as no hash at all) until the owner sets one
+# through a reset link; unlike an LMS account's (password_reset.NO_PASSWORD), a reset link may set one.
+NOT_SET = "*"
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 # Japanese writes with three scripts at once, Korean with two: one family each, as Unicode's own
 # mixed-script rule (UTS #39) counts them.
@@ -124,8 +127,23 @@ def create_user(email: str, password: str, role: str = "learner", locale: str = 
         db.session.rollback()
         raise taken from None
     if role == "learner":
-        courses.join_open_courses(user)
+        courses.seat_in_open_courses(user.id, courses.open_course_ids())
+        db.session.commit()
     return user
+
+
+def add_unset_accounts(emails: list[str], open_ids: list[int], locale: str = "en") -> dict[str, User]:
+    """New learner accounts, by email, for addresses already checked by `new_email` and not taken, with no
+    password yet (each owner sets one through a password reset link), learners of the courses `open_ids` as
+    registered ones are. Added to the session and flushed together, not committed: an import commits its
+    accounts with its enrolments."""
+    made = {email: User(email=email, password_hash=NOT_SET + secrets.token_urlsafe(16), role="learner",
+                        locale=locale) for email in emails}  # fmt: skip
+    db.session.add_all(made.values())
+    db.session.flush()
+    for user in made.values():
+        courses.seat_in_open_courses(user.id, open_ids)
+    return made
 
 
 def authenticate(email: str, password: str) -> User | None:

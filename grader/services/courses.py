@@ -96,13 +96,15 @@ def add_member(course: Course, user: User, role: str, added_by: str = "staff") -
     return member is None
 
 
-def join_open_courses(user: User) -> None:
-    """Make a new account a learner of every course open to all accounts (a one-class site's `default`); commits."""
-    open_ids = db.session.scalars(sa.select(Course.id).where(Course.open_enrolment.is_(True))).all()
-    for course_id in open_ids:
-        if db.session.get(CourseMember, (course_id, user.id)) is None:
-            db.session.add(CourseMember(course_id=course_id, user_id=user.id, role=LEARNER, added_by="open"))
-    db.session.commit()
+def open_course_ids() -> list[int]:
+    """The courses every account is a learner of, new accounts included (a one-class site's `default`)."""
+    return list(db.session.scalars(sa.select(Course.id).where(Course.open_enrolment.is_(True))))
+
+
+def seat_in_open_courses(user_id: int, open_ids: list[int]) -> None:
+    """Make a new account (in no course yet) a learner of each course of `open_ids` (the caller commits)."""
+    db.session.add_all(CourseMember(course_id=course_id, user_id=user_id, role=LEARNER, added_by="open")
+                       for course_id in open_ids)  # fmt: skip
 
 
 def memberships(user_id: int) -> list[Membership]:

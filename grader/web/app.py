@@ -171,6 +171,9 @@ def _register(app: Flask) -> None:
 
     for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp, course_pages.bp):
         app.register_blueprint(blueprint)
+    from grader.web.people_pages import bp as people_pages
+
+    app.register_blueprint(people_pages)
     app.context_processor(_course_of_page)
     from grader.lti import setup as lti
 

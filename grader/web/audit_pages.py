@@ -26,20 +26,27 @@ ACTION_NAMES = {
     "exercise.published": _l("exercise published"), "exercise.unpublished": _l("exercise unpublished"),
     "reset_link": _l("password reset link made"),
     "account.deleted": _l("account deleted"),
+    "members.imported": _l("people added"), "member.role": _l("course role changed"),
+    "member.removed": _l("removed from the course"),
 }  # fmt: skip
 # What each detail an event keeps is called (the stored keys are English and terse).
 DETAIL_NAMES = {
     "score": _l("score"), "reason": _l("reason"), "due": _l("until"), "exercises": _l("exercises"),
     "version": _l("version"), "attempts": _l("attempts"), "changed": _l("scores changed"),
     "kept": _l("kept as they were"), "left": _l("learners still to regrade"), "role": _l("role"),
-    "opens": _l("learners see it from"),
+    "opens": _l("learners see it from"), "added": _l("added"), "new_accounts": _l("new accounts"),
+    "raised": _l("roles raised"), "unchanged": _l("in the course already"), "skipped": _l("bad rows left out"),
+    "was": _l("was"),
 }  # fmt: skip
 # Details stored as a code word, and what each word says; those with no name above say it all alone.
 DETAIL_WORDS = {
     "origin": {"web": _l("from the web editor"), "file": _l("from a file")},
     "outcome": {"created": _l("new exercise"), "updated": _l("new version")},
-    "role": {"learner": _l("learner"), "instructor": _l("instructor"), "staff": _l("staff"), "admin": _l("admin")},
-}  # fmt: skip
+    "role": {"learner": _l("learner"), "instructor": _l("instructor"), "staff": _l("staff"), "admin": _l("admin"),
+             "ta": _l("teaching assistant")},
+    "source": {"csv": _l("from a CSV file"), "list": _l("from a list of emails"), "form": _l("by email")},
+}
+DETAIL_WORDS["was"] = DETAIL_WORDS["role"]  # fmt: skip
 
 
 def _moment(stored: str) -> str:

@@ -44,9 +44,11 @@ def routes(app: Flask) -> list[tuple[str, str, str]]:
         url = re.sub(r"<(?:\w+:)?(\w+)>", lambda m: SAMPLE_ARGS[m.group(1)], rule.rule)
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             found.append((rule.rule, url, method))
-    # Logging out last keeps the sessions alive; before it, unpublishing (the exercise is then a 404 for
-    # learners), and before that giving up, since it opens practice (finished).
-    return sorted(found, key=lambda r: (r[0] == "/logout", r[0].endswith("/unpublish"), r[0].endswith("/give-up")))
+    # Logging out last keeps the sessions alive; before it, removing someone from the course (user 1, the
+    # learner, is then in none), unpublishing (the exercise is then a 404 for learners), and before that giving
+    # up, since it opens practice (finished).
+    return sorted(found, key=lambda r: (r[0] == "/logout", r[0].endswith("/remove"), r[0].endswith("/unpublish"),
+                                        r[0].endswith("/give-up")))  # fmt: skip
 
 
 def test_every_route_is_classified(app: Flask) -> None:
