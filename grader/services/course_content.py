@@ -17,7 +17,9 @@ def offered(exercises: sa.TableClause | Any, course: sa.ColumnElement[int]) -> s
     """True for an exercise `course` uses: one written in it, one it lists, or, for a course on the whole
     catalogue, any exercise of the shared catalogue (written in no course)."""
     whole = sa.select(_COURSES.c.whole_catalogue).where(_COURSES.c.id == course).scalar_subquery()
-    listed = sa.exists().where(_LISTED.c.course_id == course, _LISTED.c.exercise_id == exercises.c.id)
+    # Its own FROM, even when the outer statement joins the course's rows too (services.course_rules).
+    listed = sa.exists().where(_LISTED.c.course_id == course, _LISTED.c.exercise_id == exercises.c.id
+                               ).correlate_except(_LISTED)
     return sa.or_(exercises.c.course_id == course, listed, sa.and_(whole.is_(True), exercises.c.course_id.is_(None)))
 
 

@@ -33,6 +33,7 @@ from grader.services import audit
 from grader.services.courses import Seat
 from grader.services.dialect import lock_rows
 from grader.services.attempts import CodeExercise
+from grader.services.course_rules import for_learner
 from grader.services.exercises import current_version, existing, spec_of, variant_of
 from grader.services.extensions import own_due
 
@@ -63,7 +64,7 @@ def regrade(exercise_id: str, by: int | None = None) -> Regraded:
     report = Regraded(current.version)
     event = audit.record(by, "regrade", None, exercise_id, **_so_far(report, len(learners)))
     for done, seat in enumerate(learners, start=1):
-        policy = spec.with_due(own_due(seat, exercise_id))
+        policy = for_learner(spec, seat)
         _regrade_learner(seat, current, policy, report, event, len(learners) - done)
     return report
 
