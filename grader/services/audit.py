@@ -20,7 +20,8 @@ from grader.models import AuditEvent, User
 
 PAGE = 100
 ACTIONS = ("score.set", "score.removed", "extension.set", "extension.removed", "regrade", "exercise.saved",
-           "exercise.published", "exercise.unpublished", "reset_link", "account.deleted")  # fmt: skip
+           "exercise.published", "exercise.unpublished", "reset_link", "account.deleted",
+           "course.settings", "course.content", "exercise.copied")  # fmt: skip
 
 
 def note(actor_id: int | None, action: str, learner_id: int | None = None, exercise_id: str | None = None,

@@ -29,6 +29,15 @@ def uses(course_id: int, exercise_id: str) -> bool:
     return db.session.scalar(found) is not None
 
 
+def editable(course_id: int, exercise_id: str) -> bool:
+    """Whether the course's instructors may change the exercise: one written in the course, or one of the shared
+    catalogue the course uses (another course's own is not theirs, even when both are)."""
+    exercise = db.session.get(Exercise, exercise_id)
+    if exercise is None:
+        return False
+    return exercise.course_id == course_id or (exercise.course_id is None and uses(course_id, exercise_id))
+
+
 def offered_ids(course_id: int) -> set[str]:
     """The ids of every exercise the course uses."""
     return set(db.session.scalars(sa.select(Exercise.id).where(offered(Exercise.__table__, sa.literal(course_id)))))

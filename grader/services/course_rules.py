@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from grader.catalog.lessons import exercise_order
 from grader.catalog.policy import P, CourseRules, for_course, rules
-from grader.course_models import CourseExercise
+from grader.course_models import Course, CourseExercise
 from grader.extensions import db
 from grader.models import Exercise
 from grader.services.courses import Seat
@@ -79,21 +79,29 @@ class Placed:
         return (self.position is None, self.position or 0, exercise_order(e.lesson, e.position, e.id))
 
 
-def placed(exercise: Exercise, row: CourseExercise | None) -> Placed:
-    """The exercise with the course's values over its own (`row` is the course's CourseExercise, if any)."""
+def ordered(course_id: int) -> bool:
+    """Whether the course has its own order (a list), not the whole catalogue's."""
+    course = db.session.get(Course, course_id)
+    return course is not None and not course.whole_catalogue
+
+
+def placed(exercise: Exercise, row: CourseExercise | None, in_list: bool = True) -> Placed:
+    """The exercise with the course's values over its own (`row` is the course's CourseExercise, if any); its
+    place is the row's in a course with a list (`in_list`), the catalogue's in a course on the whole of it."""
     found = rules_from(row)
     return Placed(exercise,
                   found.opens_at if found and found.opens_at else exercise.opens_at,
                   found.due_at if found and found.due_at else exercise.due_at,
                   found.max_attempts if found and found.max_attempts else exercise.max_attempts,
-                  row.position if row is not None else None)  # fmt: skip
+                  row.position if row is not None and in_list else None)  # fmt: skip
 
 
 def in_order(course_id: int, exercises: list[Exercise]) -> list[Placed]:
     """The exercises with the course's values, in the course's order (one query for the course's rows)."""
     rows = {r.exercise_id: r for r in db.session.scalars(
         sa.select(CourseExercise).where(CourseExercise.course_id == course_id))}  # fmt: skip
-    return sorted((placed(e, rows.get(e.id)) for e in exercises), key=lambda p: p.order)
+    in_list = ordered(course_id)
+    return sorted((placed(e, rows.get(e.id), in_list) for e in exercises), key=lambda p: p.order)
 
 
 def for_learner(spec: P, seat: Seat) -> P:

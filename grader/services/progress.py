@@ -13,7 +13,7 @@ from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is
 from grader import grade_events
 from grader.extensions import db
 from grader.services.course_content import offered
-from grader.services.course_rules import listed_in, placed
+from grader.services.course_rules import listed_in, ordered, placed
 from grader.services.courses import Seat
 from grader.course_models import CourseExercise
 from grader.services.dialect import for_session, per_dialect
@@ -64,7 +64,8 @@ def dashboard(seat: Seat, now: datetime, everything: bool = False) -> list[Lesso
     exercise with `everything`)."""
     mine = (Progress.user_id == seat.user_id) & (Progress.course_id == seat.course_id)
     extended = (Extension.user_id == seat.user_id) & (Extension.course_id == seat.course_id)
-    rows = sorted(((placed(exercise, listed), progress, own_due) for exercise, listed, progress, own_due in
+    in_list = ordered(seat.course_id)
+    rows = sorted(((placed(exercise, listed, in_list), progress, own_due) for exercise, listed, progress, own_due in
                    db.session.execute(
         sa.select(Exercise, CourseExercise, Progress, Extension.due_at)
         .outerjoin(CourseExercise, listed_in(Exercise.__table__, seat.course_id))

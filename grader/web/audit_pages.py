@@ -24,6 +24,8 @@ ACTION_NAMES = {
     "exercise.published": _l("exercise published"), "exercise.unpublished": _l("exercise unpublished"),
     "reset_link": _l("password reset link made"),
     "account.deleted": _l("account deleted"),
+    "course.settings": _l("course settings changed"), "course.content": _l("course content changed"),
+    "exercise.copied": _l("exercise copied from another course"),
 }  # fmt: skip
 # What each detail an event keeps is called (the stored keys are English and terse).
 DETAIL_NAMES = {

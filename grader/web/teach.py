@@ -20,6 +20,7 @@ from grader.models import utcnow
 from grader.services import authoring, exercise_form, exercise_yaml, insights, wrong_answers
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
 from grader.services.exercises import SELF_CHECK_SEEDS, existing, latest_version, part_labels
+from grader.services.course_content import editable, uses
 from grader.web.course_context import course_exercise, course_exercises, course_id, page_course
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
@@ -45,7 +46,19 @@ def _instructors_only() -> BaseResponse | None:
     course = page_course()
     if course is None or not course.staff or (request.endpoint in CONTENT_ENDPOINTS and not course.instructor):
         abort(403)
+    _theirs_only(course.seat.course_id)
     return None
+
+
+def _theirs_only(course: int) -> None:
+    """404 for another course's exercise: changing one needs it to be this course's to change, and reading its
+    source (export, a copy in the editor) needs the course to use it."""
+    named = (request.view_args or {}).get("exercise_id")
+    if request.endpoint in CONTENT_ENDPOINTS and named is not None and not editable(course, named):
+        abort(404)
+    read = named if request.endpoint in ("teach.export", "teach.preview_as_learner") else request.args.get("from")
+    if read and not uses(course, read):
+        abort(404)
 
 
 @bp.context_processor
@@ -184,7 +197,8 @@ def _finish(editing: str | None, source: str, problems: list[SpecError],
         checked, variant = authoring.preview(source, problems)
         return checked, variant, None
     checked, outcome = authoring.save(source, current_user.id, "web", editing=editing, new=editing is None,
-                                      problems=problems, base=_base_version(editing), from_form=from_form)  # fmt: skip
+                                      problems=problems, base=_base_version(editing), from_form=from_form,
+                                      course_id=course_id())  # fmt: skip
     return checked, None, outcome
 
 
@@ -290,7 +304,7 @@ def import_exercise() -> BaseResponse | tuple[str, int]:
         except authoring.UploadError as error:
             form.upload.errors = [translated(error.text)]
         else:
-            checked, outcome = authoring.save(source, current_user.id, "web")
+            checked, outcome = authoring.save(source, current_user.id, "web", course_id=course_id())
             if outcome and checked.spec:
                 return _saved(checked.spec.id, outcome)
     status = 200 if request.method == "GET" else 422
