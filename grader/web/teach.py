@@ -20,8 +20,8 @@ from grader.models import utcnow
 from grader.services import authoring, exercise_form, exercise_yaml, insights, wrong_answers
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
 from grader.services.exercises import SELF_CHECK_SEEDS, existing, latest_version, part_labels
-from grader.services.course_content import editable, uses
-from grader.web.course_context import course_exercise, course_exercises, course_id, page_course
+from grader.services.course_rules import in_order, opens_in
+from grader.web.course_context import course_exercise, course_exercises, course_id, page_course, theirs_only
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
@@ -46,19 +46,8 @@ def _instructors_only() -> BaseResponse | None:
     course = page_course()
     if course is None or not course.staff or (request.endpoint in CONTENT_ENDPOINTS and not course.instructor):
         abort(403)
-    _theirs_only(course.seat.course_id)
+    theirs_only(course.seat.course_id, CONTENT_ENDPOINTS)
     return None
-
-
-def _theirs_only(course: int) -> None:
-    """404 for another course's exercise: changing one needs it to be this course's to change, and reading its
-    source (export, a copy in the editor) needs the course to use it."""
-    named = (request.view_args or {}).get("exercise_id")
-    if request.endpoint in CONTENT_ENDPOINTS and named is not None and not editable(course, named):
-        abort(404)
-    read = named if request.endpoint in ("teach.export", "teach.preview_as_learner") else request.args.get("from")
-    if read and not uses(course, read):
-        abort(404)
 
 
 @bp.context_processor
@@ -70,8 +59,10 @@ def _self_check_sizes() -> dict[str, int]:
 @bp.get("/exercises")
 def exercises() -> str:
     """All exercises with attempts, solve rate and their most common wrong answers."""
-    return render_template("teach/exercises.html", stats=insights.overview(course_id(), course_exercises()),
-                           lesson_title=lesson_title, scanned=wrong_answers.MAX_SCANNED)  # fmt: skip
+    shown = in_order(course_id(), course_exercises())  # the course's order, dates and limits
+    return render_template("teach/exercises.html", stats=insights.overview(course_id(), [p.exercise for p in shown]),
+                           dates={p.exercise.id: p for p in shown}, lesson_title=lesson_title,
+                           scanned=wrong_answers.MAX_SCANNED)  # fmt: skip
 
 
 @bp.get("/exercises/<exercise_id>")
@@ -82,6 +73,7 @@ def exercise(exercise_id: str) -> str:
         "teach/exercise.html", exercise=found, stats=insights.stats_of(course, found), labels=part_labels(found),
         wrong=insights.wrong_by_part(course, found.id), versions=insights.versions(course, found.id),
         lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=wrong_answers.MAX_SCANNED, now=utcnow(),
+        opens=opens_in(course, found),
     )  # fmt: skip
 
 

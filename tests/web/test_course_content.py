@@ -13,8 +13,9 @@ from flask.testing import FlaskClient
 from grader.course_models import CourseExercise
 from grader.extensions import db
 from grader.models import utcnow
-from grader.services import attempts, courses
+from grader.services import attempts, course_content, courses, submissions
 from grader.services.courses import Seat
+from tests.layer_norm_sources import GOOD, NO_EPS
 from tests.web.api_support import auth, token_for
 from tests.web.conftest import csrf_from, make_user
 from tests.web.test_courses import ZEROS, EXERCISE, signed_in, two_courses  # noqa: F401 - a fixture
@@ -139,3 +140,17 @@ def test_the_whole_catalogue_course_keeps_working_and_switches_to_a_list_in_the_
         course = courses.ensure_default()
         assert not course.whole_catalogue
         assert db.session.query(CourseExercise).filter_by(course_id=course.id).count() >= len(before)
+
+
+def test_a_code_exercise_keeps_each_courses_attempt_limit(app: Flask, two_courses: dict[str, int]) -> None:  # noqa: F811
+    with app.app_context():
+        for code in ("ml101", "ml102"):
+            course_content.use_exercises(two_courses[code], ["code-layer-norm"])
+    assert set_rules(signed_in(app, "t1@example.com"), "code-layer-norm", max_attempts="1")[0] == 303
+    with app.app_context():
+        one, two = Seat(two_courses["ml101"], two_courses["ada"]), Seat(two_courses["ml102"], two_courses["ada"])
+        assert submissions.create(one, "code-layer-norm", GOOD).new  # stored as pending: it uses the one attempt
+        with pytest.raises(submissions.AttemptsUsed):
+            submissions.create(one, "code-layer-norm", NO_EPS)
+        assert submissions.create(two, "code-layer-norm", GOOD).new
+        assert submissions.create(two, "code-layer-norm", NO_EPS).new  # the file sets no limit
