@@ -132,9 +132,11 @@ def joining() -> BaseResponse | tuple[str, int]:
     if problems:
         place(form, problems)
         return _page(joining=form, status=422)
-    if found.join_enabled:
-        flash(gettext("Learners can join with the code %(code)s%(until)s.", code=found.join_code, until=(
-            gettext(" until %(when)s UTC", when=when(found.join_expires_at)) if found.join_expires_at else "")))
+    if found.join_enabled and found.join_expires_at:
+        flash(gettext("Learners can join with the code %(code)s until %(when)s UTC.", code=found.join_code,
+                      when=when(found.join_expires_at)))  # fmt: skip
+    elif found.join_enabled:
+        flash(gettext("Learners can join with the code %(code)s.", code=found.join_code))
     else:
         flash(gettext("Joining with the code is switched off."))
     return redirect(url_for("course_admin.settings"), code=303)
