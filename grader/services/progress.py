@@ -8,12 +8,12 @@ from typing import Any, Mapping
 
 import sqlalchemy as sa
 
-from grader.catalog.lessons import exercise_order, lesson_title
+from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
 from grader import grade_events
 from grader.extensions import db
 from grader.services.course_content import offered
-from grader.services.course_rules import listed_in, ordered, placed
+from grader.services.course_rules import in_order, listed_in, ordered, placed
 from grader.services.courses import Seat
 from grader.course_models import CourseExercise
 from grader.services.dialect import for_session, per_dialect
@@ -98,13 +98,13 @@ def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> lis
 
 def graded(seat: Seat) -> list[Progress]:
     """The learner's progress rows in the seat's course with a graded attempt or a score set by hand on a published exercise, in
-    lesson order (an unpublished one's are kept, and show again once it is republished)."""
-    rows = db.session.execute(
-        sa.select(Progress, Exercise.lesson, Exercise.position).join(Exercise, Exercise.id == Progress.exercise_id)
+    the course's order (an unpublished one's are kept, and show again once it is republished)."""
+    rows = dict(db.session.execute(
+        sa.select(Exercise, Progress).join(Exercise, Exercise.id == Progress.exercise_id)
         .where(Progress.user_id == seat.user_id, Progress.course_id == seat.course_id,
                (Progress.attempts_used > 0) | Progress.override_score.is_not(None), Exercise.status == PUBLISHED)
-    ).all()  # fmt: skip
-    return [row[0] for row in sorted(rows, key=lambda row: exercise_order(row[1], row[2], row[0].exercise_id))]
+    ).all())  # fmt: skip
+    return [rows[shown.exercise] for shown in in_order(seat.course_id, list(rows))]
 
 
 @dataclass(frozen=True)

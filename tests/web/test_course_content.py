@@ -119,6 +119,8 @@ def test_the_dashboard_lists_exercises_in_the_courses_order(app: Flask, two_cour
     moved = t1.post("/teach/course/content/move", data={"csrf_token": token, "exercise": "block-gelu", "step": "-1"})
     assert moved.status_code == 303
     assert order_on(ada.get("/").get_data(as_text=True)) == ["block-gelu", EXERCISE]
+    listed = app.test_client().get("/api/v1/exercises?course=ml101", headers=auth(token_for(app, "ada@example.com")))
+    assert [item["id"] for item in listed.get_json()] == ["block-gelu", EXERCISE]
     assert order_on(signed_in(app, "ada@example.com", "ml102").get("/").get_data(as_text=True)) == [EXERCISE, "block-gelu"]
     added = t1.post("/teach/course/content/add", data={"csrf_token": token, "exercise": "block-layernorm"})
     assert added.status_code == 303
