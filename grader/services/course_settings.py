@@ -33,10 +33,12 @@ def _day(text: str, field: str, problems: Problems) -> date | None:
     if not text.strip():
         return None
     try:
-        return date.fromisoformat(text.strip())
+        day = date.fromisoformat(text.strip())
     except ValueError:
+        day = None
+    if day is None or day.year > 9998:  # a last day ends at the next midnight, which must be a date too
         problems[field] = say("write a date as YYYY-MM-DD, such as 2027-02-01")
-        return None
+    return day if field not in problems else None
 
 
 def starts_at(day: date | None) -> datetime | None:
