@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
-from typing import Any, Self
+from dataclasses import dataclass
+from typing import Any, Mapping, Self, TypeVar
 
 from pydantic import AwareDatetime, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from grader.catalog.problems import problem_text
 from grader.catalog.strict import Strict
-from grader.texts import Refusal, say
+from grader.texts import Refusal, Text, say
 
+P = TypeVar("P", bound="AttemptPolicy")
 DUE_EXAMPLE = "2026-12-15T23:59:00+00:00"
 MAX_ATTEMPTS = 1000
 # Whole sentences for each date, so that a translation never has to fit a date's name into another sentence.
@@ -159,3 +161,65 @@ class AttemptPolicy(Strict):
     def solution_open(self, now: datetime) -> bool:
         """Whether the due date has passed with nothing left to earn, so the worked solution can be shown."""
         return self.late_credit == 0 and self.is_late(now)
+
+
+# What a course may set over an exercise file's policy (besides its dates and attempt limit, kept in columns).
+COURSE_POLICY_FIELDS = ("penalty", "late_credit", "offer_hints", "hint_penalty", "solution_after")
+
+
+@dataclass(frozen=True)
+class CourseRules:
+    """A course's own settings for one exercise (naive UTC dates); None or absent keeps the file's."""
+
+    opens_at: datetime | None = None
+    due_at: datetime | None = None
+    max_attempts: int | None = None
+    settings: tuple[tuple[str, Any], ...] = ()  # (field, value) pairs of COURSE_POLICY_FIELDS
+
+    @property
+    def empty(self) -> bool:
+        """Whether the course sets nothing of its own."""
+        return self.opens_at is None and self.due_at is None and self.max_attempts is None and not self.settings
+
+
+def rules(opens_at: datetime | None, due_at: datetime | None, max_attempts: int | None,
+          settings: Mapping[str, Any] | None) -> CourseRules | None:  # fmt: skip
+    """CourseRules from a course's stored columns (None when it sets nothing), keeping only known settings."""
+    kept = tuple((k, settings[k]) for k in COURSE_POLICY_FIELDS if settings and settings.get(k) is not None)
+    found = CourseRules(opens_at, due_at, max_attempts, kept)
+    return None if found.empty else found
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=timezone.utc)
+
+
+def for_course(policy: P, course: CourseRules | None) -> P:
+    """The policy (an exercise's spec) with the course's own settings over the file's; unchanged without any."""
+    if course is None or course.empty:
+        return policy
+    update: dict[str, Any] = dict(course.settings)
+    if course.opens_at is not None:
+        update["opens"] = _aware(course.opens_at)
+    if course.due_at is not None:
+        update["due"] = _aware(course.due_at)
+    if course.max_attempts is not None:
+        update["max_attempts"] = course.max_attempts
+    return policy.model_copy(update=update)
+
+
+def check_course_rules(values: Mapping[str, Any]) -> tuple[CourseRules | None, dict[str, Text]]:
+    """A course's settings for one exercise, as typed (text, or None for the file's), checked as a file's would
+    be: the rules, or the problem with each field by name."""
+    given = {k: v for k, v in values.items() if v is not None and v != ""}
+    try:
+        checked = AttemptPolicy.model_validate(given, strict=False)
+    except ValidationError as error:
+        return None, {_field_of(e): problem_text(e) for e in error.errors()}
+    settings = {k: getattr(checked, k) for k in COURSE_POLICY_FIELDS if k in given}
+    return rules(checked.opens_utc, checked.due_utc, checked.max_attempts, settings), {}
+
+
+def _field_of(error: Any) -> str:
+    location = error.get("loc") or ("opens",)  # the model's own check (opening before due) names no field
+    return str(location[0])

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from grader import wrong_parts
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
-from grader.catalog.policy import AttemptPolicy, attempts_left, is_open
+from grader.catalog.policy import AttemptPolicy, CourseRules, attempts_left, for_course, is_open
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import db
@@ -30,6 +30,7 @@ from grader.course_models import Course
 from grader.models import PUBLISHED, Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
 from grader.services import progress
 from grader.services.course_content import offered
+from grader.services.course_rules import LISTED, listed_in, opens_column, rules_columns, rules_from
 from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 from grader.services.exercises import UnknownExercise, spec_of, variant_of
@@ -76,14 +77,15 @@ _EXERCISE: sa.BindParameter[str] = sa.bindparam("exercise_id", type_=sa.String)
 # Built once: these run on every attempt, and building a statement costs more than running it.
 _CURRENT = (
     sa.select(_EXERCISES.c.kind, _VERSIONS.c.version, _VERSIONS.c.source_hash, _VERSIONS.c.source,
-              _EXTENSIONS.c.due_at, _EXERCISES.c.opens_at, _VARIANTS.c.seed,
-              sa.select(_COURSES.c.ends_at).where(_COURSES.c.id == _COURSE).scalar_subquery())
+              _EXTENSIONS.c.due_at, opens_column(_EXERCISES), _VARIANTS.c.seed,
+              sa.select(_COURSES.c.ends_at).where(_COURSES.c.id == _COURSE).scalar_subquery(), *rules_columns())
     .select_from(
         _EXERCISES.join(_VERSIONS, (_VERSIONS.c.exercise_id == _EXERCISES.c.id)
                         & (_VERSIONS.c.version == _EXERCISES.c.current_version))
         .outerjoin(_VARIANTS, (_VARIANTS.c.exercise_id == _EXERCISES.c.id) & (_VARIANTS.c.user_id == _USER))
         .outerjoin(_EXTENSIONS, (_EXTENSIONS.c.exercise_id == _EXERCISES.c.id) & (_EXTENSIONS.c.user_id == _USER)
                    & (_EXTENSIONS.c.course_id == _COURSE))
+        .outerjoin(LISTED, listed_in(_EXERCISES, _COURSE))  # the course's own dates, limit and policy
     )
     # A draft is no exercise to learners, nor one their course does not use.
     .where(_EXERCISES.c.id == _EXERCISE, _EXERCISES.c.status == PUBLISHED, offered(_EXERCISES, _COURSE))
@@ -122,10 +124,12 @@ class CurrentVersion:
     own_due: datetime | None = None
     opens_at: datetime | None = None
     course_ends: datetime | None = None  # after it, the course is read-only for its learners
+    course: CourseRules | None = None  # the course's own settings over the file's
 
     def policy(self) -> ExerciseSpec:
-        """The exercise as it applies to this learner: its own due date in place of the exercise's."""
-        return spec_of(self).with_due(self.own_due)
+        """The exercise as it applies to this learner: the course's settings over the file's, and their own
+        due date in place of the exercise's."""
+        return for_course(spec_of(self), self.course).with_due(self.own_due)
 
 
 @dataclass(frozen=True)
@@ -170,11 +174,12 @@ def _current(seat: Seat, exercise_id: str, early: bool) -> tuple[CurrentVersion,
     row = db.session.connection().execute(_CURRENT, key).first()
     if row is None:
         raise UnknownExercise(exercise_id)
-    kind, number, digest, source, own_due, opens_at, seed, course_ends = row
+    kind, number, digest, source, own_due, opens_at, seed, course_ends, *own = row
     ensure_open(opens_at, early)  # before the kind: an exercise not open yet says nothing about itself
     if kind == CODE_KIND:
         raise CodeExercise(exercise_id)
-    return CurrentVersion(exercise_id, number, digest, source, own_due, opens_at, course_ends), seed
+    course = rules_from(tuple(own))
+    return CurrentVersion(exercise_id, number, digest, source, own_due, opens_at, course_ends, course), seed
 
 
 def open_version(seat: Seat, exercise_id: str, early: bool = False) -> CurrentVersion:
@@ -277,7 +282,7 @@ def submit(seat: Seat, exercise_id: str, answers: Mapping[str, str], early: bool
     result = check_answers(variant, answers)
     if not result.counted:
         mine = progress_of(seat, exercise_id)
-        left = attempts_left(spec_of(current).max_attempts, mine.attempts_used if mine else 0)
+        left = attempts_left(current.policy().max_attempts, mine.attempts_used if mine else 0)
         return Submitted("invalid", result.format_errors_only(), None, left)
     return _record(seat, current, variant, answers, result)
 

@@ -21,7 +21,8 @@ from grader.models import AuditEvent, User
 PAGE = 100
 ACTIONS = ("score.set", "score.removed", "extension.set", "extension.removed", "regrade", "exercise.saved",
            "exercise.published", "exercise.unpublished", "reset_link", "account.deleted",
-           "members.imported", "member.role", "member.removed")  # fmt: skip
+           "members.imported", "member.role", "member.removed", "course.settings", "course.content",
+           "exercise.copied")  # fmt: skip
 # Changes to an exercise of the shared catalogue (events of no course): every course using it sees them.
 CATALOGUE_ACTIONS = ("exercise.saved", "exercise.published", "exercise.unpublished")
 

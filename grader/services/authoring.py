@@ -64,9 +64,13 @@ def check(source: str, problems: list[SpecError] | None = None) -> Checked:
     return Checked(spec, [], self_check(source))
 
 
-def _id_error(spec: AnySpec, editing: str | None, new: bool) -> SpecError | None:
+def _id_error(spec: AnySpec, editing: str | None, new: bool, course_id: int | None,
+              catalogue: bool) -> SpecError | None:  # fmt: skip
     existing = db.session.get(Exercise, spec.id, populate_existing=True)  # as stored now, not as first read
-    if new and existing is not None:
+    # Another course's own exercise, or (for an instructor who is not site staff) the shared catalogue's.
+    theirs = existing is not None and (existing.course_id not in (None, course_id)
+                                       or (existing.course_id is None and not catalogue))  # fmt: skip
+    if (new or theirs) and existing is not None:
         return _taken(spec.id)
     if editing is not None and spec.id != editing:
         return _at_id(say("must stay %(id)s (use New exercise to make a copy)", id=repr(editing)))
@@ -110,11 +114,14 @@ def _as_the_form_saves(source: str) -> ExerciseSpec | None:
 
 def save(source: str, user_id: int, origin: str, *, editing: str | None = None, new: bool = False,
          problems: list[SpecError] | None = None, base: int | None = None,
-         from_form: bool = False) -> tuple[Checked, str | None]:  # fmt: skip
+         from_form: bool = False, course_id: int | None = None,
+         catalogue: bool = True) -> tuple[Checked, str | None]:  # fmt: skip
     """Check and store a source as a draft; returns the check and created / updated / unchanged (None if refused).
 
     base: the version the editor started from; a save over a newer one is refused, not written over it.
     from_form: the source is the structured form's, which writes texts its own way (trimmed).
+    course_id: the course it is written in: a new exercise belongs to it, and another course's is not overwritten.
+    catalogue: whether the author may change the shared catalogue's exercises (site staff; every course sees it).
     """
     checked = check(source, problems)
     if not checked.ok or checked.spec is None:
@@ -122,7 +129,7 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
     # Two saves of one exercise queue here, and the second sees what the first stored: its version,
     # or (two new exercises with one id) that the id is taken and of which kind it is.
     lock_rows(Exercise.current_version, Exercise.id == checked.spec.id)
-    wrong_id = _id_error(checked.spec, editing, new)
+    wrong_id = _id_error(checked.spec, editing, new, course_id, catalogue)
     if wrong_id is not None:
         checked.errors.append(wrong_id)
         return checked, None
@@ -135,7 +142,8 @@ def save(source: str, user_id: int, origin: str, *, editing: str | None = None, 
         return checked, "unchanged"
     try:
         # Saved as a draft: learners see it (or this version of it) once an instructor publishes it.
-        return checked, save_source(source, user_id, origin, publish=False)[1]
+        outcome = save_source(source, user_id, origin, publish=False, course_id=course_id)[1]
+        return checked, outcome
     except IntegrityError:  # a new exercise: another save took this id between our check and write
         db.session.rollback()
         checked.errors.append(_taken(checked.spec.id))

@@ -215,7 +215,8 @@ def make_current(exercise: Exercise, spec: AnySpec) -> None:
     _list(exercise, spec)
 
 
-def store(spec: AnySpec, source: str, user_id: int | None, origin: str, publish: bool = True) -> str:
+def store(spec: AnySpec, source: str, user_id: int | None, origin: str, publish: bool = True,
+          course_id: int | None = None) -> str:  # fmt: skip
     """Add a version when the source changed; returns created, updated or unchanged. No commit.
 
     With `publish` the new version is what learners get; without, it is a draft: a new exercise stays
@@ -225,7 +226,7 @@ def store(spec: AnySpec, source: str, user_id: int | None, origin: str, publish:
     exercise = db.session.get(Exercise, spec.id)
     if exercise is None:
         exercise = Exercise(id=spec.id, current_version=1, latest_version=1, origin=origin,
-                            status=PUBLISHED if publish else DRAFT)  # fmt: skip
+                            status=PUBLISHED if publish else DRAFT, course_id=course_id)  # fmt: skip
         _list(exercise, spec)
         db.session.add(exercise)
         db.session.add(ExerciseVersion(exercise_id=spec.id, version=1, source=source, source_hash=digest,
@@ -246,11 +247,12 @@ def store(spec: AnySpec, source: str, user_id: int | None, origin: str, publish:
     return "updated"
 
 
-def save_source(source: str, user_id: int | None, origin: str = "web", publish: bool = True) -> tuple[AnySpec, str]:
+def save_source(source: str, user_id: int | None, origin: str = "web", publish: bool = True,
+                course_id: int | None = None) -> tuple[AnySpec, str]:  # fmt: skip
     """Validate and store an exercise source (numeric or code) as a new version, published or (without
-    `publish`) a draft; commits."""
+    `publish`) a draft; a new one belongs to `course_id` (None: the shared catalogue). Commits."""
     spec = parse_any_source(source)
-    outcome = store(spec, source, user_id, origin, publish)
+    outcome = store(spec, source, user_id, origin, publish, course_id)
     if outcome != "unchanged":
         exercise = db.session.get(Exercise, spec.id)
         audit.note(user_id, "exercise.saved", None, spec.id, version=exercise.latest_version if exercise else None,

@@ -13,7 +13,9 @@ import sqlalchemy as sa
 from grader.catalog.lessons import exercise_order
 from grader import grade_events
 from grader.extensions import db
+from grader.course_models import CourseExercise
 from grader.models import Exercise, Extension
+from grader.services.course_content import offered
 from grader.services import audit
 from grader.services.courses import Seat
 
@@ -24,17 +26,29 @@ def own_due(seat: Seat, exercise_id: str) -> datetime | None:
     return None if found is None else found.due_at
 
 
-def with_due_dates(exercise_id: str) -> list[str]:
-    """The exercises of the given exercise's lesson that have a due date, in the dashboard's order."""
+def _due_column() -> sa.ColumnElement[datetime | None]:
+    """The due date in the course (CourseExercise outer-joined): the course's own, else the file's."""
+    return sa.func.coalesce(CourseExercise.due_at, Exercise.due_at)
+
+
+def _in_course(course_id: int) -> sa.Select[str, str, int]:
+    return (sa.select(Exercise.id, Exercise.lesson, Exercise.position)
+            .outerjoin(CourseExercise, (CourseExercise.exercise_id == Exercise.id) & (CourseExercise.course_id == course_id))
+            .where(offered(Exercise.__table__, sa.literal(course_id))))  # fmt: skip
+
+
+def with_due_dates(course_id: int, exercise_id: str) -> list[str]:
+    """The exercises of the given exercise's lesson that have a due date in the course, in the catalogue's order."""
     lesson = sa.select(Exercise.lesson).where(Exercise.id == exercise_id).scalar_subquery()
-    found = db.session.scalars(sa.select(Exercise).where(Exercise.lesson == lesson, Exercise.due_at.is_not(None)))
-    return [e.id for e in sorted(found, key=lambda e: exercise_order(e.lesson, e.position, e.id))]
+    found = db.session.execute(_in_course(course_id).where(Exercise.lesson == lesson, _due_column().is_not(None)))
+    return [eid for eid, lesson_slug, position in sorted(found, key=lambda r: exercise_order(r[1], r[2], r[0]))]
 
 
-def not_later(exercise_ids: list[str], due_utc: datetime) -> list[str]:
-    """Those of the exercises whose own due date is already at or after `due_utc`: an extension to it gives nothing."""
-    found = db.session.scalars(sa.select(Exercise.id).where(Exercise.id.in_(exercise_ids), Exercise.due_at >= due_utc))
-    return sorted(found, key=exercise_ids.index)
+def not_later(course_id: int, exercise_ids: list[str], due_utc: datetime) -> list[str]:
+    """Those of the exercises whose due date in the course is already at or after `due_utc`: an extension to it
+    gives nothing."""
+    found = db.session.execute(_in_course(course_id).where(Exercise.id.in_(exercise_ids), _due_column() >= due_utc))
+    return sorted((eid for eid, _, _ in found), key=exercise_ids.index)
 
 
 def grant(seat: Seat, exercise_ids: list[str], due_utc: datetime, granted_by: int) -> None:

@@ -8,7 +8,6 @@ from typing import Iterator
 
 import sqlalchemy as sa
 
-from grader.catalog.lessons import exercise_order
 from grader.catalog.policy import is_open
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
@@ -17,6 +16,7 @@ from grader.models import PUBLISHED, Attempt, Exercise, Progress, Submission, Us
 from grader.course_models import LEARNER, CourseMember
 from grader.services import attempts, exercises, extensions, submissions
 from grader.services.course_content import offered, uses as exercises_used
+from grader.services.course_rules import in_order
 from grader.services.courses import Seat
 from grader.services.exports import BATCH, csv_text, spreadsheet_safe
 
@@ -72,14 +72,14 @@ class Row:
 
 
 def columns(filters: Filters) -> list[Exercise]:
-    """The exercises shown (published ones: a draft counts toward no average), in the dashboard's lesson order."""
+    """The exercises shown (published ones: a draft counts toward no average), in the course's order."""
     query = sa.select(Exercise).where(Exercise.status == PUBLISHED,
                                       offered(Exercise.__table__, sa.literal(filters.course_id)))
     if filters.lesson:
         query = query.where(Exercise.lesson == filters.lesson)
     if filters.exercise:
         query = query.where(Exercise.id == filters.exercise)
-    return sorted(db.session.scalars(query), key=lambda e: exercise_order(e.lesson, e.position, e.id))
+    return [shown.exercise for shown in in_order(filters.course_id, list(db.session.scalars(query)))]
 
 
 def _learners(filters: Filters) -> sa.Select:
@@ -101,7 +101,7 @@ def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: in
     if not exercises:
         return
     ids, now = [e.id for e in exercises], utcnow()
-    opened = {e.id: is_open(e.opens_at, now) for e in exercises}
+    opened = {shown.exercise.id: is_open(shown.opens_at, now) for shown in in_order(filters.course_id, exercises)}
     query = _learners(filters).offset(offset).limit(limit)
     learners = db.session.execute(query.execution_options(yield_per=BATCH))
     for batch in learners.partitions(BATCH):
@@ -154,6 +154,7 @@ class LearnerWork:
     attempts: list[Attempt]
     submissions: list[Submission]
     own_due: datetime | None  # the learner's own due date (UTC), if an instructor set one
+    due_at: datetime | None = None  # the exercise's due date in the course (UTC): the course's own, else the file's
     variant: Variant | None = None  # numeric: the learner's variant of the current version, once they opened it
 
 
@@ -169,7 +170,8 @@ def learner_work(seat: Seat, exercise_id: str) -> LearnerWork | None:
         return None
     return LearnerWork(user.email, exercise, db.session.get(Progress, (seat.course_id, seat.user_id, exercise_id)),
                        attempts.history(seat, exercise_id), submissions.history(seat, exercise_id),
-                       extensions.own_due(seat, exercise_id), _their_variant(seat.user_id, exercise))  # fmt: skip
+                       extensions.own_due(seat, exercise_id), in_order(seat.course_id, [exercise])[0].due_at,
+                       _their_variant(seat.user_id, exercise))  # fmt: skip
 
 
 def _their_variant(user_id: int, exercise: Exercise) -> Variant | None:

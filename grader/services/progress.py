@@ -8,12 +8,14 @@ from typing import Any, Mapping
 
 import sqlalchemy as sa
 
-from grader.catalog.lessons import exercise_order, lesson_title
+from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import AttemptPolicy, applying_due, attempts_left, is_open
 from grader import grade_events
 from grader.extensions import db
 from grader.services.course_content import offered
+from grader.services.course_rules import in_order, listed_in, ordered, placed
 from grader.services.courses import Seat
+from grader.course_models import CourseExercise
 from grader.services.dialect import for_session, per_dialect
 from grader.models import PUBLISHED, Exercise, Extension, Progress, utcnow
 
@@ -62,26 +64,30 @@ def dashboard(seat: Seat, now: datetime, everything: bool = False) -> list[Lesso
     exercise with `everything`)."""
     mine = (Progress.user_id == seat.user_id) & (Progress.course_id == seat.course_id)
     extended = (Extension.user_id == seat.user_id) & (Extension.course_id == seat.course_id)
-    rows = sorted(db.session.execute(
-        sa.select(Exercise, Progress, Extension.due_at)
+    in_list = ordered(seat.course_id)
+    rows = sorted(((placed(exercise, listed, in_list), progress, own_due) for exercise, listed, progress, own_due in
+                   db.session.execute(
+        sa.select(Exercise, CourseExercise, Progress, Extension.due_at)
+        .outerjoin(CourseExercise, listed_in(Exercise.__table__, seat.course_id))
         .outerjoin(Progress, (Progress.exercise_id == Exercise.id) & mine)
         .outerjoin(Extension, (Extension.exercise_id == Exercise.id) & extended)
         # Drafts and unpublished exercises are not in anyone's lessons.
         .where(Exercise.status == PUBLISHED, offered(Exercise.__table__, sa.literal(seat.course_id)))
-    ), key=lambda row: exercise_order(row[0].lesson, row[0].position, row[0].id))
+    )), key=lambda row: row[0].order)  # fmt: skip
     lessons: dict[str, LessonSummary] = {}
-    for exercise, progress, own_due in rows:
-        if not (everything or is_open(exercise.opens_at, now)):
+    for shown, progress, own_due in rows:
+        if not (everything or is_open(shown.opens_at, now)):
             continue
+        exercise = shown.exercise
         lesson = lessons.setdefault(exercise.lesson, LessonSummary(exercise.lesson, lesson_title(exercise.lesson)))
-        shown = progress is not None and (progress.attempts_used > 0 or progress.overridden)
+        tried = progress is not None and (progress.attempts_used > 0 or progress.overridden)
         lesson.exercises.append(ExerciseSummary(
-            exercise.id, exercise.title, progress.score if shown else None, progress.attempts_used if progress else 0,
-            bool(progress and progress.solved_at), exercise.titles or {}, applying_due(exercise.due_at, own_due),
-            bool(progress and progress.overridden), exercise.opens_at,
-            attempts_left(exercise.max_attempts, progress.attempts_used if progress else 0),
+            exercise.id, exercise.title, progress.score if tried else None, progress.attempts_used if progress else 0,
+            bool(progress and progress.solved_at), exercise.titles or {}, applying_due(shown.due_at, own_due),
+            bool(progress and progress.overridden), shown.opens_at,
+            attempts_left(shown.max_attempts, progress.attempts_used if progress else 0),
         ))  # fmt: skip
-    return list(lessons.values())  # in lesson order: the rows were
+    return list(lessons.values())  # in the course's order: the rows were
 
 
 def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> list[ExerciseSummary]:
@@ -92,13 +98,13 @@ def due_soon(lessons: list[LessonSummary], now: datetime, limit: int = 5) -> lis
 
 def graded(seat: Seat) -> list[Progress]:
     """The learner's progress rows in the seat's course with a graded attempt or a score set by hand on a published exercise, in
-    lesson order (an unpublished one's are kept, and show again once it is republished)."""
-    rows = db.session.execute(
-        sa.select(Progress, Exercise.lesson, Exercise.position).join(Exercise, Exercise.id == Progress.exercise_id)
+    the course's order (an unpublished one's are kept, and show again once it is republished)."""
+    rows = dict(db.session.execute(
+        sa.select(Exercise, Progress).join(Exercise, Exercise.id == Progress.exercise_id)
         .where(Progress.user_id == seat.user_id, Progress.course_id == seat.course_id,
                (Progress.attempts_used > 0) | Progress.override_score.is_not(None), Exercise.status == PUBLISHED)
-    ).all()  # fmt: skip
-    return [row[0] for row in sorted(rows, key=lambda row: exercise_order(row[1], row[2], row[0].exercise_id))]
+    ).all())  # fmt: skip
+    return [rows[shown.exercise] for shown in in_order(seat.course_id, list(rows))]
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from grader.extensions import db
 from grader.models import PUBLISHED, UNPUBLISHED, Exercise, ExerciseVersion, utcnow
 from grader.services import audit
 from grader.services.attempts import known_answers, seed_of
+from grader.services.course_rules import opens_in
 from grader.services.dialect import lock_rows
 from grader.services.exercises import (AnySpec, SpecInvalid, existing, latest_version, make_current,
                                        parse_any_source, self_check, variant_of)
@@ -46,15 +47,16 @@ def _locked(exercise_id: str) -> Exercise:
     return existing(exercise_id)
 
 
-def publish(exercise_id: str, actor_id: int | None) -> Published:
-    """Make the newest version the one learners get (from its opening date, if later); commits.
+def publish(exercise_id: str, actor_id: int | None, course_id: int | None = None) -> Published:
+    """Make the newest version the one learners get (from its opening date, if later: the course's, given one);
+    commits.
 
     Raises UnknownExercise, or CannotPublish for a version the catalogue no longer reads.
     """
     exercise = _locked(exercise_id)
     if exercise.published and not exercise.pending:
         db.session.rollback()
-        return Published(False, exercise.current_version, _ahead(exercise.opens_at))
+        return Published(False, exercise.current_version, _ahead(_opens(exercise, course_id)))
     newest = latest_version(exercise_id)
     assert newest is not None  # an exercise has at least one version
     try:
@@ -69,11 +71,15 @@ def publish(exercise_id: str, actor_id: int | None) -> Published:
     make_current(exercise, spec)
     exercise.status = PUBLISHED
     exercise.updated_at = utcnow()
-    opens = _ahead(exercise.opens_at)
+    opens = _ahead(_opens(exercise, course_id))
     audit.note(actor_id, "exercise.published", None, exercise_id, course_id=exercise.course_id, version=newest.version,
                **({"opens": opens.isoformat() + "Z"} if opens else {}))  # fmt: skip
     db.session.commit()
     return Published(True, newest.version, opens)
+
+
+def _opens(exercise: Exercise, course_id: int | None) -> datetime | None:
+    return exercise.opens_at if course_id is None else opens_in(course_id, exercise)
 
 
 def _ahead(opens: datetime | None) -> datetime | None:

@@ -33,8 +33,8 @@ from grader.services import audit
 from grader.services.courses import Seat
 from grader.services.dialect import lock_rows
 from grader.services.attempts import CodeExercise
+from grader.services.course_rules import for_learner
 from grader.services.exercises import current_version, existing, spec_of, variant_of
-from grader.services.extensions import own_due
 
 
 @dataclass
@@ -65,7 +65,7 @@ def regrade(exercise_id: str, by: int | None = None, course_id: int | None = Non
         part = Regraded(current.version)
         event = audit.record(by, "regrade", None, exercise_id, course_id=course, **_so_far(part, len(learners)))
         for done, seat in enumerate(learners, start=1):
-            policy = spec.with_due(own_due(seat, exercise_id))
+            policy = for_learner(spec, seat)
             _regrade_learner(seat, current, policy, part, event, len(learners) - done)
         report.attempts, report.changed = report.attempts + part.attempts, report.changed + part.changed
         report.kept.extend(part.kept)

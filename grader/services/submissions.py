@@ -38,7 +38,7 @@ from grader.texts import say
 from grader.services.attempts import ensure_open, progress_of
 from grader.services.course_content import uses
 from grader.services.courses import Seat, has_ended
-from grader.services.extensions import own_due
+from grader.services.course_rules import for_learner, in_course, opens_in
 from grader.services.exercises import (UnknownExercise, code_spec_of, current_version, published, source_hash, spec_of,
                                        version)
 
@@ -71,7 +71,7 @@ def _code_exercise(seat: Seat, exercise_id: str, early: bool = False) -> Exercis
     exercise = published(exercise_id)
     if not uses(seat.course_id, exercise_id):
         raise UnknownExercise(exercise_id)
-    ensure_open(exercise.opens_at, early)
+    ensure_open(opens_in(seat.course_id, exercise), early)
     if exercise.kind != CODE_KIND:
         raise NotCodeExercise(exercise_id)
     return exercise
@@ -108,7 +108,7 @@ def create(seat: Seat, exercise_id: str, raw: bytes | str, early: bool = False) 
     if mine.gave_up_at is not None or has_ended(seat.course_id):
         db.session.rollback()
         raise GaveUp(exercise_id)
-    if attempts_left(code_spec_of(stored).max_attempts, _taken(mine)) == 0:
+    if attempts_left(in_course(code_spec_of(stored), seat.course_id, exercise_id).max_attempts, _taken(mine)) == 0:
         db.session.rollback()
         raise AttemptsUsed(exercise_id)
     row = Submission(user_id=seat.user_id, course_id=seat.course_id, exercise_id=exercise_id, version=stored.version,
@@ -137,7 +137,7 @@ def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
         return row
     stored = version(row.exercise_id, row.version)
     assert stored is not None
-    spec = code_spec_of(stored).with_due(own_due(Seat(row.course_id, row.user_id), row.exercise_id))
+    spec = for_learner(code_spec_of(stored), Seat(row.course_id, row.user_id))
     source, seed = row.source, row.seed
     db.session.rollback()  # hold no transaction open while the sandbox runs
     return record(submission_id, grade_code(spec, source, seed, runner), spec)
@@ -182,6 +182,7 @@ def _limit_reached(mine: progress.Standing) -> bool:
         return False
     # An instructor may have saved the id as a typed exercise since; its limit then applies.
     spec = code_spec_of(stored) if stored.exercise.kind == CODE_KIND else spec_of(stored)
+    spec = in_course(spec, mine.seat.course_id, mine.exercise_id)
     return attempts_left(spec.max_attempts, mine.attempts_used) == 0
 
 

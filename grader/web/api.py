@@ -17,8 +17,9 @@ from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import limiter
 from grader.models import Exercise, utcnow
-from grader.services import accounts, attempts, exercises, extensions, gradebook, progress
+from grader.services import accounts, attempts, exercises, gradebook, progress
 from grader.services.course_content import offered_ids, uses
+from grader.services.course_rules import for_learner, in_order, opens_in
 from grader.web import openapi
 from grader.web.csv_download import csv_attachment
 from grader.web.api_schema import (ANSWERS_PER_EXERCISE, CODE_PART, ApiIndex, AttemptIn, AttemptOut, ExerciseDetail,
@@ -97,11 +98,14 @@ def language() -> str:
 }, query=InLanguage)  # fmt: skip
 @bearer
 def list_exercises() -> ResponseReturnValue:
-    """Every exercise of the caller's course open to them (its staff: all), with its answer fields."""
-    lang, items, now = language(), [], utcnow()
-    used = offered_ids(course().seat.course_id)
-    for exercise in exercises.all_exercises(published_only=True):
-        if exercise.id not in used or not (course().staff or is_open(exercise.opens_at, now)):
+    """Every exercise of the caller's course open to them (its staff: all), in the course's order, with its
+    answer fields."""
+    lang, items, now, course_id = language(), [], utcnow(), course().seat.course_id
+    used = offered_ids(course_id)
+    listed = [e for e in exercises.all_exercises(published_only=True) if e.id in used]
+    for shown in in_order(course_id, listed):
+        exercise = shown.exercise
+        if not (course().staff or is_open(shown.opens_at, now)):
             continue
         stored = exercises.version(exercise.id, exercise.current_version)
         if stored is None:
@@ -129,7 +133,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     found = exercises.published(exercise_id)
     if not uses(course().seat.course_id, exercise_id):
         raise exercises.UnknownExercise(exercise_id)
-    attempts.ensure_open(found.opens_at, early=course().staff)
+    attempts.ensure_open(opens_in(course().seat.course_id, found), early=course().staff)
     if found.kind == CODE_KIND:
         return jsonify(asdict(_code_detail(found, lang)))
     stored, variant = attempts.learner_variant(course().seat, exercise_id, early=course().staff)
@@ -301,7 +305,7 @@ def _attempt_json(out: AttemptOut) -> dict[str, Any]:
 def _code_detail(exercise: Exercise, lang: str) -> ExerciseDetail:
     stored = exercises.current_version(exercise.id)
     assert stored is not None
-    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(course().seat, exercise.id))
+    spec = for_learner(exercises.code_spec_of(stored), course().seat)
     prompt = f"{spec.prompt_in(lang)}\n\n```python\n{spec.stub}```\n"
     part = PartDetail(CODE_PART.id, CODE_PART.type, CODE_PART.label, CODE_HINT)
     return ExerciseDetail(spec.id, spec.title_in(lang), spec.lesson, prompt, {}, [part], *_due(spec), stored.version)

@@ -162,14 +162,15 @@ def _course_of_page() -> dict[str, Any]:
 
 def _register(app: Flask) -> None:
     from grader.cli import register_commands
-    from grader.web import api, auth, course_pages, errors, health, learn, teach
+    from grader.web import api, auth, course_pages, course_settings_pages, errors, health, learn, teach
+    from grader.web import course_content_pages  # noqa: F401
     from grader.web import analytics_pages, api_code, api_courses, api_practice, audit_pages  # noqa: F401
     from grader.web import gradebook_pages  # noqa: F401
     from grader.web import help, practice, publishing_pages, regrading, sign_in_pages  # noqa: F401
     # (they add routes to the api, auth, learn and teach blueprints)
     from grader.web.filters import register_filters
 
-    for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp, course_pages.bp):
+    for blueprint in (auth.bp, learn.bp, teach.bp, api.bp, health.bp, course_pages.bp, course_settings_pages.bp):
         app.register_blueprint(blueprint)
     from grader.web.people_pages import bp as people_pages
 

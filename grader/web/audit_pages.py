@@ -28,6 +28,8 @@ ACTION_NAMES = {
     "account.deleted": _l("account deleted"),
     "members.imported": _l("people added"), "member.role": _l("course role changed"),
     "member.removed": _l("removed from the course"),
+    "course.settings": _l("course settings changed"), "course.content": _l("course content changed"),
+    "exercise.copied": _l("exercise copied from another course"),
 }  # fmt: skip
 # What each detail an event keeps is called (the stored keys are English and terse).
 DETAIL_NAMES = {

@@ -9,7 +9,8 @@ from werkzeug.wrappers import Response
 from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.codecheck.pasteable import failing_inputs
-from grader.services import exercises, extensions, help, submissions
+from grader.services import exercises, help, submissions
+from grader.services.course_rules import for_learner
 from grader.models import Submission, utcnow
 from grader.services.attempts import finished as finished_with, progress_of
 from grader.texts import Text
@@ -28,7 +29,7 @@ STATUS_WORDS = {"passed": _l("passed"), "failed": _l("failed"), "error": _l("err
 def page(exercise_id: str, error: str | None = None, status: int = 200, source: str | None = None) -> tuple[str, int]:
     """The code exercise page, showing the submission named in ?submission= (or the latest)."""
     stored = exercises.existing_version(exercise_id)
-    spec = exercises.code_spec_of(stored).with_due(extensions.own_due(here().seat, exercise_id))
+    spec = for_learner(exercises.code_spec_of(stored), here().seat)
     history = submissions.history(here().seat, exercise_id)
     wanted = query_int("submission")
     shown = next((s for s in history if s.id == wanted), history[0] if history else None)

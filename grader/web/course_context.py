@@ -15,7 +15,8 @@ from flask_login import current_user
 from grader.course_models import INSTRUCTOR, STAFF_ROLES
 from grader.models import Exercise
 from grader.services import courses
-from grader.services.course_content import offered_ids, uses
+from grader.services.course_content import editable, offered_ids, uses
+from grader.services.course_rules import in_order
 from grader.services.courses import Membership, Seat
 from grader.services.exercises import all_exercises, existing
 
@@ -101,6 +102,17 @@ def course_exercise(exercise_id: str) -> Exercise:
 
 
 def course_exercises() -> list[Exercise]:
-    """Every exercise the page request's course uses, in the catalogue's order."""
+    """Every exercise the page request's course uses, in the course's order."""
     used = offered_ids(course_id())
-    return [e for e in all_exercises() if e.id in used]
+    return [p.exercise for p in in_order(course_id(), [e for e in all_exercises() if e.id in used])]
+
+
+def theirs_only(course: int, changing: frozenset[str]) -> None:
+    """404 for another course's exercise: changing one (an endpoint in `changing`) needs it to be this course's to
+    change, and reading its source (export, preview, a copy in the editor) needs the course to use it."""
+    named = (request.view_args or {}).get("exercise_id")
+    if request.endpoint in changing and named is not None and not editable(course, named, current_user.is_staff):
+        abort(404)
+    read = named if request.endpoint in ("teach.export", "teach.preview_as_learner") else request.args.get("from")
+    if read and not uses(course, read):
+        abort(404)

@@ -70,7 +70,7 @@ def _work_of(user_id: int, exercise_id: str) -> book.LearnerWork:
 
 def _work_page(user_id: int, work: book.LearnerWork, **forms: FlaskForm) -> str:
     """The learner's work; a form given by name (due_form, score_form) replaces its prefilled default."""
-    due = applying_due(work.exercise.due_at, work.own_due)
+    due = applying_due(work.due_at, work.own_due)
     mine = work.progress
     set_by_hand = mine.override_score if mine else None
     defaults = {"due_form": DueForm(formdata=None, due=f"{due.isoformat()}+00:00" if due else ""),
@@ -91,14 +91,14 @@ def learner_work(user_id: int, exercise_id: str) -> str:
 def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
     """Give one learner their own due date on an exercise that has one, or take it back."""
     work, form = _work_of(user_id, exercise_id), DueForm()
-    if work.exercise.due_at is None:
+    if work.due_at is None:
         abort(409, _l("This exercise has no due date to extend."))
     if not form.validate_on_submit():
         if form.csrf_refused:
             abort(400)
         return _work_page(user_id, work, due_form=form), 422  # too long: said next to the field
     back = redirect(url_for("teach.learner_work", user_id=user_id, exercise_id=exercise_id), code=303)
-    chosen = extensions.with_due_dates(exercise_id) if form.whole_lesson.data else [exercise_id]
+    chosen = extensions.with_due_dates(here().seat.course_id, exercise_id) if form.whole_lesson.data else [exercise_id]
     if request.form.get("action") == "remove":
         removed = extensions.withdraw(_seat(user_id), chosen, current_user.id)
         if removed == 1:
@@ -119,7 +119,7 @@ def learner_due(user_id: int, exercise_id: str) -> ResponseReturnValue:
         flash(ngettext("%(email)s now has until %(when)s UTC on %(num)d exercise.",
                        "%(email)s now has until %(when)s UTC on %(num)d exercises.", len(chosen), email=work.email,
                        when=when(due)))  # fmt: skip
-    _warn_if_not_later(extensions.not_later(chosen, due), len(chosen))
+    _warn_if_not_later(extensions.not_later(here().seat.course_id, chosen, due), len(chosen))
     return back
 
 

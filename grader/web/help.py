@@ -10,6 +10,7 @@ from werkzeug.wrappers import Response
 from grader.extensions import limiter, user_key
 from grader.catalog.policy import AttemptPolicy
 from grader.services import attempts, exercises, help
+from grader.services.course_rules import for_learner
 from grader.web.course_context import current as here
 from grader.web.forms import AnswerForm
 from grader.web.learn import bp
@@ -44,7 +45,7 @@ def _hints(exercise_id: str) -> tuple[AttemptPolicy, list[str]]:
         stored, variant = attempts.learner_variant(here().seat, exercise_id, early=early)
         return stored.policy(), list(variant.hints_in(locale))
     except attempts.CodeExercise:
-        spec = exercises.code_spec_of(exercises.existing_version(exercise_id))
+        spec = for_learner(exercises.code_spec_of(exercises.existing_version(exercise_id)), here().seat)
         return spec, spec.hints_in(locale)  # open: learner_variant checked that before the kind
 
 

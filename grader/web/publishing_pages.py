@@ -13,9 +13,9 @@ from grader.catalog.lessons import lesson_title
 from grader.services import publishing
 from grader.services.attempts import UnknownParts
 from grader.services.exercises import SpecInvalid, spec_of
-from grader.web.course_context import course_exercise
 from grader.web.forms import AnswerForm
 from grader.web.learn import FIELD_PREFIX, typed_answers
+from grader.web.course_context import course_exercise, course_id
 from grader.web.teach import bp
 from grader.web.filters import when
 
@@ -24,7 +24,7 @@ from grader.web.filters import when
 def publish_exercise(exercise_id: str) -> Response:
     """Make the newest version the one learners get (from its opening date, if that is ahead)."""
     try:
-        done = publishing.publish(course_exercise(exercise_id).id, current_user.id)
+        done = publishing.publish(exercise_id, current_user.id, course_id())
     except publishing.CannotPublish:
         abort(409, gettext("This version no longer passes validation: edit it, then publish."))
     if not done.changed:

@@ -20,7 +20,8 @@ from grader.models import utcnow
 from grader.services import authoring, exercise_form, exercise_yaml, insights, wrong_answers
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
 from grader.services.exercises import SELF_CHECK_SEEDS, latest_version, part_labels
-from grader.web.course_context import course_exercise, course_exercises, course_id, page_course
+from grader.services.course_rules import in_order, opens_in
+from grader.web.course_context import course_exercise, course_exercises, course_id, page_course, theirs_only
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
@@ -45,6 +46,7 @@ def _instructors_only() -> BaseResponse | None:
     course = page_course()
     if course is None or not course.staff or (request.endpoint in CONTENT_ENDPOINTS and not course.instructor):
         abort(403)
+    theirs_only(course.seat.course_id, CONTENT_ENDPOINTS)
     return None
 
 
@@ -57,8 +59,10 @@ def _self_check_sizes() -> dict[str, int]:
 @bp.get("/exercises")
 def exercises() -> str:
     """All exercises with attempts, solve rate and their most common wrong answers."""
-    return render_template("teach/exercises.html", stats=insights.overview(course_id(), course_exercises()),
-                           lesson_title=lesson_title, scanned=wrong_answers.MAX_SCANNED)  # fmt: skip
+    shown = in_order(course_id(), course_exercises())  # the course's order, dates and limits
+    return render_template("teach/exercises.html", stats=insights.overview(course_id(), [p.exercise for p in shown]),
+                           dates={p.exercise.id: p for p in shown}, lesson_title=lesson_title,
+                           scanned=wrong_answers.MAX_SCANNED)  # fmt: skip
 
 
 @bp.get("/exercises/<exercise_id>")
@@ -69,6 +73,7 @@ def exercise(exercise_id: str) -> str:
         "teach/exercise.html", exercise=found, stats=insights.stats_of(course, found), labels=part_labels(found),
         wrong=insights.wrong_by_part(course, found.id), versions=insights.versions(course, found.id),
         lesson=lesson_title(found.lesson), limit=insights.TOP_PER_PART, scanned=wrong_answers.MAX_SCANNED, now=utcnow(),
+        opens=opens_in(course, found),
     )  # fmt: skip
 
 
@@ -184,7 +189,8 @@ def _finish(editing: str | None, source: str, problems: list[SpecError],
         checked, variant = authoring.preview(source, problems)
         return checked, variant, None
     checked, outcome = authoring.save(source, current_user.id, "web", editing=editing, new=editing is None,
-                                      problems=problems, base=_base_version(editing), from_form=from_form)  # fmt: skip
+                                      problems=problems, base=_base_version(editing), from_form=from_form,
+                                      course_id=course_id(), catalogue=current_user.is_staff)  # fmt: skip
     return checked, None, outcome
 
 
@@ -290,7 +296,8 @@ def import_exercise() -> BaseResponse | tuple[str, int]:
         except authoring.UploadError as error:
             form.upload.errors = [translated(error.text)]
         else:
-            checked, outcome = authoring.save(source, current_user.id, "web")
+            checked, outcome = authoring.save(source, current_user.id, "web", course_id=course_id(),
+                                              catalogue=current_user.is_staff)  # fmt: skip
             if outcome and checked.spec:
                 return _saved(checked.spec.id, outcome)
     status = 200 if request.method == "GET" else 422

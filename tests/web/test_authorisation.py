@@ -31,7 +31,7 @@ CLASSES = {
 }  # fmt: skip
 SAMPLE_ARGS = {"exercise_id": "block-gelu", "token_id": "999", "filename": "style.css", "submission_id": "999",
                "user_id": "1", "token": "not-a-token", "sign_in_id": "999",
-               "name": "solve-rates", "code": "default"}
+               "name": "solve-rates", "code": "default", "action": "move"}
 
 
 def classify(rule: str) -> str | None:

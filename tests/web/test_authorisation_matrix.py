@@ -278,3 +278,24 @@ def test_a_regrade_in_one_course_leaves_the_other_s_learners_alone(app: Flask, w
             AuditEvent.action == "regrade").order_by(AuditEvent.id)).all()  # fmt: skip
     assert in_beta.learners == set() and everywhere.learners == {world["lia"]}
     assert [tuple(e) for e in events] == [(world["beta-teacher"], world["beta"]), (None, world["alpha"])]
+
+
+def test_only_site_staff_change_the_shared_catalogue(app: Flask, world: dict[str, int]) -> None:
+    """A change to a catalogue exercise reaches every course that uses it: alpha's instructor (no site role)
+    may not edit, publish or import over one; alpha's own exercise is theirs to edit."""
+    import io
+
+    teacher = signed_in(app, next(p for p in PEOPLE if p.name == "alpha-teacher"))
+    assert teacher.get(f"/teach/exercises/{SHARED}/edit").status_code == 404
+    assert teacher.get(f"/teach/exercises/{OWN}/edit").status_code == 200
+    token = csrf_from(teacher.get("/teach/import").get_data(as_text=True))
+    from tests.web.test_learn import EXERCISES
+
+    source = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_bytes().replace(b"The first residual", b"Mine")
+    sent = teacher.post("/teach/import", data={"csrf_token": token, "upload": (io.BytesIO(source), "x.yaml")},
+                        content_type="multipart/form-data")  # fmt: skip
+    assert sent.status_code == 422 and "already taken" in sent.get_data(as_text=True)
+    with app.app_context():
+        from grader.services.exercises import latest_version
+
+        assert b"Mine" not in (latest_version(SHARED).source or "").encode()  # type: ignore[union-attr]

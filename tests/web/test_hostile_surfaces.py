@@ -25,7 +25,6 @@ from tests.web.conftest import build_app, csrf_from, make_user, PASSWORD, seat, 
 from tests.web.test_deployment import FORWARDED
 from tests.web.test_drafts import DRAFT_ID, NEW, count, save_on_the_web
 from tests.web.test_i18n import choose
-from tests.web.test_learn import post_answers
 from tests.web.test_sync import sync
 
 ROOT = Path(__file__).resolve().parents[2]
