@@ -3,7 +3,7 @@
 import multiprocessing
 import os
 
-from grader.environment import bind_address, whole_number
+from grader.environment import bind_address, log_level, whole_number
 
 bind = bind_address(os.environ)
 workers = whole_number(os.environ, "GRADER_WORKERS", 2 * multiprocessing.cpu_count() + 1, 1, 256)
@@ -15,7 +15,7 @@ max_requests = 5000  # recycle workers now and then so slow leaks cannot build u
 max_requests_jitter = 500
 accesslog = os.environ.get("GRADER_ACCESS_LOG", "-")
 errorlog = "-"
-loglevel = os.environ.get("GRADER_LOG_LEVEL", "info")
+loglevel = log_level(os.environ)
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
 # Workers fork from a master that has imported the app once: a recycled worker starts in
 # milliseconds instead of re-importing numpy, SQLAlchemy and the catalogue (about 1 s of CPU).

@@ -40,7 +40,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError
 
 from grader import rate_limit_store  # registers the sqlite:// storage with the limits package
-from grader.environment import flag, sandbox_mode, sandbox_slots, whole_number
+from grader.environment import flag, log_level, sandbox_mode, sandbox_slots, whole_number
 from grader.services.mail import SmtpServer
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -168,4 +168,5 @@ def settings(instance: Path = DEFAULT_INSTANCE, env: Mapping[str, str] | None = 
         # Read again where the sandbox starts (workers too); read here so a bad value stops the app at start.
         "SANDBOX_MODE": sandbox_mode(env),
         "SANDBOX_SLOTS": sandbox_slots(env),
+        "LOG_LEVEL": log_level(env),
     }

@@ -33,6 +33,17 @@ def whole_number(env: Mapping[str, str], name: str, default: int, low: int, high
     return value
 
 
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")  # gunicorn's names, which `logging` knows too
+
+
+def log_level(env: Mapping[str, str]) -> str:
+    """GRADER_LOG_LEVEL (default info), for gunicorn's log and the app's own loggers; others are refused, named."""
+    raw = env.get("GRADER_LOG_LEVEL") or "info"
+    if raw.lower() not in LOG_LEVELS:
+        raise ValueError(f"GRADER_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, not {raw!r}")
+    return raw.lower()
+
+
 def bind_address(env: Mapping[str, str]) -> str:
     """host:port gunicorn listens on (GRADER_BIND), which `make run` serves and local links point at."""
     return env.get("GRADER_BIND") or DEFAULT_BIND

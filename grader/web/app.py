@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from pathlib import Path
 from typing import Any, Mapping
@@ -122,6 +123,7 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.config.update(settings(instance))
     app.config.update(config or {})
     app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", engine_options(app.config["SQLALCHEMY_DATABASE_URI"]))
+    _log_at(app, app.config["LOG_LEVEL"])
     db.init_app(app)
     migrate.init_app(app, db, directory=str(PROJECT_ROOT / "migrations"))
     app.session_interface = CookieKeepingSessions()
@@ -146,6 +148,15 @@ def build_app(config: Mapping[str, Any] | None = None) -> Flask:
         hops = app.config["TRUSTED_PROXIES"]
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     return app
+
+
+def _log_at(app: Flask, level: str) -> None:
+    """The app's loggers ("grader", "grader.lti", ...) write from `level` on, as gunicorn's do. Left unset they
+    took the root logger's WARNING, and an info line (the roster's skipped members) never reached the log."""
+    logger = logging.getLogger(app.name)
+    if logger.level == logging.NOTSET:  # a level the operator's own logging set up is kept
+        logger.setLevel(level.upper())
+    app.logger  # noqa: B018 - Flask adds its stderr handler here when nothing handles that level yet
 
 
 def _course_of_page() -> dict[str, Any]:

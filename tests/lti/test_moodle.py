@@ -45,6 +45,21 @@ def test_the_roster_reads_short_role_names_and_says_what_it_skipped(app: Flask, 
     assert "2 of 4 members skipped (1 not active, 1 not learners (teachers and others))" in caplog.text
 
 
+def test_the_roster_s_skip_line_reaches_the_log_at_the_service_s_own_level(app: Flask, moodle: FakePlatform,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    # No caplog.set_level here: the app sets its loggers' level itself (GRADER_LOG_LEVEL, default info), as a
+    # deployed one must. Left to the root logger's WARNING, a real Moodle's roster pull logged nothing.
+    moodle.members = [
+        {"user_id": "7", "name": "Bea", "email": "bea@school.example", "roles": [LEARNER], "status": "Active"},
+        {"user_id": "2", "name": "Teacher", "roles": [INSTRUCTOR]},
+    ]
+    client = app.test_client()
+    launch(client, moodle, sub="2", roles=(INSTRUCTOR,), **{NRPS: {"context_memberships_url": f"{moodle.url}/memberships"}})
+    page = client.get("/lti/roster").get_data(as_text=True)
+    client.post("/lti/roster", data={"csrf_token": csrf_from(page)})
+    assert "1 of 2 members skipped (1 not learners (teachers and others))" in caplog.text
+
+
 def test_a_moodle_launch_in_pt_br_with_custom_parameters(app: Flask, moodle: FakePlatform) -> None:
     client = app.test_client()
     response = launch(client, moodle, custom={"exercise": "block-layernorm", "extra": "ignored"})

@@ -106,6 +106,7 @@ def test_rate_limits_outlive_a_redis_outage(tmp_path: Path) -> None:
     # Read again when the sandbox first starts, but checked at start like the rest.
     ("GRADER_SANDBOX_SLOTS", "0", "GRADER_SANDBOX_SLOTS must be a whole number from 1 to 64, not '0'"),
     ("GRADER_SANDBOX", "none", "GRADER_SANDBOX must be 'bwrap' or 'unsafe-local', not 'none'"),
+    ("GRADER_LOG_LEVEL", "verbose", "GRADER_LOG_LEVEL must be one of debug, info, warning, error, critical"),
 ])  # fmt: skip
 def test_a_malformed_setting_stops_the_app_naming_the_variable(tmp_path: Path, name: str, value: str,
                                                                 message: str) -> None:  # fmt: skip
@@ -158,6 +159,7 @@ def test_whole_number_and_flag_settings_are_read(tmp_path: Path) -> None:
     ("GRADER_WORKERS", "abc", "GRADER_WORKERS must be a whole number from 1 to 256, not 'abc'"),
     ("GRADER_WORKER_TIMEOUT", "0", "GRADER_WORKER_TIMEOUT must be a whole number from 1 to 3600, not '0'"),
     ("GRADER_WORKERS", "3", "workers                            = 3"),
+    ("GRADER_LOG_LEVEL", "loud", "GRADER_LOG_LEVEL must be one of debug, info, warning, error, critical"),
 ])  # fmt: skip
 def test_gunicorn_reads_its_settings_the_same_way(name: str, value: str, read: str) -> None:
     env = {**os.environ, name: value}
