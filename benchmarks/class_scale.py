@@ -46,7 +46,10 @@ from grader.services import accounts  # noqa: E402
 EXERCISE = "block-residual"  # a numeric exercise every course uses
 LESSON = "gpt2-block"
 # (name, path, who asks: instructor, learner or api). {code} is the course's code, {learner} its first learner's id.
+# The learner's pages come first: opening the exercise gives them a variant, which their work page then shows.
 PAGES: list[tuple[str, str, str]] = [
+    ("learner dashboard", "/", "learner"),
+    ("learner's exercise page", f"/exercises/{EXERCISE}", "learner"),
     ("instructor dashboard", "/teach/", "instructor"),
     ("dashboard, one lesson", f"/teach/?lesson={LESSON}", "instructor"),
     *((f"dashboard CSV {name}", f"/teach/figures/{name}.csv", "instructor")
@@ -63,8 +66,6 @@ PAGES: list[tuple[str, str, str]] = [
     ("learner's work", f"/teach/gradebook/{{learner}}/{EXERCISE}", "instructor"),
     ("audit", "/teach/audit", "instructor"),
     ("courses page", "/courses", "instructor"),
-    ("learner dashboard", "/", "learner"),
-    ("learner's exercise page", f"/exercises/{EXERCISE}", "learner"),
     ("API courses", "/api/v1/courses", "api"),
     ("API gradebook CSV", "/api/v1/gradebook.csv", "api"),
     ("API course gradebook CSV", "/api/v1/courses/{code}/gradebook.csv", "api"),
@@ -191,10 +192,11 @@ def run(database: str, url: str, args: argparse.Namespace, pools: dict[str, Any]
     print(f"{database}: {len(built)} courses built in {time.perf_counter() - started:.0f} s more; in all {total}", flush=True)
     visitors = [Visitor(app, first), Visitor(app, big)]
     counting(app, visitors)
-    started = time.perf_counter()
+    started, load = time.perf_counter(), f"{os.getloadavg()[0]:.1f}"
     figures = {code: timed(v, args.requests) for code, v in zip((first, big), visitors)}
     base = baselines(app, visitors[1], args.requests)
-    print(f"{database}: measured in {time.perf_counter() - started:.0f} s", flush=True)
+    print(f"{database}: measured in {time.perf_counter() - started:.0f} s; load average before {load}, after "
+          f"{os.getloadavg()[0]:.1f} (2 cores: above 2, other work shares them)", flush=True)  # fmt: skip
     report(database, args, one_course, figures[first], figures[big], base)
     with app.app_context():
         db.engine.dispose()
