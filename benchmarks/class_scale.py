@@ -1,22 +1,22 @@
-"""Instructor and learner pages at the size of a real course, through gunicorn, on SQLite and PostgreSQL.
+"""Course pages on a site of many courses, on SQLite and PostgreSQL, in-process through Flask's test client.
 
-For each class size (200 and 2,000 learners by default) and each database, builds a class with
-benchmarks/class_build.py: every shipped exercise, about --attempts graded attempts per learner on
-each numeric one (about 420,000 at 2,000 learners) and code submissions on the code ones. Then it
-serves the app with gunicorn (gunicorn.conf.py), signs in as an instructor and as a learner, and
-times each page of PAGES: p50 and p90 over --requests sequential requests, the whole body read
-(a CSV is read to its end). Counts the SQL statements each page runs, in-process with Flask's
-test client: a page whose count grows with the class is an N+1. Prints, per page, the figures at
-each size and the growth ratio from the smallest to the largest class (10 would be linear in the
-learners), and a bare Flask page (benchmarks/bare_app.py) served the same way.
+Builds one database (benchmarks/class_build.py, bulk inserts of really graded attempts): first one
+course of --learners learners, then --courses - 1 more of that size and one of --big learners. Each
+learner opens about 75% of the numeric exercises (about --attempts attempts on each) and half of the
+code ones. Every page an instructor, a learner or an API client opens in a course (PAGES) is then
+timed in the first course and in the big one: p50 and p95 over --requests sequential requests through
+Flask's test client (no HTTP server, no network: the app's own time, the body read to its end), with
+the SQL statements each request runs. Statement counts are taken twice in the first course, when it
+is the only course with learners and again with all of them, to show they do not grow with the
+number of courses. The baselines, timed the same way in the same run: GET /healthz (no database) and
+the gradebook's rows (the big course's progress) read with one raw SQL query.
 
-    .venv/bin/python benchmarks/class_scale.py [--learners 200 2000] [--attempts 10] [--requests 20]
-                                               [--postgres ADMIN_URL] [--no-sqlite]
+    .venv/bin/python benchmarks/class_scale.py [--requests 10] [--attempts 3] [--courses 11]
+        [--learners 500] [--big 2000] [--postgres URL] [--no-sqlite]
 
-ADMIN_URL is e.g. postgresql+psycopg://grader:grader@127.0.0.1:5432/postgres (a role that may create
-databases); each class gets a new database there, dropped at the end.
-
-To time another page, add a line to PAGES: its name, its path and who asks for it.
+URL is an empty PostgreSQL database the benchmark may wipe (its public schema is dropped and made
+again), e.g. postgresql+psycopg://grader:grader@127.0.0.1:5432/grader_scale. To time another page,
+add a line to PAGES.
 """
 
 from __future__ import annotations
@@ -27,195 +27,221 @@ import statistics
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
-# Run as a script, so benchmarks/ is on sys.path; the project root too, for grader.
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # run as a script, so benchmarks/ is on sys.path; the project root too
 
 import sqlalchemy as sa  # noqa: E402
+from flask import Flask  # noqa: E402
+from flask.testing import FlaskClient  # noqa: E402
 
-from class_build import PASSWORD, build  # noqa: E402
-from load_stack import Processes, create_database, flask, free_port, listening, log_in, request, wait_until  # noqa: E402
+from class_build import PASSWORD, Plan, analyze, build_course, migrate  # noqa: E402
+from grader import create_app  # noqa: E402
+from grader.extensions import db  # noqa: E402
+from grader.models import User  # noqa: E402
+from grader.services import accounts  # noqa: E402
 
-INSTRUCTOR, LEARNER = "instructor@example.com", "learner0@example.com"
-EXERCISE = "block-residual"  # a numeric exercise every class has attempts on
-# (name, path, who asks): the pages timed.
+EXERCISE = "block-residual"  # a numeric exercise every course uses
+LESSON = "gpt2-block"
+# (name, path, who asks: instructor, learner or api). {code} is the course's code, {learner} its first learner's id.
+# The learner's pages come first: opening the exercise gives them a variant, which their work page then shows.
 PAGES: list[tuple[str, str, str]] = [
-    ("instructor dashboard", "/teach/", INSTRUCTOR),
-    ("dashboard, one lesson", "/teach/?lesson=gpt2-block", INSTRUCTOR),
-    *((f"dashboard CSV {name}", f"/teach/figures/{name}.csv", INSTRUCTOR)
+    ("learner dashboard", "/", "learner"),
+    ("learner's exercise page", f"/exercises/{EXERCISE}", "learner"),
+    ("instructor dashboard", "/teach/", "instructor"),
+    ("dashboard, one lesson", f"/teach/?lesson={LESSON}", "instructor"),
+    *((f"dashboard CSV {name}", f"/teach/figures/{name}.csv", "instructor")
       for name in ("solve-rates", "misconceptions-this-week", "stuck-learners", "completion")),
-    ("one exercise's analytics", f"/teach/exercises/{EXERCISE}/analytics", INSTRUCTOR),
-    *((f"analytics CSV {name}", f"/teach/exercises/{EXERCISE}/figures/{name}.csv", INSTRUCTOR)
+    ("exercise list (wrong answers)", "/teach/exercises", "instructor"),
+    ("one exercise (wrong answers)", f"/teach/exercises/{EXERCISE}", "instructor"),
+    ("one exercise's analytics", f"/teach/exercises/{EXERCISE}/analytics", "instructor"),
+    *((f"analytics CSV {name}", f"/teach/exercises/{EXERCISE}/figures/{name}.csv", "instructor")
       for name in ("attempts-to-solve", "hints", "misconceptions")),
-    ("gradebook", "/teach/gradebook", INSTRUCTOR),
-    ("gradebook, one lesson", "/teach/gradebook?lesson=gpt2-block", INSTRUCTOR),
-    ("gradebook CSV", "/teach/gradebook.csv", INSTRUCTOR),
-    ("exercise list (stats)", "/teach/exercises", INSTRUCTOR),
-    ("one exercise's stats", f"/teach/exercises/{EXERCISE}", INSTRUCTOR),
-    ("one exercise's attempts CSV", f"/teach/exercises/{EXERCISE}/attempts.csv", INSTRUCTOR),
-    ("learner's work", f"/teach/gradebook/2/{EXERCISE}", INSTRUCTOR),
-    ("learner dashboard", "/", LEARNER),
-    ("learner's exercise page", f"/exercises/{EXERCISE}", LEARNER),
+    ("one exercise's attempts CSV", f"/teach/exercises/{EXERCISE}/attempts.csv", "instructor"),
+    ("gradebook", "/teach/gradebook", "instructor"),
+    ("gradebook, one lesson", f"/teach/gradebook?lesson={LESSON}", "instructor"),
+    ("gradebook CSV", "/teach/gradebook.csv", "instructor"),
+    ("learner's work", f"/teach/gradebook/{{learner}}/{EXERCISE}", "instructor"),
+    ("audit", "/teach/audit", "instructor"),
+    ("courses page", "/courses", "instructor"),
+    ("API courses", "/api/v1/courses", "api"),
+    ("API gradebook CSV", "/api/v1/gradebook.csv", "api"),
+    ("API course gradebook CSV", "/api/v1/courses/{code}/gradebook.csv", "api"),
+    ("API learner progress", "/api/v1/progress", "learner-api"),
 ]
 
 
-def prepare(url: str, learners: int, attempts: int) -> dict[str, int]:
-    """Migrate, sync the exercises and build the class on the database at `url`; returns row counts."""
-    env = _env(url)
-    flask(env, "db", "upgrade")
-    flask(env, "exercises", "sync")
-    from grader import create_app
-    from grader.extensions import db
+class Visitor:
+    """The instructor, a learner and API clients of one course, and a count of the statements each request runs."""
 
-    app = create_app({"SQLALCHEMY_DATABASE_URI": url})
-    with app.app_context():
-        counts = build(learners, attempts)
-        if url.startswith("postgresql"):  # fresh statistics, as autovacuum would have by the time a class is this big
-            with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-                connection.execute(sa.text("VACUUM ANALYZE"))
-        else:
-            db.session.execute(sa.text("ANALYZE"))
-            db.session.commit()
-        db.engine.dispose()
-    return counts
+    def __init__(self, app: Flask, code: str) -> None:
+        self.app, self.code, self.statements = app, code, 0
+        with app.app_context():
+            learner = db.session.scalar(sa.select(User).where(User.email == f"learner0@{code}.example.com"))
+            teacher = db.session.scalar(sa.select(User).where(User.email == f"instructor@{code}.example.com"))
+            assert learner is not None and teacher is not None
+            self.learner_id = learner.id
+            tokens = {"api": accounts.create_token(teacher), "learner-api": accounts.create_token(learner)}
+        self.clients: dict[str, FlaskClient] = {}
+        for who, email in (("instructor", f"instructor@{code}.example.com"), ("learner", f"learner0@{code}.example.com")):
+            client = self.clients[who] = app.test_client()
+            assert client.post("/login", data={"email": email, "password": PASSWORD}).status_code in (302, 303), email
+        self.headers = {who: {"Authorization": f"Bearer {token}"} for who, token in tokens.items()}
 
-
-def _env(url: str) -> dict[str, str]:
-    return {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "c" * 64,
-            "GRADER_RATELIMIT_ENABLED": "false", "GRADER_LOG_LEVEL": "warning"}  # fmt: skip
-
-
-@contextmanager
-def served(app: str, env: dict[str, str], cwd: Path, processes: Processes) -> Iterator[int]:
-    """gunicorn (the project's settings) serving `app` on a free port, for the block."""
-    port = free_port()
-    server = processes.start(f"gunicorn-{port}", [sys.executable, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), app],
-                             {**env, "GRADER_BIND": f"127.0.0.1:{port}", "GRADER_ACCESS_LOG": "/dev/null"}, cwd)  # fmt: skip
-    try:
-        wait_until(lambda: listening(port), 60, f"gunicorn for {app}")
-        yield port
-    finally:
-        processes.stop(server)
-
-
-def timed(port: int, path: str, cookie: str | None, requests: int) -> dict[str, float]:
-    """p50 and p90 (ms) of GET `path`, one request at a time, after one warm-up; bytes of the last reply."""
-    headers = {"Cookie": f"session={cookie}"} if cookie else {}
-    warm = request(port, "GET", path, headers)
-    if warm.status != 200:
-        raise SystemExit(f"GET {path}: {warm.status} {warm.body[:300]!r}")
-    times, failed = [], 0
-    for _ in range(requests):
+    def get(self, path: str, who: str) -> tuple[float, int]:
+        """(ms, statements) of one GET, its body read to the end; stops the run on anything but a 200."""
+        path = path.format(code=self.code, learner=self.learner_id)
+        client = self.clients.get(who) or self.clients["instructor"]
+        self.statements = 0
         start = time.perf_counter()
-        reply = request(port, "GET", path, headers)
-        times.append(1000 * (time.perf_counter() - start))
-        failed += reply.status != 200  # e.g. a 500 from gunicorn's worker timeout: counted, the run goes on
-    times.sort()
-    return {"p50": statistics.median(times), "p90": times[int(0.9 * (len(times) - 1))], "bytes": len(reply.body),
-            "failed": failed}
+        reply = client.get(path, headers=self.headers.get(who, {}))
+        reply.get_data()
+        elapsed = 1000 * (time.perf_counter() - start)
+        if reply.status_code != 200:
+            raise SystemExit(f"GET {path} as {who} in {self.code}: {reply.status_code} {reply.get_data()[:300]!r}")
+        return elapsed, self.statements
 
 
-def statements_per_page(url: str) -> dict[str, int]:
-    """SQL statements each page of PAGES runs (its second request), counted in-process with the test client."""
-    from flask import Flask
-    from sqlalchemy import event
-
-    from grader import create_app
-    from grader.extensions import db
-
-    app: Flask = create_app({"SQLALCHEMY_DATABASE_URI": url, "WTF_CSRF_ENABLED": False, "RATELIMIT_ENABLED": False})
-    seen: list[str] = []
+def counting(app: Flask, visitors: list[Visitor]) -> None:
+    """Count every statement the app's engine runs into each visitor's counter."""
     with app.app_context():
         engine = db.engine
-    listener: Callable[..., None] = lambda *args: seen.append(args[2])  # noqa: E731
-    event.listen(engine, "before_cursor_execute", listener)
-    counts = {}
-    try:
-        clients = {}
-        for who in {who for _, _, who in PAGES}:
-            clients[who] = app.test_client()
-            clients[who].post("/login", data={"email": who, "password": PASSWORD})
-        for name, path, who in PAGES:
-            clients[who].get(path).get_data()
-            seen.clear()
-            reply = clients[who].get(path)
-            reply.get_data()
-            counts[name] = len(seen)
-    finally:
-        event.remove(engine, "before_cursor_execute", listener)
-        with app.app_context():
-            db.engine.dispose()
-    return counts
+
+    def seen(*_: Any) -> None:
+        for visitor in visitors:
+            visitor.statements += 1
+
+    sa.event.listen(engine, "before_cursor_execute", seen)
 
 
-def measure(url: str, args: argparse.Namespace, processes: Processes) -> dict[str, dict[str, float]]:
-    """Every page's timings through gunicorn and its statement count."""
-    found: dict[str, dict[str, float]] = {}
-    with served("wsgi:app", _env(url), ROOT, processes) as port:
-        cookies = {who: log_in(port, who) for who in {who for _, _, who in PAGES}}
-        for name, path, who in PAGES:
-            found[name] = timed(port, path, cookies[who], args.requests)
-    for name, count in statements_per_page(url).items():
-        found[name]["statements"] = count
+def statements(visitor: Visitor) -> dict[str, int]:
+    """Each page's statements on its second request (the first warms caches)."""
+    found = {}
+    for name, path, who in PAGES:
+        visitor.get(path, who)
+        found[name] = visitor.get(path, who)[1]
     return found
 
 
-def bare(args: argparse.Namespace, processes: Processes) -> dict[str, float]:
-    """The bare Flask page (benchmarks/bare_app.py) under the same gunicorn settings."""
-    with served("bare_app:app", {**os.environ, "PYTHONPATH": str(ROOT)}, ROOT / "benchmarks", processes) as port:
-        return timed(port, "/page", None, args.requests)
+def timed(visitor: Visitor, requests: int) -> dict[str, dict[str, float]]:
+    """p50 and p95 (ms) of each page over `requests` requests after one warm-up, and its statements (as counted
+    by `statements`, right after signing in: now and then a request also notes when its sign-in was last seen)."""
+    counts, found = statements(visitor), {}
+    for name, path, who in PAGES:
+        visitor.get(path, who)
+        found[name] = _summary([visitor.get(path, who)[0] for _ in range(requests)]) | {"statements": counts[name]}
+    return found
 
 
-def report(results: dict[tuple[str, int], dict[str, dict[str, float]]], baseline: dict[str, float]) -> None:
-    """A table per database: each page's p50/p90 and statements per class size, and the growth."""
-    print(f"\nbare Flask page: p50 {baseline['p50']:.1f} ms, p90 {baseline['p90']:.1f} ms")
-    for database in sorted({d for d, _ in results}):
-        sizes = sorted(n for d, n in results if d == database)
-        print(f"\n{database}: p50 / p90 ms (statements), per class size")
-        print(f"{'page':40}" + "".join(f"{n:>26}" for n in sizes) + (f"{'growth p50':>13}" if len(sizes) > 1 else ""))
-        for name, _, _ in PAGES:
-            cells = [results[(database, n)][name] for n in sizes]
-            line = f"{name:40}" + "".join(f"{c['p50']:9.1f} /{c['p90']:8.1f} ({int(c['statements']):4})"
-                                          + (f" {int(c['failed'])} FAILED" if c["failed"] else "") for c in cells)
-            if len(sizes) > 1:
-                line += f"{cells[-1]['p50'] / cells[0]['p50']:12.1f}×"
-            print(line)
+def _summary(times: list[float]) -> dict[str, float]:
+    times = sorted(times)
+    return {"p50": statistics.median(times), "p95": times[round(0.95 * (len(times) - 1))]}
+
+
+def baselines(app: Flask, visitor: Visitor, requests: int) -> dict[str, dict[str, float]]:
+    """GET /healthz through the test client, and the big course's progress rows read with one raw query."""
+    health = [visitor.get("/healthz", "learner")[0] for _ in range(requests + 1)][1:]
+    with app.app_context():
+        course = db.session.scalar(sa.text("SELECT id FROM courses WHERE code = :code"), {"code": visitor.code})
+        query = sa.text("SELECT user_id, exercise_id, best_score, attempts_used, solved_at FROM progress WHERE course_id = :c")
+        raw = []
+        for _ in range(requests + 1):
+            start = time.perf_counter()
+            rows = db.session.execute(query, {"c": course}).all()
+            raw.append(1000 * (time.perf_counter() - start))
+        db.session.rollback()
+    return {"GET /healthz": _summary(health), f"raw SQL: {len(rows):,} progress rows": _summary(raw[1:])}
+
+
+def fresh_database(url: str | None, work: Path) -> str:
+    """A SQLite file in `work`, or the PostgreSQL database at `url` emptied."""
+    if url is None:
+        return f"sqlite:///{work / 'scale.db'}"
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
+    with engine.begin() as connection:
+        connection.execute(sa.text("DROP SCHEMA public CASCADE"))
+        connection.execute(sa.text("CREATE SCHEMA public"))
+    engine.dispose()
+    return url
+
+
+def run(database: str, url: str, args: argparse.Namespace, pools: dict[str, Any]) -> None:
+    """Build the courses on one database, measure and print its table; `pools` keeps graded answers for the next."""
+    started = time.perf_counter()
+    migrate(url)
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "s" * 64, "WTF_CSRF_ENABLED": False,
+                      "RATELIMIT_ENABLED": False})  # fmt: skip
+    plan, built = Plan(args.attempts, numeric_share=0.75, code_share=0.5), {}
+    first, big = "c01", "big"
+    with app.app_context():
+        built[first] = build_course(first, args.learners, plan, pools)
+        analyze()
+    print(f"{database}: one course of {args.learners} built in {time.perf_counter() - started:.0f} s: {built[first]}", flush=True)
+    alone = Visitor(app, first)
+    counting(app, [alone])
+    one_course = statements(alone)
+    started = time.perf_counter()
+    with app.app_context():
+        for n in range(2, args.courses):
+            built[f"c{n:02}"] = build_course(f"c{n:02}", args.learners, plan, pools)
+        built[big] = build_course(big, args.big, plan, pools)
+        analyze()
+    total = {key: sum(c[key] for c in built.values()) for key in built[first]}
+    print(f"{database}: {len(built)} courses built in {time.perf_counter() - started:.0f} s more; in all {total}", flush=True)
+    visitors = [Visitor(app, first), Visitor(app, big)]
+    counting(app, visitors)
+    started, load = time.perf_counter(), f"{os.getloadavg()[0]:.1f}"
+    figures = {code: timed(v, args.requests) for code, v in zip((first, big), visitors)}
+    base = baselines(app, visitors[1], args.requests)
+    print(f"{database}: measured in {time.perf_counter() - started:.0f} s; load average before {load}, after "
+          f"{os.getloadavg()[0]:.1f} (2 cores: above 2, other work shares them)", flush=True)  # fmt: skip
+    report(database, args, one_course, figures[first], figures[big], base)
+    with app.app_context():
+        db.engine.dispose()
+
+
+def report(database: str, args: argparse.Namespace, one: dict[str, int], small: dict[str, dict[str, float]],
+           big: dict[str, dict[str, float]], base: dict[str, dict[str, float]]) -> None:
+    """The table: per page, p50/p95 and statements in each course, statements with one course, ratio to /healthz."""
+    unit = base["GET /healthz"]["p50"]
+    print(f"\n{database}, in-process through Flask's test client, {args.requests} requests a page after one warm-up "
+          f"(p95: number {round(0.95 * (args.requests - 1)) + 1} of {args.requests}, fastest first)")
+    print(f"{'':38}{f'course of {args.learners}':>26}{f'course of {args.big}':>26}{'statements':>16}{'p50 / healthz':>16}")
+    print(f"{'page':38}{'p50 ms  p95 ms  stmts':>26}{'p50 ms  p95 ms  stmts':>26}{'1 vs ' + str(args.courses) + ' courses':>16}"
+          f"{args.learners:>8}{args.big:>8}")  # fmt: skip
+    for name, _, _ in PAGES:
+        s, b = small[name], big[name]
+        flag = "  OVER 500 ms" if max(s["p50"], b["p50"]) > 500 else ""
+        grew = "" if one[name] == s["statements"] else " GREW"
+        print(f"{name:38}{s['p50']:8.1f}{s['p95']:8.1f}{int(s['statements']):6}   {b['p50']:8.1f}{b['p95']:8.1f}"
+              f"{int(b['statements']):6}   {one[name]:5} vs {int(s['statements']):<5}{grew:5}"
+              f"{s['p50'] / unit:7.0f}x{b['p50'] / unit:7.0f}x{flag}")  # fmt: skip
+    for name, figure in base.items():
+        print(f"baseline {name}: p50 {figure['p50']:.2f} ms, p95 {figure['p95']:.2f} ms")
 
 
 def main() -> int:
-    """Build each class on each database, time the pages and print the figures."""
+    """Measure on each database asked for."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--learners", type=int, nargs="+", default=[200, 2000])
-    parser.add_argument("--attempts", type=int, default=10, help="mean attempts per learner per numeric exercise")
-    parser.add_argument("--requests", type=int, default=20, help="timed requests per page")
-    parser.add_argument("--postgres", metavar="ADMIN_URL", help="also on new databases on this PostgreSQL server")
+    parser.add_argument("--requests", type=int, default=10, help="timed requests per page and course")
+    parser.add_argument("--attempts", type=int, default=3, help="mean attempts per learner on a numeric exercise")
+    parser.add_argument("--courses", type=int, default=11, help="courses in all, the big one included")
+    parser.add_argument("--learners", type=int, default=500, help="learners in each course but the big one")
+    parser.add_argument("--big", type=int, default=2000, help="learners in the big course")
+    parser.add_argument("--postgres", metavar="URL", help="also on this PostgreSQL database (wiped first)")
     parser.add_argument("--no-sqlite", action="store_true", help="PostgreSQL only")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="grader-class-"))
-    processes = Processes(work)
-    results: dict[tuple[str, int], dict[str, dict[str, float]]] = {}
-    databases = ([] if args.no_sqlite else ["SQLite"]) + (["PostgreSQL"] if args.postgres else [])
-    try:
-        for database in databases:
-            for learners in args.learners:
-                url, drop = ((f"sqlite:///{work / f'class-{learners}.db'}", lambda: None) if database == "SQLite"
-                             else create_database(args.postgres))  # fmt: skip
-                try:
-                    started = time.perf_counter()
-                    counts = prepare(url, learners, args.attempts)
-                    print(f"{database}, {learners} learners: built in {time.perf_counter() - started:.0f} s: {counts}",
-                          flush=True)  # fmt: skip
-                    results[(database, learners)] = measure(url, args, processes)
-                finally:
-                    drop()
-        baseline = bare(args, processes)
-    finally:
-        processes.stop_all()
-    report(results, baseline)
+    os.environ.setdefault("GRADER_LOG_LEVEL", "warning")
+    with tempfile.TemporaryDirectory(prefix="grader-scale-") as folder:
+        databases: list[tuple[str, Callable[[], str]]] = [] if args.no_sqlite else [
+            ("SQLite", lambda: fresh_database(None, Path(folder)))]
+        if args.postgres:
+            databases.append(("PostgreSQL", lambda: fresh_database(args.postgres, Path(folder))))
+        pools: dict[str, Any] = {}
+        for database, make in databases:
+            run(database, make(), args, pools)
     return 0
 
 

@@ -21,7 +21,7 @@ import sqlalchemy as sa
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from class_scale import prepare  # noqa: E402
+from class_build import prepare  # noqa: E402
 
 from grader.wrong_parts import repair  # noqa: E402
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from datetime import datetime
 from typing import Iterator
 
@@ -90,9 +91,11 @@ def _learners(filters: Filters) -> sa.Select:
     return query
 
 
-# What a cell needs, read as plain columns: building a Progress object per cell costs more than the query.
-_CELL_COLUMNS = (Progress.user_id, Progress.exercise_id, Progress.best_score, Progress.override_score,
-                 Progress.attempts_used, Progress.solved_at.is_not(None))
+# What a cell needs, read as the table's plain columns: building a Progress object per cell, or even ORM rows of
+# its attributes, costs more than the query.
+_PROGRESS = Progress.__table__
+_CELL_COLUMNS = (_PROGRESS.c.user_id, _PROGRESS.c.exercise_id, _PROGRESS.c.best_score, _PROGRESS.c.override_score,
+                 _PROGRESS.c.attempts_used, _PROGRESS.c.solved_at.is_not(None))
 
 
 def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: int | None = None) -> Iterator[Row]:
@@ -107,15 +110,17 @@ def rows(filters: Filters, exercises: list[Exercise], offset: int = 0, limit: in
     for batch in learners.partitions(BATCH):
         by_user = {uid: email for uid, email in batch}
         progress = db.session.execute(sa.select(*_CELL_COLUMNS).where(
-            Progress.course_id == filters.course_id, Progress.user_id.in_(list(by_user)),
-            Progress.exercise_id.in_(ids)))  # fmt: skip
+            _PROGRESS.c.course_id == filters.course_id, _PROGRESS.c.user_id.in_(list(by_user)),
+            _PROGRESS.c.exercise_id.in_(ids)))  # fmt: skip
         cells = {(uid, eid): _cell(best, override, used, solved)
                  for uid, eid, best, override, used, solved in progress}  # fmt: skip
         for uid, email in by_user.items():
             yield Row(uid, email, tuple(cells.get((uid, eid), NOT_TRIED).opened_as(opened[eid]) for eid in ids))
 
 
+@lru_cache(maxsize=4096)
 def _cell(best: float, override: float | None, used: int, solved: bool) -> Cell:
+    # Cached: a class of 2,000 has ~60,000 cells but few distinct ones, and a Cell is immutable, so shared safely.
     if not (used or override is not None):
         return NOT_TRIED
     return Cell(best if override is None else override, used, bool(solved), override is not None)
