@@ -105,10 +105,12 @@ def _free_code(base: str) -> str:
 
 
 def make_course(lms: LmsCourse, locale: str, user_id: int) -> LtiContext:
-    """A new course for an unmapped context (closed to other accounts, on no catalogue until its instructor
-    picks content), mapped to it; the launcher is made its instructor by the caller. Commits."""
+    """A new course for an unmapped context (closed to other accounts, on the whole catalogue until its
+    instructor gives it a list), mapped to it; the launcher is made its instructor by the caller. Commits."""
     title = lms.title or lms.label or lms.context_id
-    course = courses.create(_free_code(code_from(lms.label, lms.title)), title[:200] or "LMS", locale)
+    # On the whole catalogue, like a course made on the web: the picker offers it from the first launch.
+    course = courses.create(_free_code(code_from(lms.label, lms.title)), title[:200] or "LMS", locale,
+                            whole_catalogue=True)  # fmt: skip
     course.created_by = user_id
     context = _kept(lms, course.id)
     if context is None:  # the same first launch twice at once: the other one's course is the LMS course's

@@ -106,7 +106,8 @@ def create(code: str, title: str, locale: str, by: int) -> tuple[Course | None, 
         problems["locale"] = say("Choose one of the languages offered.")
     if problems:
         return None, problems
-    return courses.create(code, title, locale, by=by), {}
+    # On the whole catalogue, as an instructor expects of a new course; its content page narrows it to a list.
+    return courses.create(code, title, locale, by=by, whole_catalogue=True), {}
 
 
 def set_joining(course: Course, enabled: bool, expires: str, by: int) -> Problems:

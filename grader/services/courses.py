@@ -47,14 +47,15 @@ def check_code(code: str) -> str:
     return code
 
 
-def create(code: str, title: str, locale: str = "en", by: int | None = None) -> Course:
-    """Make a course (its maker, when given, becomes its instructor); commits. Raises CourseError."""
+def create(code: str, title: str, locale: str = "en", by: int | None = None, whole_catalogue: bool = False) -> Course:
+    """Make a course (its maker, when given, becomes its instructor), on the whole catalogue or with a list of
+    its own (empty until exercises are added); commits. Raises CourseError."""
     title = " ".join(title.split())
     if not 0 < len(title) <= MAX_TITLE:
         raise CourseError("A course title is 1 to %(count)d characters.", count=MAX_TITLE)
     if db.session.scalar(sa.select(Course.id).where(Course.code == check_code(code))) is not None:
         raise CourseError("A course with the code %(code)s exists already.", code=code)
-    course = Course(code=code, title=title, locale=locale, created_by=by)
+    course = Course(code=code, title=title, locale=locale, created_by=by, whole_catalogue=whole_catalogue)
     db.session.add(course)
     db.session.flush()
     if by is not None:

@@ -62,7 +62,7 @@ def test_the_first_instructor_launch_makes_the_course_and_its_instructor(app: Fl
         course = courses.by_code("tf-102-2027")
         assert course is not None
         assert (course.title, course.locale, course.whole_catalogue, course.open_enrolment) == (
-            "Transformers 102", "pt", False, False)
+            "Transformers 102", "pt", True, False)  # on the whole catalogue, closed to others
         [context] = db.session.scalars(sa.select(LtiContext).where(LtiContext.context_id == "course-2"))
         assert context.course_id == course.id and context.deployment_id == "deployment-1"
         teacher = db.session.scalars(sa.select(User).where(User.email == "teacher-1@school.example")).one()

@@ -8,6 +8,7 @@ import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
+from grader.course_models import Course
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiContext
 from grader.models import DRAFT, Exercise
@@ -53,8 +54,18 @@ def picker(client: FlaskClient, platform: FakePlatform) -> str:
     return client.get("/lti/pick").get_data(as_text=True)
 
 
+def own_list(app: Flask) -> None:
+    """The new LMS course's instructor gives it a list of its own (empty) instead of the whole catalogue."""
+    with app.app_context():
+        course = db.session.get(Course, course_id(app))
+        assert course is not None and course.whole_catalogue  # where a new course starts
+        course.whole_catalogue = False
+        db.session.commit()
+
+
 def test_the_picker_offers_the_course_content_published_only(app: Flask, platform: FakePlatform) -> None:
     teacher_launch(app, platform)
+    own_list(app)
     with app.app_context():
         course_content.use_exercises(course_id(app), ["block-layernorm", "block-gelu", "ffn-keys"])
         db.session.execute(sa.update(Exercise).where(Exercise.id == "block-gelu").values(status=DRAFT))
@@ -67,7 +78,11 @@ def test_the_picker_offers_the_course_content_published_only(app: Flask, platfor
         assert client.post("/lti/pick", data={"csrf_token": csrf_from(page), "target": other}).status_code == 400
 
 
-def test_a_new_course_with_no_content_says_so_in_the_picker(app: Flask, platform: FakePlatform) -> None:
+def test_a_new_course_offers_the_catalogue_and_one_with_an_empty_list_says_so(app: Flask,
+                                                                              platform: FakePlatform) -> None:  # fmt: skip
+    first = picker(app.test_client(), platform)
+    assert 'value="exercise:block-layernorm"' in first  # a new course is on the whole catalogue
+    own_list(app)
     page = picker(app.test_client(), platform)
     assert "uses no published exercises yet" in page and 'name="target"' not in page
 
