@@ -143,6 +143,6 @@ def _saved_on_the_web(exercise_id: str) -> set[int]:
     return {d["version"] for d in details if isinstance(d, dict) and d.get("origin") == "web" and "version" in d}
 
 
-def lessons() -> list[str]:
-    """The lesson slugs that have exercises."""
-    return sorted(db.session.scalars(sa.select(Exercise.lesson).distinct()), key=lesson_order)
+def lessons(exercises: list[Exercise]) -> list[str]:
+    """The lesson slugs of these exercises (a course's), in the catalogue's lesson order."""
+    return sorted({e.lesson for e in exercises}, key=lesson_order)

@@ -153,7 +153,7 @@ def home() -> str:
     }  # fmt: skip
     links = [url_for("teach.exercise_analytics", exercise_id=r.exercise_id) for r in found.lowest]
     return render_template("teach/dashboard.html", charts=charts, found=found, figures=found.figures(),
-                           lessons=insights.lessons(), lesson_title=lesson_title, attention=attention,
+                           lessons=insights.lessons(course_exercises()), lesson_title=lesson_title, attention=attention,
                            rate_links=links)  # fmt: skip
 
 

@@ -44,14 +44,14 @@ def gradebook() -> str:
     """Learners × exercises: best score and attempts, filtered, 100 learners a page."""
     filters = _filters()
     page = query_int("page", high=10**9) or 1
-    columns = book.columns(filters)
+    columns, exercises = book.columns(filters), course_exercises()
     # One more than a page, to know whether another page follows.
     shown = list(book.rows(filters, columns, offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE + 1))
     query = {k: v for k, v in (("lesson", filters.lesson), ("exercise", filters.exercise),
                                ("learner", filters.learner)) if v}  # fmt: skip
     return render_template(
         "teach/gradebook.html", filters=filters, columns=columns, rows=shown[:PAGE_SIZE], page=page,
-        more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(), exercises=course_exercises(),
+        more=len(shown) > PAGE_SIZE, query=query, lessons=insights.lessons(exercises), exercises=exercises,
         lesson_title=lesson_title, roster_offered=bool(contexts.with_roster(filters.course_id)),
     )  # fmt: skip
 

@@ -33,6 +33,7 @@ OWN = "alpha-residual"  # written in alpha
 SECRET_EMAIL = "lia-secret@example.com"
 SECRET_TYPED = "7.531"  # Lia's wrong answer: no one else types it
 SECRET_TITLE = "Residual kept in alpha"
+SECRET_LESSON = "alpha-private-notes"  # the lesson of alpha's own exercise: no other course lists it
 WRONG = "[7.531; 7.531; 7.531; 7.531]"
 SKIPPED_BLUEPRINTS = ("static", "lti", "health")  # files, the LMS's own entry points (tests/lti), probes
 SKIPPED = {"auth.reset"}  # a reset token's page: tested with its tokens in test_password_reset.py
@@ -100,6 +101,7 @@ def _alpha_exercise(ids: dict[str, int]) -> None:
     source = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
     source = source.replace(f"id: {SHARED}", f"id: {OWN}").replace("title: The first residual",
                                                                     f"title: {SECRET_TITLE}")  # fmt: skip
+    source = source.replace("lesson: gpt2-block", f"lesson: {SECRET_LESSON}")
     checked, outcome = authoring.save(source, ids["alpha-teacher"], "web", new=True)
     assert outcome == "created", checked.errors
     from grader.models import Exercise
@@ -158,8 +160,8 @@ def bearer(app: Flask, person: Person) -> dict[str, str]:
 
 
 def shows_lia(body: str) -> list[str]:
-    """What of Lia's a response shows: her email, what she typed, alpha's own exercise."""
-    return [s for s in (SECRET_EMAIL, SECRET_TYPED, SECRET_TITLE) if s in body]
+    """What of Lia's a response shows: her email, what she typed, alpha's own exercise and its lesson."""
+    return [s for s in (SECRET_EMAIL, SECRET_TYPED, SECRET_TITLE, SECRET_LESSON) if s in body]
 
 
 def responses(app: Flask, ids: dict[str, int], person: Person) -> Iterator[tuple[str, str, int, str]]:
