@@ -203,7 +203,7 @@ def _not_set_up(checked: Launch) -> Response:
     """The page for a learner whose LMS course has no course here yet, shown inside the platform's frame."""
     with force_locale(_locale(checked) or current_locale()):  # the LMS's language; nothing is kept of it
         page = render_template("errors/error.html", code=404, title=gettext("This course is not set up yet"),
-                               message=gettext(NOT_SET_UP))  # fmt: skip
+                               message=gettext(NOT_SET_UP), nowhere_to_go=True)  # fmt: skip
     g.lti_frame_origins = frame_origins(checked)  # see _framed_in_platform
     return Response(page, 404)
 

@@ -109,6 +109,7 @@ def test_a_learner_of_an_lms_course_not_set_up_gets_a_page_and_nothing_is_made(
     response = launch(client, platform, roles=roles, context=NEW, custom={"exercise": "block-layernorm"})
     page = response.get_data(as_text=True)
     assert response.status_code == 404 and "This course is not set up yet" in page
+    assert "Back to the lessons" not in page  # no account was made: there are no lessons to go back to
     assert "Ask them to open it once" in page
     assert f"frame-ancestors {platform.url}" in response.headers["Content-Security-Policy"]  # shown in the LMS
     assert counts(app) == before
