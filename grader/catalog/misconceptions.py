@@ -230,6 +230,9 @@ _ALL = [
     Misconception("rows-up-to-j", N_("rows 1 to j (the mask read the wrong way round)"),
                   N_("Under a causal mask a row reads only tokens up to its own: token j reaches rows j to n, "
                      "not the rows before it.")),
+    Misconception("rows-before-j", N_("only the rows before j (the change sent backwards, row j left out)"),
+                  N_("Row j reads its own token, so it always changes, and only the rows after it read token j: "
+                     "the change travels forward, to rows j to n.")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 

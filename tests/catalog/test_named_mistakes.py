@@ -86,10 +86,11 @@ CASES: list[tuple[str, str, str, Callable[[Variant], str]]] = [
     ("layernorm-scale", "y_big", "output-times-ten", _ten_y),
     ("causal-rows", "changed", "rows-after-j", _rows(lambda j: j + 1, lambda j, n: n)),
     ("causal-rows", "changed", "rows-up-to-j", _rows(lambda j: 1, lambda j, n: j)),
+    ("causal-rows", "changed", "rows-before-j", _rows(lambda j: 1, lambda j, n: j - 1)),
 ]
 
 
-@pytest.mark.parametrize(("exercise", "part", "mistake", "wrong"), CASES, ids=[c[2] for c in CASES])
+@pytest.mark.parametrize(("exercise", "part", "mistake", "wrong"), CASES, ids=[f"{c[2]}:{c[1]}" for c in CASES])
 def test_the_common_wrong_answer_is_named(catalog: Catalog, exercise: str, part: str, mistake: str,
                                           wrong: Callable[[Variant], str]) -> None:  # fmt: skip
     verdicts = []
