@@ -233,6 +233,17 @@ _ALL = [
     Misconception("rows-before-j", N_("only the rows before j (the change sent backwards, row j left out)"),
                   N_("Row j reads its own token, so it always changes, and only the rows after it read token j: "
                      "the change travels forward, to rows j to n.")),
+    Misconception("training-backward-only", N_("training costed as the backward pass alone (4N)"),
+                  N_("A training step runs the forward pass and then the backward pass: 2N + 4N = 6N FLOPs per "
+                     "token.")),
+    Misconception("training-8n", N_("8N FLOPs per token for training instead of 6N"),
+                  N_("The backward pass costs about twice the forward pass, 4N, not 6N: forward and backward "
+                     "together make 2N + 4N = 6N.")),
+    Misconception("flops-for-gflops", N_("FLOPs given where GFLOPs are asked"),
+                  N_("A GFLOP is 10⁹ FLOPs: divide the count of FLOPs by 10⁹.")),
+    Misconception("adam-with-gradients", N_("the gradients counted with Adam's state (4P)"),
+                  N_("The question leaves the gradients out: the weights and Adam's two moments make 3P "
+                     "numbers.")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 

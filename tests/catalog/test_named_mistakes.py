@@ -73,6 +73,12 @@ def _rows(first: Callable[[int], int], last: Callable[[int, int], int]) -> Calla
     return answer
 
 
+def _gflop(per_weight: int, scale: float = 1.0) -> Callable[[Variant], str]:
+    def answer(v: Variant) -> str:
+        return f"{per_weight * float(_p(v, 'N_b')) * scale:.4g}"
+    return answer
+
+
 CASES: list[tuple[str, str, str, Callable[[Variant], str]]] = [
     ("gqa-kv-cache", "cache_gib", "gb-for-gib", _gib_as(1e9)),
     ("gqa-kv-cache", "cache_gib", "mib-for-gib", _gib_as(2**20)),
@@ -87,6 +93,10 @@ CASES: list[tuple[str, str, str, Callable[[Variant], str]]] = [
     ("causal-rows", "changed", "rows-after-j", _rows(lambda j: j + 1, lambda j, n: n)),
     ("causal-rows", "changed", "rows-up-to-j", _rows(lambda j: 1, lambda j, n: j)),
     ("causal-rows", "changed", "rows-before-j", _rows(lambda j: 1, lambda j, n: j - 1)),
+    ("cost-per-token", "train", "training-backward-only", _gflop(4)),
+    ("cost-per-token", "train", "training-8n", _gflop(8)),
+    ("cost-per-token", "fwd", "flops-for-gflops", lambda v: str(round(2 * float(_p(v, "N_b")) * 10**9))),
+    ("cost-per-token", "adam", "adam-with-gradients", lambda v: str(4 * _p(v, "P"))),
 ]
 
 
