@@ -244,6 +244,13 @@ _ALL = [
     Misconception("adam-with-gradients", N_("the gradients counted with Adam's state (4P)"),
                   N_("The question leaves the gradients out: the weights and Adam's two moments make 3P "
                      "numbers.")),
+    Misconception("log-base-2", N_("a base-2 logarithm"),
+                  N_("Cross-entropy uses the natural logarithm: a uniform guess over V tokens costs ln V; "
+                     "log₂ V is the same loss counted in bits.")),
+    Misconception("loss-is-probability", N_("the probability 1/V given as the loss"),
+                  N_("The loss is minus the logarithm of that probability: −ln(1/V) = ln V.")),
+    Misconception("rms-no-sqrt", N_("mean(x²) + ε without its square root"),
+                  N_("RMSNorm divides by the root mean square: take the square root of mean(x²) + ε.")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 

@@ -79,6 +79,14 @@ def _gflop(per_weight: int, scale: float = 1.0) -> Callable[[Variant], str]:
     return answer
 
 
+def _first_step_x(v: Variant) -> Any:
+    return np.asarray(_p(v, "tok"), dtype=float) + np.asarray(_p(v, "pos"), dtype=float)
+
+
+def _mean_square(v: Variant) -> float:
+    return float(np.mean(_first_step_x(v) ** 2) + 1e-5)
+
+
 CASES: list[tuple[str, str, str, Callable[[Variant], str]]] = [
     ("gqa-kv-cache", "cache_gib", "gb-for-gib", _gib_as(1e9)),
     ("gqa-kv-cache", "cache_gib", "mib-for-gib", _gib_as(2**20)),
@@ -97,6 +105,10 @@ CASES: list[tuple[str, str, str, Callable[[Variant], str]]] = [
     ("cost-per-token", "train", "training-8n", _gflop(8)),
     ("cost-per-token", "fwd", "flops-for-gflops", lambda v: str(round(2 * float(_p(v, "N_b")) * 10**9))),
     ("cost-per-token", "adam", "adam-with-gradients", lambda v: str(4 * _p(v, "P"))),
+    ("microgpt-first-step", "loss", "log-base-2", lambda v: f"{np.log2(_p(v, 'vocab')):.3f}"),
+    ("microgpt-first-step", "loss", "loss-is-probability", lambda v: f"{1 / _p(v, 'vocab'):.4f}"),
+    ("microgpt-first-step", "r", "rms-no-sqrt", lambda v: f"{_mean_square(v):.4f}"),
+    ("microgpt-first-step", "xn", "rms-no-sqrt", lambda v: _vector(_first_step_x(v) / _mean_square(v))),
 ]
 
 
