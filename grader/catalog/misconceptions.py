@@ -251,6 +251,11 @@ _ALL = [
                   N_("The loss is minus the logarithm of that probability: −ln(1/V) = ln V.")),
     Misconception("rms-no-sqrt", N_("mean(x²) + ε without its square root"),
                   N_("RMSNorm divides by the root mean square: take the square root of mean(x²) + ε.")),
+    Misconception("swiglu-floor-128", N_("8d/3 rounded down to a multiple of 128"),
+                  N_("Round 8d/3 to the nearest multiple of 256, as the prompt asks: here that is upwards.")),
+    Misconception("swiglu-count-unrounded", N_("the SwiGLU count with f not rounded (the classic 8d² again)"),
+                  N_("Count the matrices at the width the layer really has, f rounded to a multiple of 256; "
+                     "with 8d/3 itself the count is just the classic FFN's 8d².")),
     Misconception(TRANSPOSED.name, TRANSPOSED.title, TRANSPOSED.hint),
 ]  # fmt: skip
 

@@ -87,6 +87,12 @@ def _mean_square(v: Variant) -> float:
     return float(np.mean(_first_step_x(v) ** 2) + 1e-5)
 
 
+def _swiglu_width(rounding: Callable[[int], int]) -> Callable[[Variant], str]:
+    def answer(v: Variant) -> str:
+        return str(rounding(_p(v, "d")))
+    return answer
+
+
 CASES: list[tuple[str, str, str, Callable[[Variant], str]]] = [
     ("gqa-kv-cache", "cache_gib", "gb-for-gib", _gib_as(1e9)),
     ("gqa-kv-cache", "cache_gib", "mib-for-gib", _gib_as(2**20)),
@@ -109,6 +115,9 @@ CASES: list[tuple[str, str, str, Callable[[Variant], str]]] = [
     ("microgpt-first-step", "loss", "loss-is-probability", lambda v: f"{1 / _p(v, 'vocab'):.4f}"),
     ("microgpt-first-step", "r", "rms-no-sqrt", lambda v: f"{_mean_square(v):.4f}"),
     ("microgpt-first-step", "xn", "rms-no-sqrt", lambda v: _vector(_first_step_x(v) / _mean_square(v))),
+    ("swiglu-why", "f", "swiglu-unrounded", _swiglu_width(lambda d: round(8 * d / 3))),
+    ("swiglu-why", "f", "swiglu-floor-128", _swiglu_width(lambda d: 8 * d // 3 // 128 * 128)),
+    ("swiglu-why", "swiglu", "swiglu-count-unrounded", _swiglu_width(lambda d: 8 * d * d)),
 ]
 
 
