@@ -28,6 +28,9 @@ from tests.sandbox.hostile_support import (  # noqa: E402
 pytest_plugins = ["tests.sandbox.hostile_support"]
 CPU_MESSAGE = "Your code took too long: it used more than 1 s of CPU time."
 WALL_MESSAGE = "Your code took too long: it ran for more than 3 s."
+# Which limit stops a job that also blocks (on a full output pipe) or faults in memory (a million frames)
+# depends on the box's load: on a busy one the wall clock runs out before the CPU time. Either is a timeout.
+TIME_MESSAGES = (CPU_MESSAGE, WALL_MESSAGE)
 SEGV_MESSAGE = "Your code's process died of SIGSEGV: most likely it ran out of memory (the limit is 512 MiB)"
 # RLIMIT_NPROC counts the tasks (processes and threads) of the slot uid inside the slot's
 # user namespace: the zygote and the job's. bwrap's monitor, outside it, is one more.
@@ -180,7 +183,8 @@ def test_memory_bomb_is_capped_per_process(hostile: Hostile) -> None:
     # Every case fills 512 MiB again, which costs CPU: how many fit into 1 s depends on
     # the machine, so the job ends either with the CPU limit or with all cases refused.
     if graded.code.status == "timeout":
-        assert_not_passed(graded, "timeout", CPU_MESSAGE)
+        assert_not_passed(graded, "timeout")
+        assert graded.code.message.startswith(TIME_MESSAGES), graded.code.message
     else:
         assert_not_passed(graded, "failed", "0 of", hidden="Used too much memory on this case.")
         assert {c.status for c in graded.run.cases} == {"memory_limit"}
@@ -237,7 +241,8 @@ def test_huge_file_is_stopped_by_the_file_size_limit(hostile: Hostile) -> None:
 def test_stdout_flood_is_capped(hostile: Hostile) -> None:
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     graded = hostile.grade(submission("while True:\n    os.write(1, b'flood ' * 100 + b'\\n')"))
-    assert_not_passed(graded, "timeout", CPU_MESSAGE)
+    assert_not_passed(graded, "timeout")
+    assert graded.code.message.startswith(TIME_MESSAGES) or graded.run.status == "starved", graded.code.message
     assert "flood flood" in graded.run.stdout  # it did flood...
     assert "more bytes of output dropped" in graded.run.stdout  # ...and only a cap was kept
     assert len(graded.run.stdout) < HOSTILE_LIMITS.output_bytes + 200
@@ -275,7 +280,8 @@ def test_deep_python_recursion_runs_out_of_time_or_depth(hostile: Hostile) -> No
     # 10**6 Python frames take about 2 s of CPU here; a much faster machine would reach
     # the depth and report RecursionError instead. Neither may crash the slot.
     if graded.code.status == "timeout":
-        assert_not_passed(graded, "timeout", CPU_MESSAGE)
+        assert_not_passed(graded, "timeout")
+        assert graded.code.message.startswith(TIME_MESSAGES), graded.code.message
     else:
         assert_not_passed(graded, "failed", visible="RecursionError",
                           hidden="Raised an exception.")
