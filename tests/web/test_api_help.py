@@ -161,3 +161,22 @@ def test_the_document_describes_the_new_calls_and_the_course_of_each(client: Fla
     for path, method in ((f"{API}/progress", "get"), (f"{API}/exercises/{EXERCISE}/practice", "post"),
                          (f"{API}/exercises/{EXERCISE}/attempts", "post")):  # fmt: skip
         assert "course" in {p["name"] for p in paths[path][method]["parameters"]}, path
+
+
+def test_progress_and_practice_are_the_courses_the_call_acts_in(app: Flask, client: FlaskClient,
+                                                               two_courses: dict[str, int]) -> None:  # noqa: F811
+    bo, ada = token_for(app, "bo@example.com"), token_for(app, "ada@example.com")
+    sent = client.post(url("attempts", IN_BOTH, "?course=ml102"), json={"answers": {"h": ZEROS}}, headers=auth(ada))
+    assert sent.status_code == 201
+    assert client.get(f"{API}/progress", headers=auth(ada)).get_json() == []  # ml101, ada's first
+    [mine] = client.get(f"{API}/progress?course=ml102", headers=auth(ada)).get_json()
+    assert mine["exercise"] == IN_BOTH and mine["attempts"] == 1 and not mine["solved"]
+    assert client.post(url("give-up", IN_BOTH, "?course=ml102"), headers=auth(ada)).status_code == 200
+    assert client.get(url("practice", IN_BOTH, "?course=ml102"), headers=auth(ada)).status_code == 200
+    assert_error(client.get(url("practice", IN_BOTH, "?course=ml101"), headers=auth(ada)), 403, "forbidden")
+    assert_error(client.get(url("practice", IN_BOTH, "?course=ml102"), headers=auth(bo)), 404, "not_found")
+    assert_error(client.get(url("practice", "block-layernorm"), headers=auth(bo)), 404, "not_found")
+    checked = client.post(url("practice", "block-layernorm"), json={"numbers": "a.b", "answers": {"mu": "1"}},
+                          headers=auth(bo))  # fmt: skip
+    assert_error(checked, 404, "not_found")
+    assert_error(client.get(f"{API}/progress?course=ml102", headers=auth(bo)), 404, "not_found")
