@@ -15,8 +15,11 @@ from typing import Any, Sequence, cast
 import sqlalchemy as sa
 
 from grader.catalog.policy import AttemptPolicy
+from grader.codecheck.spec import CodeExerciseSpec
 from grader.extensions import db
 from grader.models import Progress, utcnow
+from grader.services import attempts, exercises
+from grader.services.course_rules import for_learner
 from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 
@@ -85,3 +88,40 @@ def give_up(seat: Seat, exercise_id: str, now: datetime | None = None) -> bool:
     ended = _changed(db.session.execute(_GIVE_UP, {**key, "now": now or utcnow()}))
     db.session.commit()
     return ended
+
+
+def _code_policy(seat: Seat, exercise_id: str) -> CodeExerciseSpec:
+    """A code exercise's spec as it applies to the learner (open: learner_variant checked that before the kind)."""
+    return for_learner(exercises.code_spec_of(exercises.existing_version(exercise_id)), seat)
+
+
+def policy_and_hints(seat: Seat, exercise_id: str, locale: str, early: bool = False) -> tuple[AttemptPolicy, list[str]]:
+    """The exercise's policy for the learner and its hints in `locale`, typed answers or code alike. Raises
+    UnknownExercise or NotOpen for an exercise the seat's course does not offer them."""
+    try:
+        stored, variant = attempts.learner_variant(seat, exercise_id, early=early)
+        return stored.policy(), list(variant.hints_in(locale))
+    except attempts.CodeExercise:
+        spec = _code_policy(seat, exercise_id)
+        return spec, list(spec.hints_in(locale))
+
+
+def help_now(seat: Seat, exercise_id: str, locale: str, early: bool = False) -> Help:
+    """What help the learner has and may ask for on the exercise now (as its page shows it)."""
+    policy, steps = policy_and_hints(seat, exercise_id, locale, early)
+    mine = attempts.progress_of(seat, exercise_id)
+    return help_for(policy, steps, mine, attempts.finished(mine, policy, utcnow()))
+
+
+def worked_solution(seat: Seat, exercise_id: str, locale: str, early: bool = False) -> tuple[str, ...] | None:
+    """The worked solution with the learner's numbers once they are done with them (as its page shows it);
+    None before, with nothing made or stored."""
+    try:
+        spec: AttemptPolicy = attempts.open_version(seat, exercise_id, early).policy()  # makes no seed
+    except attempts.CodeExercise:
+        spec = _code_policy(seat, exercise_id)
+    if not attempts.finished(attempts.progress_of(seat, exercise_id), spec, utcnow()):
+        return None
+    if isinstance(spec, CodeExerciseSpec):
+        return tuple(spec.solution_in(locale))
+    return attempts.learner_variant(seat, exercise_id, early=early)[1].solution_in(locale)

@@ -23,7 +23,7 @@ from grader.services.course_rules import for_learner, in_order, opens_in
 from grader.web import openapi
 from grader.web.csv_download import csv_attachment
 from grader.web.api_schema import (ANSWERS_PER_EXERCISE, CODE_PART, ApiIndex, AttemptIn, AttemptOut, ExerciseDetail,
-                                   ExerciseItem, GradebookQuery, InLanguage, PartDetail, PartInfo, PartVerdict,
+                                   ExerciseItem, GradebookQuery, InCourse, InLanguage, PartDetail, PartInfo, PartVerdict,
                                    ProgressItem)  # fmt: skip
 from grader.web.course_context import Here, api_course
 from grader.web.errors import error_response
@@ -155,7 +155,7 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     422: Reply("An answer is malformed: per-part messages; nothing stored.", AttemptOut),
     429: Reply("More than 30 attempts a minute.", ErrorBody),
 }, body=AttemptIn, description="Graded against your own variant and stored as from the web form.",
-   per_value=ANSWERS_PER_EXERCISE)
+   per_value=ANSWERS_PER_EXERCISE, query=InCourse)
 @bearer
 @limiter.limit("30 per minute", key_func=caller_key)
 def submit_attempt(exercise_id: str) -> ResponseReturnValue:
@@ -178,7 +178,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
 
 
 @bp.get("/progress")
-@documented("Your progress", {200: Reply("Per exercise with a graded attempt or a score set by an instructor.", list[ProgressItem])})
+@documented("Your progress", {200: Reply("Per exercise with a graded attempt or an instructor's score.", list[ProgressItem])}, query=InCourse)
 @bearer
 def my_progress() -> ResponseReturnValue:
     """The caller's best score, graded attempts and solved flag per exercise."""

@@ -15,7 +15,7 @@ from grader.extensions import limiter, practice_draws
 from grader.services import attempts, practice
 from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, course, language, part_verdicts,
                             variant_fields)  # fmt: skip
-from grader.web.api_schema import ANSWERS_PER_EXERCISE, PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
+from grader.web.api_schema import ANSWERS_PER_EXERCISE, InCourse, PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
 from grader.web.openapi import ErrorBody, Reply, documented
 
 REFUSED = {
@@ -73,7 +73,7 @@ def practice_numbers(exercise_id: str) -> ResponseReturnValue:
     **REFUSED,
     400: Reply("The body is not JSON of the documented shape, names a part the exercise does not have, or "
                "carries numbers not made here for this exercise.", ErrorBody),
-}, body=PracticeIn, per_value=ANSWERS_PER_EXERCISE)
+}, body=PracticeIn, per_value=ANSWERS_PER_EXERCISE, query=InCourse)
 @bearer
 @limiter.limit("30 per minute", key_func=caller_key)
 def check_practice(exercise_id: str) -> ResponseReturnValue:

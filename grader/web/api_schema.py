@@ -146,6 +146,29 @@ class ProgressItem:
 
 
 @dataclass(frozen=True)
+class HelpOut:
+    """Help on your own numbers, as the exercise page shows it: the hints taken so far (steps of the worked
+    solution), how many are left, what each costs later attempts, and whether you still score on them.
+
+    solution_offered: enough counted wrong attempts for the page to suggest giving up.
+    """
+
+    hints: list[str]
+    hints_left: int
+    hint_penalty: float
+    solution_offered: bool
+    gave_up: bool
+    scoring: bool
+
+
+@dataclass(frozen=True)
+class SolutionOut:
+    """The worked solution with your own numbers, step by step (Markdown)."""
+
+    steps: list[str]
+
+
+@dataclass(frozen=True)
 class InCourse:
     """?course=ml101-2027s: the course to act in, one of yours, by its code (GET /api/v1/courses lists them);
     without it, your first course by code. Someone in one course never needs it."""

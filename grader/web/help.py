@@ -9,8 +9,7 @@ from werkzeug.wrappers import Response
 
 from grader.extensions import limiter, user_key
 from grader.catalog.policy import AttemptPolicy
-from grader.services import attempts, exercises, help
-from grader.services.course_rules import for_learner
+from grader.services import help
 from grader.web.course_context import current as here
 from grader.web.forms import AnswerForm
 from grader.web.learn import bp
@@ -40,13 +39,7 @@ def hint(exercise_id: str) -> Response:
 
 def _hints(exercise_id: str) -> tuple[AttemptPolicy, list[str]]:
     """The exercise's policy and its hints in the page's language, typed answers or code alike."""
-    early, locale = here().staff, str(get_locale())
-    try:
-        stored, variant = attempts.learner_variant(here().seat, exercise_id, early=early)
-        return stored.policy(), list(variant.hints_in(locale))
-    except attempts.CodeExercise:
-        spec = for_learner(exercises.code_spec_of(exercises.existing_version(exercise_id)), here().seat)
-        return spec, spec.hints_in(locale)  # open: learner_variant checked that before the kind
+    return help.policy_and_hints(here().seat, exercise_id, str(get_locale()), early=here().staff)
 
 
 @bp.post("/exercises/<exercise_id>/give-up")

@@ -181,7 +181,8 @@ def test_openapi_document_describes_the_api(client: FlaskClient) -> None:
     body = submit["requestBody"]["content"]["application/json"]["schema"]
     assert body == {"$ref": "#/components/schemas/AttemptIn"}
     assert {"201", "200", "400", "401", "404", "409", "413", "422", "429"} <= set(submit["responses"])
-    [parameter] = submit["parameters"]
+    [parameter, course] = submit["parameters"]  # the course an attempt counts in: ?course=, as for every call
+    assert course["name"] == "course" and course["in"] == "query" and course["required"] is False
     assert parameter["name"] == "exercise_id" and parameter["in"] == "path" and parameter["required"] is True
     # Each exercise that takes typed answers has its own path, with its own part ids; the template is for
     # any other id (a code exercise's, an unknown one).
@@ -189,7 +190,7 @@ def test_openapi_document_describes_the_api(client: FlaskClient) -> None:
     own = doc["paths"][f"{API}/exercises/{EXERCISE}/attempts"]["post"]
     answers = own["requestBody"]["content"]["application/json"]["schema"]["properties"]["answers"]
     assert set(answers["properties"]) == {"mu", "sigma", "u"} and answers["additionalProperties"] is False
-    assert answers["minProperties"] == 1 and "parameters" not in own
+    assert answers["minProperties"] == 1 and [p["name"] for p in own["parameters"]] == ["course"]
     gradebook = doc["paths"][f"{API}/gradebook.csv"]["get"]
     assert [p["name"] for p in gradebook["parameters"]] == ["course", "lesson", "exercise", "learner"]
     assert "text/csv" in gradebook["responses"]["200"]["content"]
@@ -215,7 +216,8 @@ def test_every_secured_operation_refuses_a_missing_token(client: FlaskClient) ->
     secured = [(path, method) for path, item in doc["paths"].items()
                for method, op in item.items() if op.get("security")]  # fmt: skip
     numeric = sum(1 for path in doc["paths"] if path.endswith("/attempts") and "{" not in path)
-    assert numeric >= 10 and len(secured) == 11 + 3 * numeric  # each: attempts, and practice (GET, POST)
+    # 15 operations, and per exercise with typed answers: attempts, and practice (GET, POST)
+    assert numeric >= 10 and len(secured) == 15 + 3 * numeric
     for path, method in secured:
         url = path.replace("{exercise_id}", EXERCISE).replace("{submission_id}", "1")
         response = client.open(url, method=method.upper(), json={})
