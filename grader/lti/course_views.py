@@ -63,7 +63,7 @@ def _done(kept: dict[str, Any], course: Course) -> ResponseReturnValue:
 def pull_roster() -> ResponseReturnValue:
     """Names and roles: make accounts for the learners of the LMS courses linked to the working course."""
     here = page_course()
-    if here is None or not here.staff:
+    if here is None or not here.instructor:  # adds people to the course: the People page's rule
         abort(403, _l("Open your course's activity from the LMS first, as its instructor."))
     linked = contexts.with_roster(here.seat.course_id)
     if request.method == "GET" or not linked:

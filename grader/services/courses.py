@@ -118,6 +118,13 @@ def memberships(user_id: int) -> list[Membership]:
     return [Membership(*row) for row in rows]
 
 
+def only_learns(user_id: int) -> bool:
+    """Whether the person is a learner in every course they are in (an instructor or TA of any course is not:
+    a password reset link made by another course's staff would hand them that course)."""
+    return db.session.scalar(sa.select(CourseMember.user_id).where(
+        CourseMember.user_id == user_id, CourseMember.role != LEARNER).limit(1)) is None  # fmt: skip
+
+
 def is_learner(course_id: int, user_id: int) -> bool:
     """Whether the person is a learner of the course."""
     member = db.session.get(CourseMember, (course_id, user_id))

@@ -18,6 +18,7 @@ from grader.extensions import db
 from grader.models import User
 from grader.services import accounts, audit, courses
 from grader.services.courses import CourseError
+from grader.services.dialect import lock_rows
 from grader.services.enrolment_rows import Problem, Row, Rows, read_csv, read_list
 from grader.texts import Refusal
 
@@ -74,8 +75,12 @@ def _membership(course_id: int, user_id: int) -> CourseMember:
 
 
 def _keep_an_instructor(course_id: int, leaving: CourseMember) -> None:
-    """Refuse when `leaving` is the course's last instructor: a course always has someone to run it."""
-    if leaving.role == INSTRUCTOR and courses.member_counts(course_id)[INSTRUCTOR] <= 1:
+    """Refuse when `leaving` is the course's last instructor: a course always has someone to run it. The
+    course's instructor rows are locked first, so two instructors demoting each other at once cannot both pass."""
+    if leaving.role != INSTRUCTOR:
+        return
+    lock_rows(CourseMember.role, CourseMember.course_id == course_id, CourseMember.role == INSTRUCTOR)
+    if courses.member_counts(course_id)[INSTRUCTOR] <= 1:
         raise CourseError("This is the course's only instructor. Make someone else an instructor first.")
 
 

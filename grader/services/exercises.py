@@ -256,7 +256,7 @@ def save_source(source: str, user_id: int | None, origin: str = "web", publish: 
     if outcome != "unchanged":
         exercise = db.session.get(Exercise, spec.id)
         audit.note(user_id, "exercise.saved", None, spec.id, version=exercise.latest_version if exercise else None,
-                   origin=origin, outcome=outcome)  # fmt: skip
+                   course_id=exercise.course_id if exercise else None, origin=origin, outcome=outcome)  # fmt: skip
     db.session.commit()
     return spec, outcome
 

@@ -96,7 +96,8 @@ def unpublish(exercise_id: str, actor_id: int | None) -> bool:
         return False
     exercise.status = UNPUBLISHED
     exercise.updated_at = utcnow()
-    audit.note(actor_id, "exercise.unpublished", None, exercise_id, version=exercise.current_version)
+    audit.note(actor_id, "exercise.unpublished", None, exercise_id, course_id=exercise.course_id,
+               version=exercise.current_version)  # fmt: skip
     db.session.commit()
     return True
 

@@ -176,8 +176,9 @@ def reset_link() -> str:
     form, link = ResetLinkForm(), None
     if form.validate_on_submit():
         user = accounts.user_by_email(form.email.data or "")
-        # Only for this course's learners: staff reset through an operator's CLI.
-        if user is None or user.is_staff or not courses.is_learner(here().seat.course_id, user.id):
+        # Only for this course's learners who teach nowhere: staff reset through an operator's CLI.
+        if (user is None or user.is_staff or not courses.is_learner(here().seat.course_id, user.id)
+                or not courses.only_learns(user.id)):  # fmt: skip
             form.email.errors = [gettext("There is no learner with that email.")]
         elif not password_reset.resettable(user):
             form.email.errors = [gettext("This learner signs in through their LMS: there is no password here to "

@@ -23,7 +23,7 @@ from flask.testing import FlaskClient
 
 from grader.course_models import INSTRUCTOR, LEARNER, TA
 from grader.extensions import db
-from grader.models import Progress, Submission
+from grader.models import Progress, Submission, User
 from grader.services import accounts, attempts, authoring, course_content, courses, overrides, publishing
 from grader.services.courses import Seat
 from tests.web.conftest import PASSWORD, csrf_from, login
@@ -301,3 +301,41 @@ def test_only_site_staff_change_the_shared_catalogue(app: Flask, world: dict[str
         from grader.services.exercises import latest_version
 
         assert b"Mine" not in (latest_version(SHARED).source or "").encode()  # type: ignore[union-attr]
+
+
+def test_no_reset_link_for_someone_who_teaches_another_course(app: Flask, world: dict[str, int]) -> None:
+    """Beta's TA (no site role), added to alpha as a learner, is still beta's: a reset link made by alpha's staff
+    would hand beta's learners over to them."""
+    with app.app_context():
+        courses.add_member(courses.by_code("alpha"), db.session.get(User, world["beta-ta"]), LEARNER)  # type: ignore[arg-type]
+    for name in ("alpha-teacher", "alpha-ta"):
+        client = signed_in(app, next(p for p in PEOPLE if p.name == name))
+        token = csrf_from(client.get("/teach/reset-link").get_data(as_text=True))
+        page = client.post("/teach/reset-link", data={"csrf_token": token, "email": "beta-ta@example.com"})
+        assert "There is no learner with that email." in page.get_data(as_text=True) and "/reset/" not in \
+            page.get_data(as_text=True), name  # fmt: skip
+    made = client.post("/teach/reset-link", data={"csrf_token": token, "email": SECRET_EMAIL}).get_data(as_text=True)
+    assert "/reset/" in made  # a learner who teaches nowhere gets one
+
+
+def test_another_course_s_own_exercise_stays_off_this_trail(app: Flask, world: dict[str, int]) -> None:
+    """A draft written in beta is saved (and unpublished) on beta's trail only."""
+    from tests.web.test_learn import EXERCISES
+
+    source = (EXERCISES / "gpt2-block" / "block-residual.yaml").read_text(encoding="utf-8")
+    with app.app_context():
+        checked, outcome = authoring.save(source.replace(f"id: {SHARED}", "id: beta-secret"), world["beta-teacher"],
+                                          "web", new=True, course_id=world["beta"])  # fmt: skip
+        assert outcome == "created", checked.errors
+        publishing.publish("beta-secret", world["beta-teacher"])
+        publishing.unpublish("beta-secret", world["beta-teacher"])
+    by_name = {p.name: p for p in PEOPLE}
+    assert "beta-secret" not in signed_in(app, by_name["alpha-ta"]).get("/teach/audit").get_data(as_text=True)
+    assert "beta-secret" in signed_in(app, by_name["beta-teacher"]).get("/teach/audit").get_data(as_text=True)
+
+
+def test_a_ta_does_not_pull_the_roster(app: Flask, world: dict[str, int]) -> None:
+    """The roster adds people to the course: instructors only, as on the People page."""
+    client = signed_in(app, next(p for p in PEOPLE if p.name == "alpha-ta"))
+    token = csrf_from(client.get("/teach/gradebook").get_data(as_text=True))
+    assert client.post("/lti/roster", data={"csrf_token": token}).status_code == 403
