@@ -47,6 +47,12 @@ class Regraded:
     kept: list[int] = field(default_factory=list)  # ids of attempts left as they were
     learners: set[int] = field(default_factory=set)
 
+    def add(self, part: Regraded) -> None:
+        """Count one course's part of the run in."""
+        self.attempts, self.changed = self.attempts + part.attempts, self.changed + part.changed
+        self.kept.extend(part.kept)
+        self.learners |= part.learners
+
 
 def regrade(exercise_id: str, by: int | None = None, course_id: int | None = None) -> Regraded:
     """Grade every attempt on the exercise in one course (None: in every course, one after another) again
@@ -67,9 +73,7 @@ def regrade(exercise_id: str, by: int | None = None, course_id: int | None = Non
         for done, seat in enumerate(learners, start=1):
             policy = for_learner(spec, seat)
             _regrade_learner(seat, current, policy, part, event, len(learners) - done)
-        report.attempts, report.changed = report.attempts + part.attempts, report.changed + part.changed
-        report.kept.extend(part.kept)
-        report.learners |= part.learners
+        report.add(part)
     return report
 
 

@@ -15,7 +15,7 @@ from grader.services.attempts import UnknownParts
 from grader.services.exercises import SpecInvalid, spec_of
 from grader.web.forms import AnswerForm
 from grader.web.learn import FIELD_PREFIX, typed_answers
-from grader.web.course_context import course_exercise, course_id
+from grader.web.course_context import course_id
 from grader.web.teach import bp
 from grader.web.filters import when
 
@@ -40,7 +40,7 @@ def publish_exercise(exercise_id: str) -> Response:
 @bp.post("/exercises/<exercise_id>/unpublish")
 def unpublish_exercise(exercise_id: str) -> Response:
     """Hide the exercise from learners; their attempts and scores are kept for when it is published again."""
-    if publishing.unpublish(course_exercise(exercise_id).id, current_user.id):
+    if publishing.unpublish(exercise_id, current_user.id):
         flash(gettext("Unpublished: learners no longer see this exercise. Their work is kept."))
     return redirect(url_for("teach.exercise", exercise_id=exercise_id), code=303)
 
@@ -50,7 +50,7 @@ def preview_as_learner(exercise_id: str) -> tuple[str, int]:
     """The newest version as a learner would get it, with the instructor's own numbers; answers sent here
     are checked and shown, never stored."""
     try:
-        shown = publishing.preview(current_user.id, course_exercise(exercise_id).id)
+        shown = publishing.preview(current_user.id, exercise_id)
     except SpecInvalid:
         abort(409, gettext("This version no longer passes validation: edit it to preview it."))
     result: ExerciseResult | None = None

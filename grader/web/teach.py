@@ -19,7 +19,7 @@ from grader.extensions import limiter, user_key
 from grader.models import utcnow
 from grader.services import authoring, exercise_form, exercise_yaml, insights, wrong_answers
 from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
-from grader.services.exercises import SELF_CHECK_SEEDS, latest_version, part_labels
+from grader.services.exercises import SELF_CHECK_SEEDS, existing, latest_version, part_labels
 from grader.services.course_rules import in_order, opens_in
 from grader.web.course_context import course_exercise, course_exercises, course_id, page_course, theirs_only
 from grader.web.filters import problem
@@ -253,7 +253,7 @@ def new() -> BaseResponse | tuple[str, int]:
 @bp.route("/exercises/<exercise_id>/edit", methods=["GET", "POST"])
 def edit(exercise_id: str) -> BaseResponse | tuple[str, int]:
     """Edit an exercise; saving stores a new version, and earlier attempts keep theirs."""
-    return _editor(course_exercise(exercise_id).id)
+    return _editor(existing(exercise_id).id)  # another course's exercise: the guard's theirs_only 404s
 
 
 @bp.post("/exercises/preview")
@@ -277,7 +277,7 @@ def preview() -> tuple[str, int]:
 @bp.get("/exercises/<exercise_id>/export")
 def export(exercise_id: str) -> Response:
     """The newest version's YAML (a draft or not), as a file in the format of exercises/."""
-    stored = latest_version(course_exercise(exercise_id).id)
+    stored = latest_version(exercise_id)  # one the course does not use: the guard's theirs_only 404s
     if stored is None:
         abort(404)
     disposition = f'attachment; filename="{stored.exercise_id}.yaml"'
