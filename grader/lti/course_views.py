@@ -12,7 +12,7 @@ from flask_login import current_user, login_required
 
 from grader.course_models import Course
 from grader.extensions import db
-from grader.lti import contexts, platforms, roster
+from grader.lti import contexts, deep_linking, platforms, roster
 from grader.lti.models import LtiContext
 from grader.services.courses import CourseError
 from grader.web import course_context
@@ -54,6 +54,9 @@ def new_course() -> ResponseReturnValue:
 def _done(kept: dict[str, Any], course: Course) -> ResponseReturnValue:
     session.pop(contexts.SESSION_KEY, None)
     session[course_context.SESSION_KEY] = course.code
+    picking = session.get(deep_linking.SESSION_KEY)
+    if kept.get("next") and isinstance(picking, dict):  # the deep-linking launch's pick is for the linked course
+        session[deep_linking.SESSION_KEY] = {**picking, "course": course.code}
     flash(gettext("This LMS course is linked to %(title)s (%(code)s).", title=course.title, code=course.code))
     return redirect(str(kept.get("next") or landing(course.id, kept.get("target"), current_locale())), 303)
 

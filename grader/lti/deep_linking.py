@@ -59,10 +59,11 @@ def find_choice(course_id: int, target: str, locale: str) -> Choice | None:
     return None
 
 
-def request_settings(claims: dict[str, Any], platform_id: int) -> dict[str, Any]:
-    """What to keep of a deep-linking request (small: it goes in the session cookie)."""
+def request_settings(claims: dict[str, Any], platform_id: int, course_code: str) -> dict[str, Any]:
+    """What to keep of a deep-linking request (small: it goes in the session cookie), with the course its LMS
+    course maps to: the pick comes from that course, whichever course the instructor works in meanwhile."""
     settings = claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"]
-    return {"platform_id": platform_id,
+    return {"platform_id": platform_id, "course": course_code,
             "deployment_id": claims["https://purl.imsglobal.org/spec/lti/claim/deployment_id"],
             "return_url": settings["deep_link_return_url"], "data": settings.get("data")}  # fmt: skip
 

@@ -25,7 +25,6 @@ from grader.services.courses import CourseError
 from grader.texts import N_
 from grader.web import course_context
 from grader.web.auth import sign_in
-from grader.web.course_context import page_course
 from grader.web.errors import MESSAGES, error_response
 from grader.web.headers import allow_framing, csp_with, framed_by, framing_origins
 from grader.web.i18n import current_locale, remember, supported, translated
@@ -98,12 +97,6 @@ def login() -> ResponseReturnValue:
         return _refusal(refused, _login_again())
 
 
-def _teaching() -> bool:
-    """Whether the signed-in person is staff of the course they are in now (deep linking is theirs)."""
-    here = page_course()
-    return here is not None and here.staff
-
-
 def _locale(launch: Launch) -> str | None:
     wanted = (launch.claim("launch_presentation") or {}).get("locale") or ""
     return supported(str(wanted).replace("_", "-").split("-")[0].lower())
@@ -167,7 +160,7 @@ def launch() -> ResponseReturnValue:
     allow_framing(frame_origins(checked))
     remember(locale)
     session[course_context.SESSION_KEY] = course.code  # the working course from now on
-    landing = _landing_after(checked, account, course.id, locale, lms, context)
+    landing = _landing_after(checked, account, course, locale, lms, context)
     if made and context is not None and contexts.taught_elsewhere(account.user_id, course.id):
         landing = _offer_linking(checked, context, landing)
     return _spent(checked, redirect(landing, 303))
@@ -208,7 +201,7 @@ def _not_set_up(checked: Launch) -> Response:
     return Response(page, 404)
 
 
-def _landing_after(checked: Launch, account: accounts.LtiAccount, course_id: int, locale: str,
+def _landing_after(checked: Launch, account: accounts.LtiAccount, course: Course, locale: str,
                    lms: contexts.LmsCourse | None, context: LtiContext | None) -> str:  # fmt: skip
     """Where a checked launch goes: the picker, or the linked exercise (its line item kept for a learner). An
     instructor's launch keeps the LMS course's title and member list address."""
@@ -218,13 +211,13 @@ def _landing_after(checked: Launch, account: accounts.LtiAccount, course_id: int
         memberships = service_url(checked, _part(claims.get(roster.NRPS_CLAIM), "context_memberships_url"), "NRPS")
         contexts.noted(context, lms, memberships)
     if checked.claim("message_type") == "LtiDeepLinkingRequest":
-        session[deep_linking.SESSION_KEY] = deep_linking.request_settings(claims, checked.platform_id)
+        session[deep_linking.SESSION_KEY] = deep_linking.request_settings(claims, checked.platform_id, course.code)
         return url_for("lti.pick")
     target = _target(checked)
     lineitem = service_url(checked, _part(claims.get(AGS_CLAIM), "lineitem"), "AGS line item")
     if target and lineitem and not instructor:
-        accounts.remember_line_item(account, checked.platform_id, course_id, target, lineitem)
-    return landing(course_id, target, locale)
+        accounts.remember_line_item(account, checked.platform_id, course.id, target, lineitem)
+    return landing(course.id, target, locale)
 
 
 def _part(claim: object, name: str) -> object:
@@ -232,18 +225,24 @@ def _part(claim: object, name: str) -> object:
     return claim.get(name) if isinstance(claim, dict) else None
 
 
-def _kept_request() -> dict[str, Any]:
+def _kept_request() -> tuple[dict[str, Any], int]:
+    """The deep-linking request kept in the session, and its course when the signed-in person teaches it."""
     kept = session.get(deep_linking.SESSION_KEY)
-    if not kept or not current_user.is_authenticated or not _teaching():
+    kept = kept if isinstance(kept, dict) else {}
+    code = kept.get("course")
+    here = None
+    if isinstance(code, str) and code and current_user.is_authenticated:  # never "their first course" instead
+        here = course_context.resolve(current_user.id, current_user.is_admin, code)
+    if here is None or not here.staff:
         abort(403, _l("Open this page from your course's \"add an activity\" screen."))
-    return dict(kept)
+    return kept, here.seat.course_id
 
 
 @bp.route("/pick", methods=["GET", "POST"])
 def pick() -> ResponseReturnValue:
     """The catalogue for a deep-linking request; the chosen item goes back to the LMS, signed."""
-    kept = _kept_request()
-    locale, course_id = current_locale(), course_context.course_id()
+    kept, course_id = _kept_request()
+    locale = current_locale()
     if request.method == "GET":
         return render_template("lti/pick.html", catalogue=deep_linking.catalogue(course_id, locale))
     choice = deep_linking.find_choice(course_id, request.form.get("target", ""), locale)

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
-from grader.course_models import Course
+from grader.course_models import Course, CourseMember
 from grader.extensions import db
 from grader.lti.models import GradeLink, LtiContext
-from grader.models import DRAFT, Exercise
+from grader.models import DRAFT, Exercise, User
 from grader.services import attempts, course_content, courses, extensions
 from grader.services.courses import Seat
 from grader.services.regrade import regrade
@@ -24,6 +25,7 @@ from tests.lti.test_passback import LATE, lms_gets
 from tests.lti.test_roster import NRPS
 from tests.lti.test_scores import answer
 from tests.web.conftest import csrf_from
+from grader.web.course_context import SESSION_KEY
 from tests.web.test_due_dates import FUTURE
 from tests.web.test_overrides import set_score
 from tests.web.test_regrade import LOOSE, TIGHT, off_by, save
@@ -44,13 +46,18 @@ def line_item(platform: FakePlatform, n: int) -> dict[str, object]:
                   "lineitem": f"{platform.url}/lineitems/{n}"}}
 
 
-def picker(client: FlaskClient, platform: FakePlatform) -> str:
-    """teacher-1's deep-linking launch from the LMS course NEW; the picker page it goes to."""
+def deep_linking_launch(client: FlaskClient, platform: FakePlatform, context: dict[str, Any] = NEW) -> str:
+    """teacher-1's deep-linking launch from an LMS course; where it goes."""
     settings = {"deep_link_return_url": f"{platform.url}/deep-link-return", "accept_types": ["ltiResourceLink"],
                 "accept_presentation_document_targets": ["iframe", "window"]}
-    response = launch(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), context=NEW, resource_link=None,
+    response = launch(client, platform, sub="teacher-1", roles=(INSTRUCTOR,), context=context, resource_link=None,
                       message_type="LtiDeepLinkingRequest", **{DL + "deep_linking_settings": settings})
-    assert response.headers["Location"].endswith("/lti/pick")
+    return str(response.headers["Location"])
+
+
+def picker(client: FlaskClient, platform: FakePlatform) -> str:
+    """teacher-1's deep-linking launch from the LMS course NEW; the picker page it goes to."""
+    assert deep_linking_launch(client, platform).endswith("/lti/pick")
     return client.get("/lti/pick").get_data(as_text=True)
 
 
@@ -162,3 +169,53 @@ def test_the_roster_brings_learners_into_the_mapped_course(app: Flask, platform:
     assert teacher.post("/lti/roster", data={"csrf_token": csrf_from(page)}).status_code == 303
     assert members(app, CODE) == {"teacher-1@school.example": "instructor", "bea@school.example": "learner"}
     assert "bea@school.example" not in members(app, "default")
+
+
+def test_the_pick_is_from_the_lms_course_s_course_whichever_course_the_instructor_works_in_meanwhile(
+        app: Flask, platform: FakePlatform) -> None:  # fmt: skip
+    teacher_launch(app, platform)
+    own_list(app)
+    with app.app_context():
+        course_content.use_exercises(course_id(app), ["block-layernorm"])
+        ml101 = courses.create("ml101", "Machine learning")
+        course_content.use_exercises(ml101.id, ["ffn-keys"])
+        teacher = db.session.scalars(sa.select(User).where(User.email == "teacher-1@school.example")).one()
+        courses.add_member(ml101, teacher, "instructor")
+        db.session.commit()
+    client = app.test_client()
+    picker(client, platform)
+    with client.session_transaction() as session:  # another tab: the instructor switches to ml101
+        session[SESSION_KEY] = "ml101"
+    page = client.get("/lti/pick").get_data(as_text=True)
+    assert set(re.findall(r'name="target" value="([^"]+)"', page)) == {"lesson:gpt2-block",
+                                                                        "exercise:block-layernorm"}
+    refused = client.post("/lti/pick", data={"csrf_token": csrf_from(page), "target": "exercise:ffn-keys"})
+    assert refused.status_code == 400  # ml101's, not this LMS course's
+    picked = client.post("/lti/pick", data={"csrf_token": csrf_from(page), "target": "exercise:block-layernorm"})
+    assert picked.status_code == 200 and "deep-link-return" in picked.get_data(as_text=True)
+
+
+def test_a_pick_after_linking_the_lms_course_is_from_the_course_linked_to(app: Flask, platform: FakePlatform) -> None:
+    teacher_launch(app, platform)
+    own_list(app)
+    with app.app_context():
+        course_content.use_exercises(course_id(app), ["ffn-keys"])
+    client = app.test_client()  # a deep-linking launch from a second, new LMS course
+    assert deep_linking_launch(client, platform, {**NEW, "id": "course-3"}).endswith("/lti/course")
+    page = client.get("/lti/course").get_data(as_text=True)
+    linked = client.post("/lti/course", data={"csrf_token": csrf_from(page), "course": CODE})
+    assert linked.status_code == 303 and linked.headers["Location"].endswith("/lti/pick")
+    offered = set(re.findall(r'name="target" value="([^"]+)"', client.get("/lti/pick").get_data(as_text=True)))
+    assert offered == {"lesson:ffn-memory", "exercise:ffn-keys"}
+
+
+def test_someone_who_does_not_teach_the_kept_course_cannot_pick(app: Flask, platform: FakePlatform) -> None:
+    teacher_launch(app, platform)
+    client = app.test_client()
+    picker(client, platform)
+    with app.app_context():  # teacher-1 stops teaching the LMS course's course before picking
+        teacher = db.session.scalars(sa.select(User).where(User.email == "teacher-1@school.example")).one()
+        db.session.execute(sa.update(CourseMember).where(CourseMember.user_id == teacher.id,
+                                                         CourseMember.course_id == course_id(app)).values(role="learner"))
+        db.session.commit()
+    assert client.get("/lti/pick").status_code == 403
