@@ -53,11 +53,16 @@ def create(code: str, title: str, locale: str = "en", by: int | None = None, who
     title = " ".join(title.split())
     if not 0 < len(title) <= MAX_TITLE:
         raise CourseError("A course title is 1 to %(count)d characters.", count=MAX_TITLE)
+    taken = CourseError("A course with the code %(code)s exists already.", code=code)
     if db.session.scalar(sa.select(Course.id).where(Course.code == check_code(code))) is not None:
-        raise CourseError("A course with the code %(code)s exists already.", code=code)
+        raise taken
     course = Course(code=code, title=title, locale=locale, created_by=by, whole_catalogue=whole_catalogue)
     db.session.add(course)
-    db.session.flush()
+    try:
+        db.session.flush()
+    except sa.exc.IntegrityError:  # the same code made at the same moment (a double click, two tabs)
+        db.session.rollback()
+        raise taken from None
     if by is not None:
         db.session.add(CourseMember(course_id=course.id, user_id=by, role=INSTRUCTOR, added_by="staff"))
     db.session.commit()
@@ -65,7 +70,10 @@ def create(code: str, title: str, locale: str = "en", by: int | None = None, who
 
 
 def by_code(code: str) -> Course | None:
-    """The course with this code, if any."""
+    """The course with this code, if any (a text no code can be, such as one with a NUL, is no course: PostgreSQL
+    would refuse to compare it)."""
+    if not re.fullmatch(CODE_PATTERN, code):
+        return None
     return db.session.scalar(sa.select(Course).where(Course.code == code))
 
 

@@ -7,10 +7,11 @@ import json
 from datetime import timedelta
 
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
-from grader.course_models import INSTRUCTOR, LEARNER, TA
+from grader.course_models import INSTRUCTOR, LEARNER, TA, Course
 from grader.extensions import db
 from grader.models import utcnow
 from grader.services import accounts, attempts, course_content, courses
@@ -196,3 +197,32 @@ def test_the_api_lists_the_callers_courses_and_gives_a_gradebook_to_its_staff_on
         assert attempts.progress_of(Seat(two_courses["ml101"], two_courses["ada"]), EXERCISE) is None
     outside = client.get(f"/api/v1/exercises/{EXERCISE}?course=ml102", headers=auth(tokens["t1"]))
     assert outside.status_code == 404
+
+
+def test_a_code_taken_between_the_check_and_the_write_is_said_taken(app: Flask) -> None:
+    """Two tabs making the same course at once: the later one hears the code is taken (no 500)."""
+    with app.app_context():
+        engine = db.engine
+        sneaked: list[bool] = []
+
+        def other_tab_first(conn: object, clause: object, *rest: object) -> None:
+            if not sneaked and "FROM courses" in str(clause):  # right after the check saw the code free
+                sneaked.append(True)
+                with engine.begin() as other:
+                    other.execute(sa.insert(Course).values(code="ml202", title="Made in the other tab",
+                                                           locale="en"))  # fmt: skip
+
+        sa.event.listen(engine, "after_execute", other_tab_first)
+        try:
+            with pytest.raises(courses.CourseError) as taken:
+                courses.create("ml202", "Machine learning 2")
+        finally:
+            sa.event.remove(engine, "after_execute", other_tab_first)
+        assert sneaked and taken.value.text.render() == "A course with the code ml202 exists already."
+        assert courses.by_code("ml202").title == "Made in the other tab"  # type: ignore[union-attr]
+
+
+def test_a_text_no_code_can_be_is_no_course(app: Flask) -> None:
+    with app.app_context():
+        assert courses.by_code("default\x00") is None and courses.by_code("Default") is None
+        assert courses.by_code("default") is not None
