@@ -35,6 +35,11 @@ class SourceRejected(Refusal):
     """An upload that is not acceptable Python source; the message is for the learner."""
 
 
+def too_large() -> SourceRejected:
+    """The refusal of code over MAX_SOURCE_BYTES (also said for a body too large to read at all)."""
+    return SourceRejected("The code is larger than %(size)d KB.", size=MAX_SOURCE_BYTES // 1024)
+
+
 def read_source(raw: bytes | str) -> str:
     """Check an upload: UTF-8, at most 64 KB, no NUL bytes; returns the text."""
     try:
@@ -42,7 +47,7 @@ def read_source(raw: bytes | str) -> str:
     except UnicodeEncodeError:
         raise SourceRejected("The code contains characters that are not valid Unicode text.") from None
     if len(data) > MAX_SOURCE_BYTES:
-        raise SourceRejected("The code is larger than %(size)d KB.", size=MAX_SOURCE_BYTES // 1024)
+        raise too_large()
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -9,7 +9,8 @@ from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 from flask_wtf.csrf import CSRFError
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError, SQLAlchemyError
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.datastructures import ImmutableMultiDict
+from werkzeug.exceptions import HTTPException, InternalServerError, RequestEntityTooLarge
 
 from grader.catalog.variants import VariantError
 from grader.services.attempts import NotOpen, UnknownParts
@@ -136,6 +137,26 @@ def _not_open(error: NotOpen) -> ResponseReturnValue:
     return error_response(403, gettext("This exercise opens %(when)s UTC.", when=when(error.opens)))
 
 
+def _too_large(error: RequestEntityTooLarge) -> ResponseReturnValue:
+    """An upload too large to read, sent from a code exercise's page: that page again, saying the limit by the
+    field (the body was not read, so nothing was stored); elsewhere the plain refusal."""
+    from grader.code_grading import too_large
+    from grader.web import code
+    from grader.web.i18n import translated
+    from grader.web.learn import open_code_exercise
+
+    exercise_id = (request.view_args or {}).get("exercise_id")
+    if request.endpoint == "learn.answer" and exercise_id and current_user.is_authenticated:
+        # The page's forms read the request's form again: as nothing of the body was read, it is empty.
+        request.__dict__.update(form=ImmutableMultiDict(), files=ImmutableMultiDict())
+        try:
+            if open_code_exercise(exercise_id):
+                return code.page(exercise_id, translated(too_large().text), 413)
+        except (HTTPException, UnknownExercise, NotOpen):
+            pass
+    return _http(error)
+
+
 def _unexpected(error: Exception) -> ResponseReturnValue:
     current_app.logger.exception("unhandled error", exc_info=error)
     return error_response(500)
@@ -153,6 +174,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(UnknownParts, _unknown_parts)
     app.register_error_handler(UnknownExercise, _unknown_exercise)
     app.register_error_handler(NotOpen, _not_open)
+    app.register_error_handler(RequestEntityTooLarge, _too_large)
     app.register_error_handler(HTTPException, _http)
     app.register_error_handler(InternalServerError, _unexpected)
     app.register_error_handler(Exception, _unexpected)

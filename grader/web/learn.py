@@ -96,7 +96,7 @@ def _keep_answers_across_login() -> None:
         keep_answers(request.view_args["exercise_id"])
 
 
-def _open_code_exercise(exercise_id: str) -> bool:
+def open_code_exercise(exercise_id: str) -> bool:
     """Whether the exercise takes code, after refusing a learner (403) an exercise not open yet."""
     found, course = exercises.published(exercise_id), here()
     if not uses(course.seat.course_id, exercise_id):
@@ -109,7 +109,7 @@ def _open_code_exercise(exercise_id: str) -> bool:
 @login_required
 def exercise(exercise_id: str) -> tuple[str, int]:
     """The learner's variant, the form, and feedback on the attempt named in ?attempt=."""
-    if _open_code_exercise(exercise_id):
+    if open_code_exercise(exercise_id):
         return code.page(exercise_id)
     kept = _kept_answers(exercise_id)
     if kept is not None:
@@ -125,7 +125,7 @@ def exercise(exercise_id: str) -> tuple[str, int]:
 
 def resend(exercise_id: str) -> tuple[str, int]:
     """The exercise page again after its form token was refused (a lost session), keeping what was typed."""
-    if _open_code_exercise(exercise_id):
+    if open_code_exercise(exercise_id):
         return code.page(exercise_id, str(RESEND), 400, request.form.get("source"))
     return _page(exercise_id, None, typed_answers(), "expired", 400)
 
@@ -135,7 +135,7 @@ def resend(exercise_id: str) -> tuple[str, int]:
 @limiter.limit("30 per minute", key_func=user_key)
 def answer(exercise_id: str) -> Response | tuple[str, int]:
     """Grade an attempt; counted ones are stored, then the page is shown again by redirect."""
-    if _open_code_exercise(exercise_id):
+    if open_code_exercise(exercise_id):
         return code.submit(exercise_id)
     form = AnswerForm()
     if not form.validate_on_submit():
