@@ -211,9 +211,9 @@ def revoke(token_id: int) -> Response:
     return redirect(url_for("auth.profile"))
 
 
-def reset_url(user: User) -> str:
+def reset_url(user: User, lasts: int = password_reset.RESET_SECONDS) -> str:
     """A one-time reset link for the user, on the configured public address (else this request's host)."""
-    token = password_reset.reset_token(user, current_app.config["SECRET_KEY"])
+    token = password_reset.reset_token(user, current_app.config["SECRET_KEY"], lasts)
     base = current_app.config.get("BASE_URL")
     return base + url_for("auth.reset", token=token) if base else url_for("auth.reset", token=token, _external=True)
 

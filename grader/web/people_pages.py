@@ -12,12 +12,14 @@ from wtforms import BooleanField, SelectField, StringField, TextAreaField
 from wtforms.fields.choices import SelectChoice
 from wtforms.validators import DataRequired, Length
 
-from grader.course_models import COURSE_ROLES, LEARNER
+from grader.course_models import COURSE_ROLES, LEARNER, Course
+from grader.extensions import db
 from grader.services import courses, enrolment
 from grader.services.enrolment_rows import MAX_BYTES, MAX_ROWS, ListRefused
 from grader.web.course_context import Here, current, page_course
 from grader.web.forms import PageForm, query_int
 from grader.web.i18n import translated
+from grader.web.invitations import invite, mail_server, new_accounts
 
 bp = Blueprint("people", __name__, url_prefix="/teach")
 ROLE_NAMES = {"instructor": _l("instructor"), "ta": _l("teaching assistant"), "learner": _l("learner")}
@@ -32,6 +34,7 @@ class AddForm(PageForm):
 
     email = StringField(_l("Email"), validators=[DataRequired(), Length(max=254)])
     role = SelectField(_l("Role"), choices=ROLE_CHOICES, default=LEARNER)
+    invite = BooleanField(_l("Email a new account an invitation with a link to choose its password"), default=True)
 
 
 class ImportPeopleForm(PageForm):
@@ -41,6 +44,7 @@ class ImportPeopleForm(PageForm):
     emails = TextAreaField(_l("Or paste emails"), validators=[Length(max=MAX_BYTES)],
                            description=_l("Separated by new lines, commas, semicolons or spaces; each becomes a learner."))
     good_only = BooleanField(_l("If some rows are bad, import the good ones and leave the bad ones out"))
+    invite = BooleanField(_l("Email each new account an invitation with a link to choose its password"), default=True)
 
 
 class RoleForm(PageForm):
@@ -65,7 +69,7 @@ def _course_staff_only() -> Response | None:
 
 
 def _list(here: Here, add: AddForm | None = None, upload: ImportPeopleForm | None = None,
-          report: enrolment.Report | None = None, status: int = 200) -> tuple[str, int]:  # fmt: skip
+          report: enrolment.Report | None = None, status: int = 200, invited: int = 0) -> tuple[str, int]:  # fmt: skip
     role = request.args.get("role") if request.args.get("role") in COURSE_ROLES else None
     query, page = request.args.get("q", "")[:254], query_int("page", 10_000) or 1
     found, total = enrolment.people(here.seat.course_id, role, query, page)
@@ -73,9 +77,18 @@ def _list(here: Here, add: AddForm | None = None, upload: ImportPeopleForm | Non
         "teach/people.html", people=found, total=total, page=page, pages=max(1, -(-total // enrolment.PAGE)),
         role=role, query=query, counts=courses.member_counts(here.seat.course_id), roles=ROLE_NAMES,
         joined_by=JOINED_BY, manage=here.instructor, add=add or AddForm(), upload=upload or ImportPeopleForm(),
-        report=report, max_rows=MAX_ROWS, max_kb=MAX_BYTES // 1000,
+        report=report, max_rows=MAX_ROWS, max_kb=MAX_BYTES // 1000, invitations=mail_server() is not None,
+        invited=invited,
     )  # fmt: skip
     return html, status
+
+
+def _invited(here: Here, report: enrolment.Report, asked: object) -> int:
+    """Invitations mailed to the accounts an import made, when the instructor asked and the site sends mail."""
+    course = db.session.get(Course, here.seat.course_id)
+    if not asked or course is None:
+        return 0
+    return invite(course, new_accounts(report), current_user.email)
 
 
 @bp.get("/people")
@@ -96,6 +109,8 @@ def add() -> Response | tuple[str, int]:
         form.email.errors = [translated(error.text)]
         return _list(here, add=form, status=422)
     flash(_added_message(report, form.role.data))
+    if _invited(here, report, form.invite.data):
+        flash(gettext("An invitation is on its way to %(email)s.", email=report.added[0]["email"]))
     return redirect(url_for("people.index"), code=303)
 
 
@@ -127,7 +142,8 @@ def import_people() -> tuple[str, int]:
     except (ListRefused, courses.CourseError) as error:
         (form.upload if upload and upload.filename else form.emails).errors = [translated(error.text)]
         return _list(here, upload=form, status=422)
-    return _list(here, upload=form, report=report, status=200 if report.imported else 422)
+    invited = _invited(here, report, form.invite.data) if report.imported else 0
+    return _list(here, upload=form, report=report, status=200 if report.imported else 422, invited=invited)
 
 
 def _refused(form: PageForm, here: Here, page: object) -> tuple[str, int]:
