@@ -32,6 +32,20 @@ def test_validate_fails_with_file_field_message_lines(tmp_path: Path) -> None:
     assert result.stdout.splitlines() == [f"{bad}: parts.0.tolerance.abs: Input should be greater than 0"]
 
 
+def test_validate_honours_root(tmp_path: Path) -> None:
+    gelu = (ROOT / "exercises" / "gpt2-block" / "block-gelu.yaml").read_text(encoding="utf-8")
+    (tmp_path / "good.yaml").write_text(gelu, encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(gelu.replace("id: block-gelu", "id: other-gelu").replace("tolerance: {abs: 0.0005}",
+                                                                             "tolerance: {abs: -1}", 1), encoding="utf-8")  # fmt: skip
+    result = run("--root", str(tmp_path), "exercises", "validate")
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{bad}: parts.0.tolerance.abs: Input should be greater than 0"]
+    bad.unlink()
+    result = run("--root", str(tmp_path), "exercises", "validate")
+    assert (result.returncode, result.stdout) == (0, "1 exercises valid\n")
+
+
 def test_validate_checks_code_exercises_too(tmp_path: Path) -> None:
     code = tmp_path / "code-gelu.yaml"
     code.write_text((ROOT / "exercises" / "code" / "code-gelu.yaml").read_text(encoding="utf-8") + "bogus_key: 1\n",
