@@ -46,6 +46,16 @@ def test_validate_honours_root(tmp_path: Path) -> None:
     assert (result.returncode, result.stdout) == (0, "1 exercises valid\n")
 
 
+def test_validate_refuses_a_page_example_that_computes_nan(tmp_path: Path) -> None:
+    example = (ROOT / "tests" / "catalog" / "formula_examples" / "softmax-temperature.yaml").read_text(encoding="utf-8")
+    nan = tmp_path / "nan.yaml"
+    nan.write_text(example.replace("  p: softmax(z)\n", "  p: softmax(z)\n  r: sqrt(s)\n"), encoding="utf-8")
+    result = run("exercises", "validate", str(nan))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{nan}: compute.r: the page's example gives NaN (not a number) here; "
+                                          "change the formula or the parameters' page values"]  # fmt: skip
+
+
 def test_validate_checks_code_exercises_too(tmp_path: Path) -> None:
     code = tmp_path / "code-gelu.yaml"
     code.write_text((ROOT / "exercises" / "code" / "code-gelu.yaml").read_text(encoding="utf-8") + "bogus_key: 1\n",
