@@ -143,6 +143,8 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     for code_spec in code_specs:
         if not args.exercise or code_spec.id == args.exercise:
             report.merge(check_code_spec(code_spec, range(args.seeds)))
+    for note in report.notes:
+        print(f"note: {note}")
     for line in report.failures[:200]:
         print(line)
     print(report.summary())
