@@ -32,9 +32,9 @@ def _load(root: Path) -> Catalog:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Exit 0 when every file (numeric or code) is valid with an id of its own, else print
-    `file: field: message` lines and exit 1."""
-    sources, errors = read_sources(Path(args.path))
+    """Exit 0 when every file (numeric or code) under PATH (else --root) is valid with an id of its own, else
+    print `file: field: message` lines and exit 1."""
+    sources, errors = read_sources(Path(args.path) if args.path is not None else args.root)
     specs, problems = collect(sources, any_spec_from_text)  # one pass over both kinds: ids are unique across them
     errors += problems
     for error in errors:
@@ -143,6 +143,8 @@ def cmd_selfcheck(args: argparse.Namespace) -> int:
     for code_spec in code_specs:
         if not args.exercise or code_spec.id == args.exercise:
             report.merge(check_code_spec(code_spec, range(args.seeds)))
+    for note in report.notes:
+        print(f"note: {note}")
     for line in report.failures[:200]:
         print(line)
     print(report.summary())
@@ -187,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     exercises = sub.add_parser("exercises", help="validate or list exercise files")
     ex_sub = exercises.add_subparsers(dest="action", required=True)
     validate = ex_sub.add_parser("validate", help="validate exercise files")
-    validate.add_argument("path", nargs="?", default=str(DEFAULT_EXERCISES))
+    validate.add_argument("path", nargs="?", default=None, help="a file or folder (default: --root)")
     validate.set_defaults(run=cmd_validate)
     listing = ex_sub.add_parser("list", help="list exercises")
     listing.add_argument("--json", action="store_true")

@@ -32,6 +32,30 @@ def test_validate_fails_with_file_field_message_lines(tmp_path: Path) -> None:
     assert result.stdout.splitlines() == [f"{bad}: parts.0.tolerance.abs: Input should be greater than 0"]
 
 
+def test_validate_honours_root(tmp_path: Path) -> None:
+    gelu = (ROOT / "exercises" / "gpt2-block" / "block-gelu.yaml").read_text(encoding="utf-8")
+    (tmp_path / "good.yaml").write_text(gelu, encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(gelu.replace("id: block-gelu", "id: other-gelu").replace("tolerance: {abs: 0.0005}",
+                                                                             "tolerance: {abs: -1}", 1), encoding="utf-8")  # fmt: skip
+    result = run("--root", str(tmp_path), "exercises", "validate")
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{bad}: parts.0.tolerance.abs: Input should be greater than 0"]
+    bad.unlink()
+    result = run("--root", str(tmp_path), "exercises", "validate")
+    assert (result.returncode, result.stdout) == (0, "1 exercises valid\n")
+
+
+def test_validate_refuses_a_page_example_that_computes_nan(tmp_path: Path) -> None:
+    example = (ROOT / "tests" / "catalog" / "formula_examples" / "softmax-temperature.yaml").read_text(encoding="utf-8")
+    nan = tmp_path / "nan.yaml"
+    nan.write_text(example.replace("  p: softmax(z)\n", "  p: softmax(z)\n  r: sqrt(s)\n"), encoding="utf-8")
+    result = run("exercises", "validate", str(nan))
+    assert result.returncode == 1
+    assert result.stdout.splitlines() == [f"{nan}: compute.r: the page's example gives NaN (not a number) here; "
+                                          "change the formula or the parameters' page values"]  # fmt: skip
+
+
 def test_validate_checks_code_exercises_too(tmp_path: Path) -> None:
     code = tmp_path / "code-gelu.yaml"
     code.write_text((ROOT / "exercises" / "code" / "code-gelu.yaml").read_text(encoding="utf-8") + "bogus_key: 1\n",
@@ -102,6 +126,17 @@ def test_selfcheck_fails_a_code_exercise_whose_mistakes_would_pass(tmp_path: Pat
     assert result.returncode == 1
     assert "code-gelu seed 1: mistake erf-gelu at 10 times the tolerance -> passed, named None" in result.stdout.splitlines()
     assert result.stdout.strip().endswith("selfcheck: 1 exercises, 2 variants, 10 checks, 8 failures")
+
+
+def test_selfcheck_notes_a_code_mistake_that_passes_hidden_cases(tmp_path: Path) -> None:
+    code = (ROOT / "exercises" / "code" / "code-rmsnorm.yaml").read_text(encoding="utf-8")
+    (tmp_path / "code-rmsnorm.yaml").write_text(code, encoding="utf-8")
+    result = run("--root", str(tmp_path), "selfcheck", "--seeds", "1")
+    assert result.returncode == 0  # a note, not a failure: ε left out shows only in the edge cases
+    notes = [line for line in result.stdout.splitlines() if line.startswith("note: ")]
+    assert [note.split(" (")[0] for note in notes] == [
+        f"note: code-rmsnorm: mistake {name} passes 10 of 10 hidden cases at seed 0" for name in ("no-eps", "eps-outside-sqrt")]
+    assert result.stdout.strip().endswith("0 failures")
 
 
 def test_selfcheck_fails_when_a_file_cannot_be_read(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from yaml.constructor import ConstructorError
 from yaml.events import AliasEvent, Event
 from yaml.nodes import MappingNode, Node, SequenceNode
 
+from grader.catalog.booleans import Words, boolean_words, read_as_boolean
 from grader.catalog.problems import problem_text
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.texts import Text, say
@@ -159,9 +160,15 @@ def _field_name(location: tuple[Any, ...]) -> str:
     return ".".join(str(p) for p in location) or WHOLE_FILE
 
 
-def spec_error(source: str, error: Mapping[str, Any]) -> SpecError:
-    """One pydantic error as a SpecError, with its sentence for the reader."""
-    return SpecError(source, _field_name(error["loc"]), error["msg"], problem_text(error))
+def spec_error(source: str, error: Mapping[str, Any], words: Words | None = None) -> SpecError:
+    """One pydantic error as a SpecError, with its sentence for the reader; a boolean YAML made of a word
+    (`words`, from boolean_words) is said to be one."""
+    problem = problem_text(error)
+    explained = read_as_boolean(error, words or {}, problem)
+    if explained is not None:
+        field, text = explained
+        return SpecError(source, field or _field_name(error["loc"]), str(text), text)
+    return SpecError(source, _field_name(error["loc"]), error["msg"], problem)
 
 
 def read_source(text: str, source: str) -> tuple[Any, list[SpecError]]:
@@ -179,17 +186,21 @@ def spec_from_text(text: str, source: str) -> tuple[ExerciseSpec | None, list[Sp
     data, unread = read_source(text, source)
     if unread:
         return None, unread
-    return validated(ExerciseSpec, data, source)
+    return validated(ExerciseSpec, data, source, text)
 
 
-def validated(model: type[Model], data: Any, source: str) -> tuple[Model | None, list[SpecError]]:
-    """Validate parsed YAML as `model`; returns it or the errors (never raises)."""
+def validated(model: type[Model], data: Any, source: str, text: str | None = None) -> tuple[Model | None, list[SpecError]]:
+    """Validate parsed YAML as `model`; returns it or the errors (never raises). With the YAML `text`, an
+    error about a boolean YAML read from a word (`no`, `off`) names that word."""
     if not isinstance(data, dict):
         return None, [SpecError(source, WHOLE_FILE, "an exercise file must be a mapping")]
     try:
         return model.model_validate(data), []
     except ValidationError as error:
-        return None, [spec_error(source, e) for e in error.errors()]
+        problems = error.errors()
+        booleans = text is not None and any(isinstance(e.get("input"), bool) for e in problems)
+        words = boolean_words(yaml.compose(text, Loader=_Loader)) if booleans else {}  # type: ignore[arg-type]
+        return None, [spec_error(source, e, words) for e in problems]
     except (RecursionError, OverflowError, MemoryError) as error:  # pydantic passes these through
         return None, [SpecError(source, WHOLE_FILE, f"a value cannot be checked: {error!r}")]
 

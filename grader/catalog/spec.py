@@ -241,6 +241,7 @@ class ExerciseSpec(Localised, AttemptPolicy):
             raise Refusal("params: missing %(missing)s, unknown %(unknown)s", missing=str(sorted(missing)),
                           unknown=str(sorted(unknown)))
         self._check_parts(scenario.quantities, scenario.mistakes)
+        self._check_mistakes_listed()
         self._check_labels()
         self._check_placeholders(set(self.params) | set(scenario.quantities))
         return self
@@ -256,22 +257,54 @@ class ExerciseSpec(Localised, AttemptPolicy):
         if not self.compute:
             raise Refusal("compute: a formula exercise computes its answers here, one named step per line")
         try:
-            scenario = self.scenario
-            page = {name: p.page for name, p in self.params.items()}
-            if None not in page.values():  # the page's example runs here, so a step that cannot run is placed
-                with time_budget(VARIANT_SECONDS):  # every route together, as for one variant
-                    for route in (None, *scenario.mistakes):
-                        scenario.routes({k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()},
-                                        route)  # fmt: skip
+            example = self._page_example(self.scenario)
         except ProgramError as error:
             raise _located(str(error), error.where, "") from None
         except OutOfTime as error:
             raise _located(f"the page's example: {error}", ("compute",), "") from None
+        self._check_page_example(example)
         for name, mistake in (self.mistakes or {}).items():
             mistake.words(name)
         for step in self.unchecked or {}:
             if step not in self.compute:
                 raise _located(f"{step!r} is not a step of compute", ("unchecked", step), step)
+
+    def _page_example(self, scenario: Scenario) -> list[dict[str, Any]]:
+        """The right routes of the page's example, after running every route (so that a step that cannot run is
+        placed); empty when a parameter has no page value."""
+        page = {name: p.page for name, p in self.params.items()}
+        if None in page.values():
+            return []
+        values = {k: np.asarray(v) if isinstance(v, list) else v for k, v in page.items()}
+        with time_budget(VARIANT_SECONDS):  # every route together, as for one variant
+            right = scenario.routes(values, None)
+            for route in scenario.mistakes:
+                scenario.routes(values, route)
+        return right
+
+    def _check_page_example(self, routes: list[dict[str, Any]]) -> None:
+        # A NaN anywhere is a slip (0/0, the log of a negative number); an infinity may be on the way to an
+        # answer (a causal mask's -inf before the softmax), but not where a part asks for it or a text prints it.
+        shown = {p.quantity for p in self.parts} | {n for _, text in self.texts() for n in PLACEHOLDER.findall(text)}
+        for quantities in routes:
+            for step in self.compute or {}:
+                value = np.asarray(quantities[step])
+                if not np.issubdtype(value.dtype, np.number):
+                    continue
+                if np.any(np.isnan(value)):
+                    raise _located("the page's example gives NaN (not a number) here; change the formula or the "
+                                   "parameters' page values", ("compute", step), step)  # fmt: skip
+                if step in shown and not np.all(np.isfinite(value)):
+                    raise _located("the page's example gives an infinite value here, which a part asks for or a "
+                                   "text prints; change the formula or the parameters' page values",
+                                   ("compute", step), step)  # fmt: skip
+
+    def _check_mistakes_listed(self) -> None:
+        listed = {ref.name for part in self.parts for ref in part.misconceptions}
+        for name in self.mistakes or {}:
+            if name not in listed:
+                raise _located(f"{name!r} is listed on no part, so no answer is ever named by it: add it to a "
+                               "part's misconceptions, or remove it", ("mistakes", name), name)  # fmt: skip
 
     def label_in(self, part_id: str, locale: str) -> str:
         """Part `part_id`'s label in `locale` if the exercise gives one there, else as written (KeyError if none)."""

@@ -3,13 +3,18 @@
 - the reference's outputs, moved by float rounding (ROUNDING of their size), pass: a tolerance of
   0 would fail a correct function that adds in another order;
 - each listed mistake's outputs fail under its own name even at MARGIN times the tolerance: a
-  mistake that only just fails on the seeds checked may pass on a learner's.
+  mistake that only just fails on the seeds checked may pass on a learner's;
+- a note names each mistake that passes some hidden cases at the exercise's own tolerance: those cases
+  do not test it, and under `scoring: fraction` a learner who makes it gets their credit. Some mistakes
+  show only at an edge (ε left out matters only for a row of near-constant values), so this is a note
+  for the author, not a failure.
 
 Only the task's own functions run here (trusted code, as in prepare); no learner code does.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -17,7 +22,7 @@ import numpy as np
 from grader.catalog.draw_check import check_draws, random_seeds
 from grader.catalog.selfcheck import SELF_CHECK_SEEDS, SelfCheckReport, stray_dollars
 from grader.catalog.spec import ExerciseSpec
-from grader.codecheck.compare import WithChanges
+from grader.codecheck.compare import WithChanges, compare
 from grader.codecheck.prepare import PREPARE_SECONDS, Prepared, prepare
 from grader.codecheck.spec import FORMULA_TASK, CodeExerciseSpec
 from grader.formulas.budget import time_budget
@@ -30,6 +35,7 @@ from grader.sandbox.results import CaseRun, RunResult
 CODE_SELF_CHECK_SEEDS = 5
 MARGIN = 10
 ROUNDING = 1e-9
+NOTE_EXAMPLES = 3  # hidden cases a note names; the count says how many more
 # The save check gives a formula reference this share of a submission's budget for one seed's cases.
 SAVE_SECONDS = PREPARE_SECONDS / 2
 
@@ -60,8 +66,37 @@ def _loosened(spec: CodeExerciseSpec) -> CodeExerciseSpec:
     return spec.model_copy(update={"tolerance": tolerance})
 
 
-def _check_seed(spec: CodeExerciseSpec, loose: CodeExerciseSpec, seed: int, report: SelfCheckReport) -> None:
+@dataclass
+class _Passes:
+    """Over the seeds checked: how many hidden cases a mistake was graded on, and the (seed, case) it passed."""
+
+    hidden: int = 0
+    passed: list[tuple[int, str]] = field(default_factory=list)
+
+    def note(self, exercise: str, mistake: str, seeds: str) -> str:
+        """The note on a mistake that passed some hidden cases, with a few of them."""
+        shown = ", ".join(f"seed {seed} {case}" for seed, case in self.passed[:NOTE_EXAMPLES])
+        more = ", ..." if len(self.passed) > NOTE_EXAMPLES else ""
+        return (f"{exercise}: mistake {mistake} passes {len(self.passed)} of {self.hidden} hidden cases at {seeds} "
+                f"({shown}{more}); those cases do not test it")  # fmt: skip
+
+
+def _hidden_passes(spec: CodeExerciseSpec, seed: int, prepared: Prepared, passes: dict[str, _Passes]) -> None:
+    """Tally, per listed mistake, the hidden cases of this seed its outputs pass at the exercise's tolerance."""
+    tolerance = spec.tolerance
+    for mistake, outputs in prepared.mutant_outputs.items():
+        tally = passes.setdefault(mistake, _Passes())
+        for case, expected, output in zip(prepared.cases, prepared.expected, outputs):
+            if not case.visible:
+                tally.hidden += 1
+                if compare(expected, output, tolerance.rtol, tolerance.atol) is None:
+                    tally.passed.append((seed, case.name))
+
+
+def _check_seed(spec: CodeExerciseSpec, loose: CodeExerciseSpec, seed: int, report: SelfCheckReport,
+                passes: dict[str, _Passes]) -> None:  # fmt: skip
     prepared = prepare(spec, seed)
+    _hidden_passes(spec, seed, prepared, passes)
     report.variants += 1
     result = _graded(spec, prepared, [rounded(value) for value in prepared.expected])
     report.checks += 1
@@ -85,8 +120,12 @@ def check_code_spec(spec: CodeExerciseSpec, seeds: Iterable[int]) -> SelfCheckRe
     """Self-check one code exercise on the cases of the given seeds."""
     report = SelfCheckReport(exercises=1, failures=stray_dollars(spec.id, spec.texts()))
     loose = _loosened(spec)
-    for seed in seeds:
-        _check_seed(spec, loose, seed, report)
+    passes: dict[str, _Passes] = {}
+    checked = list(seeds)
+    for seed in checked:
+        _check_seed(spec, loose, seed, report, passes)
+    span = f"seed {checked[0]}" if len(checked) == 1 else f"seeds {min(checked, default=0)} to {max(checked, default=0)}"
+    report.notes.extend(tally.note(spec.id, name, span) for name, tally in passes.items() if tally.passed)
     return report
 
 

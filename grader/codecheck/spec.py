@@ -165,6 +165,10 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
         unknown = [name for name in self.mutants if name not in task.mutants]
         if unknown:
             raise Refusal("reference.mistakes has no %(mutant)s", mutant=repr(unknown[0]))
+        for name in task.mutants:
+            if name not in self.mutants:  # never graded, so never named: the file says what it does not do
+                raise _located_in_reference(ProgramError(("mistakes", name), f"{name!r} is not listed in mutants, so "
+                                                         "no submission is ever named by it: list it, or remove it"))
         return self
 
     @model_validator(mode="after")
@@ -223,15 +227,15 @@ def _check_stub(stub: str, function: str, params: tuple[str, ...]) -> None:
     raise Refusal("stub must define %(wanted)s at the top level", wanted=wanted)
 
 
-def code_spec_from_data(data: Any, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
-    """Validate parsed YAML as a code exercise; returns the spec or the errors."""
-    return validated(CodeExerciseSpec, data, source)
+def code_spec_from_data(data: Any, source: str, text: str | None = None) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
+    """Validate parsed YAML (read from `text`) as a code exercise; returns the spec or the errors."""
+    return validated(CodeExerciseSpec, data, source, text)
 
 
 def code_spec_from_text(text: str, source: str) -> tuple[CodeExerciseSpec | None, list[SpecError]]:
     """Validate one code exercise's YAML text; returns the spec or the errors."""
     data, unread = read_source(text, source)
-    return (None, unread) if unread else code_spec_from_data(data, source)
+    return (None, unread) if unread else code_spec_from_data(data, source, text)
 
 
 def load_code_specs(root: Path) -> tuple[list[CodeExerciseSpec], list[SpecError]]:
@@ -255,7 +259,7 @@ def _read_any_spec(text: str, name: str) -> tuple[ExerciseSpec | CodeExerciseSpe
     if unread:
         return None, tuple(unread)
     if isinstance(data, dict) and data.get("kind") == CODE_KIND:
-        code, errors = code_spec_from_data(data, name)
+        code, errors = code_spec_from_data(data, name, text)
         return code, tuple(errors)
-    numeric, errors = validated(ExerciseSpec, data, name)
+    numeric, errors = validated(ExerciseSpec, data, name, text)
     return numeric, tuple(errors)

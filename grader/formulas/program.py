@@ -8,6 +8,7 @@ step's own formula gave: `{u: round(u, 3)}` rounds u, `{z: s}` forgets the tempe
 
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import dataclass
 from typing import Any, Mapping
@@ -17,6 +18,7 @@ import numpy as np
 from grader.formulas.budget import OutOfTime, time_budget
 from grader.formulas.evaluate import MAX_SECONDS, evaluate
 from grader.formulas.expression import Formula, FormulaError, parse_formula
+from grader.formulas.vocabulary import CONSTANTS
 
 MAX_STEPS = 60
 # A name of a parameter or step: letters (either case), digits and _, starting with a letter.
@@ -97,6 +99,13 @@ def _placed(where: tuple[str, ...], formula: Formula, values: Mapping[str, Any])
 def _check_name(where: tuple[str, ...], name: object) -> None:
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise ProgramError(where, f"{name!r} cannot name a value: {NAME_RULE}")
+    # Either case is allowed (T, H), so Python's True, False and None fit the rule; a formula reads those,
+    # and the other keywords, as themselves, never as this name. A step named e or pi would stand for the
+    # constant in the steps before it and for itself after it.
+    if keyword.iskeyword(name):
+        raise ProgramError(where, f"{name!r} cannot name a value: it is a reserved word (True, False, None, and, if, ...)")
+    if name in CONSTANTS:
+        raise ProgramError(where, f"{name!r} cannot name a value: it is the constant {name} = {CONSTANTS[name]:.5f}…")
 
 
 def _reads_ahead(where: tuple[str, ...], formula: Formula, known: set[str], itself: str | None = None) -> None:

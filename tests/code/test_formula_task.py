@@ -45,3 +45,20 @@ def test_the_formula_task_has_the_files_function_cases_and_mistakes() -> None:
 def test_a_broken_reference_is_refused_with_its_reason(change: tuple[str, str], says: str) -> None:
     errors = errors_for(SOURCE.replace(*change, 1))
     assert any(says in e for e in errors), errors
+
+
+def test_the_selfcheck_notes_a_mistake_that_passes_hidden_cases() -> None:
+    spec, errors = code_spec_from_text(SOURCE, "ex.yaml")
+    assert errors == [] and spec is not None
+    report = check_code_spec(spec, range(2))
+    # Scores in [-5, 5] never overflow exp(): leaving out the maximum changes nothing there; only the edge case
+    # of large scores shows it. The unnormalised exponentials fail every case, so they get no note.
+    assert report.failures == []
+    assert report.notes == [
+        "code-softmax-demo: mistake no-max-subtraction passes 12 of 12 hidden cases at seeds 0 to 1 (seed 0 random-1, "
+        "seed 0 random-2, seed 0 random-3, ...); those cases do not test it"]  # fmt: skip
+    wide = SOURCE.replace("x: {shape: [6], random: {low: -5.0, high: 5.0, decimals: 2}}",
+                          "x: {shape: [6], random: {low: 710.0, high: 714.0, decimals: 2}}")  # fmt: skip
+    spec, errors = code_spec_from_text(wide, "ex.yaml")
+    assert errors == [] and spec is not None
+    assert check_code_spec(spec, [4]).notes == []  # every hidden case overflows without the maximum now

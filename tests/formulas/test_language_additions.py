@@ -3,12 +3,14 @@ upper-case names, and a causal_mask() that says what it takes."""
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from grader.catalog.loader import spec_from_text
+from grader.catalog.loader import parse_yaml, spec_from_text
 from grader.catalog.variants import make_variant
 from grader.codecheck.spec import code_spec_from_text
 from grader.formulas.evaluate import evaluate
@@ -29,6 +31,20 @@ def test_sin_and_cos_rotate_a_pair_as_rope_does() -> None:
     rotated = value("[q[0] * cos(t) - q[1] * sin(t), q[0] * sin(t) + q[1] * cos(t)]", q=np.array([1.0, 0.0]), t=np.pi / 2)
     assert np.allclose(rotated, [0.0, 1.0])
     assert np.allclose(value("sin(x) ** 2 + cos(x) ** 2", x=X), np.ones((2, 3)))
+
+
+def test_the_guides_rope_steps_turn_each_pair_as_numpy_does() -> None:
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "instructors" / "formulas.md").read_text(encoding="utf-8")
+    [block] = re.findall(r"^    ```yaml\n(.*?)^    ```", guide, re.S | re.M)
+    steps = parse_yaml(textwrap.dedent(block))  # as the steps of compute: read
+    q, m = np.array([0.3, -1.2, 2.0, 0.7]), 5
+    rotated = build_program(["q", "m"], steps, {}).run({"q": q, "m": m})["rotated"]
+    angle = m * 10000.0 ** (-np.arange(0, 4, 2) / 4)
+    expected = np.empty(4)
+    expected[0::2] = q[0::2] * np.cos(angle) - q[1::2] * np.sin(angle)
+    expected[1::2] = q[0::2] * np.sin(angle) + q[1::2] * np.cos(angle)
+    assert np.allclose(rotated, expected)
+    assert np.isclose(np.linalg.norm(rotated), np.linalg.norm(q))  # a rotation keeps the length
 
 
 @pytest.mark.parametrize("reduction", ["sum", "mean", "var", "std", "max", "min", "prod", "argmax", "argmin"])
@@ -59,6 +75,26 @@ def test_a_name_outside_the_rule_is_refused_with_the_rule(name: str) -> None:
         build_program(["s"], {name: "s + 1"}, {})
     assert caught.value.where == ("compute", name)
     assert "a name is letters, digits and _, starting with a letter (such as z, T, h_2)" in str(caught.value)
+
+
+@pytest.mark.parametrize("name, says", [
+    ("e", "'e' cannot name a value: it is the constant e = 2.71828…"),
+    ("pi", "'pi' cannot name a value: it is the constant pi = 3.14159…"),
+    *((word, f"{word!r} cannot name a value: it is a reserved word (True, False, None, and, if, ...)")
+      for word in ("True", "False", "None", "lambda", "if")),
+])  # fmt: skip
+def test_a_name_that_collides_with_a_constant_or_a_reserved_word_is_refused(name: str, says: str) -> None:
+    for params, compute, where in (([name], {"y": "1"}, ("params", name)), (["s"], {name: "s + 1"}, ("compute", name))):
+        with pytest.raises(ProgramError) as caught:
+            build_program(params, compute, {})
+        assert (caught.value.where, str(caught.value)) == (where, says)
+
+
+def test_upper_case_names_are_their_own_beside_the_constants_and_functions() -> None:
+    program = build_program(["E", "PI", "Sum"], {"T": "E * e", "H": "PI + pi", "S": "sum([Sum, T])"}, {})
+    values = program.run({"E": 2, "PI": 3, "Sum": 1})
+    assert (values["T"], values["H"], values["S"]) == (pytest.approx(2 * np.e), pytest.approx(3 + np.pi),
+                                                       pytest.approx(1 + 2 * np.e))  # fmt: skip
 
 
 def test_an_exercise_file_reports_a_bad_step_name_at_its_place() -> None:
