@@ -44,7 +44,7 @@ class Recommendation:
     mistake_title: str | None = None  # the recent mistake's title (English; the page translates it)
 
 
-def _offered(seat: Seat, lesson: str | None, now: datetime) -> tuple[list[Offered], dict[str, ExerciseSpec]]:
+def offered_exercises(seat: Seat, lesson: str | None, now: datetime) -> tuple[list[Offered], dict[str, ExerciseSpec]]:
     """The open exercises with typed answers of the course (or lesson), in the lineup's order, and their specs."""
     ids = [e.id for summary in progress.dashboard(seat, now) if lesson in (None, summary.slug)
            for e in summary.exercises]  # fmt: skip
@@ -59,6 +59,16 @@ def _offered(seat: Seat, lesson: str | None, now: datetime) -> tuple[list[Offere
     lessons = {r.id: r.lesson for r in rows}
     offered = [Offered(i, lessons[i], _skills(specs[i]), last.get(i)) for i in ids if i in specs]
     return offered, specs
+
+
+def offered_in(course_id: int, lesson: str) -> bool:
+    """Whether "Practise next" is offered in the lesson: it has published exercises with typed answers, and the
+    course's instructors did not switch it off there."""
+    if not switches(course_id, lesson).enabled:
+        return False
+    typed = sa.select(Exercise.id).where(Exercise.lesson == lesson, Exercise.kind == NUMERIC_KIND,
+                                         Exercise.status == PUBLISHED).limit(1)  # fmt: skip
+    return db.session.execute(typed).first() is not None
 
 
 def _skills(spec: ExerciseSpec) -> tuple[str, ...]:
@@ -119,7 +129,7 @@ def next_for(seat: Seat, lesson: str | None, secret: str, early: bool = False,
     chosen_switches = switches(seat.course_id, lesson)
     if not chosen_switches.enabled:
         raise SwitchedOff(lesson or "")
-    offered, specs = _offered(seat, lesson, now)
+    offered, specs = offered_exercises(seat, lesson, now)
     if chosen_switches.pinned:
         choice = pinned(offered, {o.exercise_id: _finished(seat, o.exercise_id, early) for o in offered})
     else:
