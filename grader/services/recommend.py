@@ -16,6 +16,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from grader.adaptive.choose import Choice, Mistake, Offered, choose, pinned
+from grader.answers.tolerance import Tolerance
 from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.catalog.variants import VariantError, make_variant
 from grader.extensions import db
@@ -26,7 +27,7 @@ from grader.services.adaptive_switches import switches
 from grader.services.courses import Seat
 from grader.services.exercises import spec_of
 
-CANDIDATES = 32  # practice seeds tried for numbers that expose a mistake
+CANDIDATES = 8  # practice seeds tried for numbers that expose a mistake (each is a variant: ~50 ms on a busy box)
 RECENT = timedelta(days=7)  # "this week": mistakes older than this no longer steer the choice
 
 
@@ -94,12 +95,17 @@ def recent_mistakes(seat: Seat, now: datetime) -> list[Mistake]:
             in rows]  # fmt: skip
 
 
-def _gap(right: Any, wrong: Any) -> float:
-    """How far a mistake's answer is from the right one, relative to the right one's size (0 if they agree)."""
+def _gap(right: Any, wrong: Any, tolerance: Tolerance | None = None) -> float:
+    """How far a mistake's answer is from the right one: in widths of the part's accepted band where it has one
+    (the largest over entries: how plainly the grader, and the learner, can tell them apart), else relative to the
+    right answer's size; 0 if they agree."""
     try:
         a, b = np.asarray(right, dtype=float), np.asarray(wrong, dtype=float)
         if a.shape != b.shape:
             return 1.0
+        band = tolerance.half_width(a) if tolerance is not None else np.zeros_like(a)
+        if a.size and np.all(band > 0):
+            return float(np.max(np.abs(b - a) / band))
         return float(np.linalg.norm(b - a) / max(float(np.linalg.norm(a)), 1e-9))
     except (TypeError, ValueError):  # shapes, sets: they differ or they do not
         return 0.0 if right == wrong else 1.0
@@ -114,7 +120,7 @@ def exposing_seed(spec: ExerciseSpec, mistake: Mistake, seeds: list[int]) -> int
             return -1.0
         part = next((p for p in variant.parts if p.spec.id == mistake.part), None)
         found = next((m for m in part.target.mutants if m.name == mistake.name), None) if part else None
-        return -1.0 if part is None or found is None else _gap(part.target.exact, found.routes[0])
+        return -1.0 if part is None or found is None else _gap(part.target.exact, found.routes[0], part.tolerance)
 
     return max(seeds, key=gap)
 
