@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
+import json
+
+import sqlalchemy as sa
 from flask import Flask
 
-from grader.services import accounts, attempts
+from grader.extensions import db
+from grader.mastery_models import SkillEvent, SkillState
+from grader.models import User
+from grader.services import accounts, attempts, privacy
 from grader.services.courses import Seat
 from tests.web.api_support import API, auth
 from tests.web.conftest import csrf_from
@@ -53,7 +59,7 @@ def test_a_learner_sees_bars_per_lesson_with_a_table_and_what_to_do_next(app: Fl
         assert attempts.submit(Seat(two_courses["ml101"], two_courses["bo"]), EXERCISE, {"h": ZEROS}).outcome == "graded"
     bo = signed_in(app, "bo@example.com", "ml101")
     page = bo.get("/mastery").get_data(as_text=True)
-    assert '<svg class="mastery-bars" role="img"' in page and '<table class="visually-hidden">' in page
+    assert '<svg class="mastery-bars" role="img"' in page and '<div class="visually-hidden"><table>' in page
     assert "The residual stream" in page and "GELU" in page  # the course uses block-residual and block-gelu
     assert "Next: " in page and 'href="/practise-next?lesson=gpt2-block"' in page
     assert bo.post("/language", data={"csrf_token": csrf_from(page), "locale": "pt", "next": "/mastery"}).status_code == 303
@@ -61,3 +67,20 @@ def test_a_learner_sees_bars_per_lesson_with_a_table_and_what_to_do_next(app: Fl
     assert "O fluxo residual" in in_pt
     mine = bo.get(f"{API}/mastery?course=ml101", headers=auth(_token(app, "bo@example.com"))).get_json()
     assert {s["skill"]: s["evidence"] for s in mine["skills"]}["residual-stream"] == 1
+
+
+def test_the_privacy_export_holds_the_learners_mastery_and_erasing_deletes_it_alone(
+        app: Flask, two_courses: dict[str, int]) -> None:  # fmt: skip
+    with app.app_context():
+        for who in ("bo", "ada"):
+            seat = Seat(two_courses["ml101"], two_courses[who])
+            assert attempts.submit(seat, EXERCISE, {"h": ZEROS}).outcome == "graded"
+        bo = db.session.get(User, two_courses["bo"])
+        data = privacy.export(bo)
+        assert [(m["skill"], m["evidence"]) for m in data["mastery"]] == [("residual-stream", 1)]
+        assert [(e["exercise"], e["part"], e["correct"]) for e in data["skill_evidence"]] == [(EXERCISE, "h", False)]
+        assert "ada@example.com" not in json.dumps(data)
+        privacy.erase(bo, None)
+        left = db.session.execute(sa.select(SkillState.user_id)).scalars().all()
+        events = db.session.execute(sa.select(SkillEvent.user_id)).scalars().all()
+        assert left == [two_courses["ada"]] and events == [two_courses["ada"]]
