@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import User
-from grader.services import accounts
+from grader.services import accounts, api_tokens, api_tokens
 from tests.web.conftest import csrf_from, login, make_user
 
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
@@ -74,7 +74,7 @@ def clients(app: Flask) -> dict[str, tuple[FlaskClient, str | None]]:
         client = app.test_client()
         login(client, email)
         with app.app_context():
-            token = accounts.create_token(db.session.scalar(db.select(User).where(User.email == email)))
+            token = api_tokens.create_token(db.session.scalar(db.select(User).where(User.email == email)))
         result[role] = (client, token)
     return result
 
