@@ -19,6 +19,7 @@ In a terminal (exit status 0 passed, 1 not passed, 2 an error):
 from __future__ import annotations
 
 import argparse
+import ast
 import builtins
 import html
 import inspect
@@ -38,8 +39,8 @@ CLIENT_VERSION = 1  # raised whenever the client changes; the service refuses ve
 API_VERSION = "1"
 SERVICE_URL = ""  # filled in by the service that served this file
 MAX_SOURCE_BYTES = 65536  # the service's limit on a code submission, filled in by it too
-TIMEOUT = 30.0  # seconds to wait for one reply
-GRADING_WAIT = 180.0  # seconds to wait for a code submission to be graded
+TIMEOUT = float(os.environ.get("GRADER_TIMEOUT") or 30)  # seconds to wait for one reply
+GRADING_WAIT = float(os.environ.get("GRADER_GRADING_WAIT") or 180)  # seconds to wait for code to be graded
 TOKEN_PAGE = "/profile"
 
 _connection: Connection | None = None
@@ -75,7 +76,10 @@ class Connection:
             with urllib.request.urlopen(request, timeout=TIMEOUT) as reply:
                 return json.loads(reply.read().decode("utf-8"))
         except urllib.error.HTTPError as error:
-            raise GraderError(_refusal(error, self.url)) from None
+            reply = _json_of(error)
+            if error.code == 422 and isinstance(reply.get("parts"), dict):
+                return reply  # answers that could not be read: a verdict, each part saying why
+            raise GraderError(_refusal(error, reply, self.url)) from None
         except (socket.timeout, TimeoutError):
             raise GraderError(f"{self.url} did not answer within {TIMEOUT:g} seconds: try again later.") from None
         except urllib.error.URLError as error:
@@ -84,13 +88,18 @@ class Connection:
             raise GraderError(f"Cannot talk with {self.url}: {error}.") from None
 
 
-def _refusal(error: urllib.error.HTTPError, url: str) -> str:
-    """One line saying why the service refused a call."""
+def _json_of(error: urllib.error.HTTPError) -> dict[str, Any]:
+    """The JSON object a refusal carries, or an empty one."""
     try:
         reply = json.loads(error.read().decode("utf-8"))
-        message = str(reply.get("message") or "")
-    except (ValueError, AttributeError, OSError):
-        reply, message = {}, ""
+    except (ValueError, OSError):
+        return {}
+    return reply if isinstance(reply, dict) else {}
+
+
+def _refusal(error: urllib.error.HTTPError, reply: dict[str, Any], url: str) -> str:
+    """One line saying why the service refused a call."""
+    message = " ".join(str(reply.get("message") or "").split())  # one line, whatever the service wrote
     if error.code == 401:
         return f"The token was refused: {message or 'it is not valid'} ({url}{TOKEN_PAGE})"
     if error.code == 429:
@@ -135,7 +144,7 @@ def source_of(function: Callable[..., Any] | str) -> str:
     seen = {function.__name__}
     todo = [function]
     while todo:
-        for name in sorted(_names_used(todo.pop().__code__)):
+        for name in sorted(_names_used(todo.pop())):
             if name in seen or name not in function.__globals__:
                 continue
             seen.add(name)
@@ -177,13 +186,31 @@ def _source(value: Any) -> str:
                           "it in a notebook cell or a file, or pass its source as a string.") from None
 
 
-def _names_used(code: types.CodeType) -> set[str]:
-    """Global names a function's code and the functions and comprehensions inside it use."""
+def _code_names(code: types.CodeType) -> set[str]:
+    """Global and attribute names of a code object and the functions and comprehensions inside it."""
     names = set(code.co_names)
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            names |= _names_used(const)
-    return names - set(dir(builtins))
+            names |= _code_names(const)
+    return names
+
+
+def _names_used(function: Any) -> set[str]:
+    """The global names a function reads: in its body (names, not attributes: `np.sqrt` reads np, not sqrt), and in
+    its decorators, defaults and annotations, which run where it is defined."""
+    try:
+        tree = ast.parse(_source(function))
+    except SyntaxError:
+        return _code_names(function.__code__) - set(dir(builtins))
+    node = tree.body[0]
+    loads = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    header: list[Any] = []
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]
+        header = [*node.decorator_list, *node.args.defaults, *node.args.kw_defaults, node.returns,
+                  *(a.annotation for a in arguments if a is not None)]
+    in_header = {n.id for part in header if part is not None for n in ast.walk(part) if isinstance(n, ast.Name)}
+    return ((loads & _code_names(function.__code__)) | in_header) - set(dir(builtins))
 
 
 def _import_line(name: str, module: types.ModuleType) -> str:
@@ -315,11 +342,12 @@ class CodeVerdict(Result):
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
         self.result = data.get("result") or {}
-        self.passed = data.get("status") == "passed"
+        self.verdict = self.result.get("status") or data.get("status")  # passed, failed, error, timeout, ...
+        self.passed = self.verdict == "passed"
 
     def lines(self) -> list[str]:
         r = self.result
-        out = [f"{self.data['exercise']}: {self.data['status']}, score {_score(self.data.get('score'))}",
+        out = [f"{self.data['exercise']}: {self.verdict}, score {_score(self.data.get('score'))}",
                *([r["message"]] if r.get("message") else [])]
         if self.data.get("mistake"):
             out.append(f"Likely mistake: {self.data['mistake']}")
@@ -333,7 +361,7 @@ class CodeVerdict(Result):
 
     def html_body(self) -> str:
         r, style = self.result, OK if self.passed else BAD
-        head = (f"<div style='{style};font-size:16px'>{_e(self.data['exercise'])}: {_e(self.data['status'])}"
+        head = (f"<div style='{style};font-size:16px'>{_e(self.data['exercise'])}: {_e(self.verdict)}"
                 f" <span style='font-weight:400;color:#444'>(score {_e(_score(self.data.get('score')))})</span></div>")
         body = [head, *([f"<p style='margin:6px 0'>{_e(r['message'])}</p>"] if r.get("message") else [])]
         if self.data.get("mistake"):
