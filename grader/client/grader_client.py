@@ -355,9 +355,18 @@ class CodeVerdict(Result):
             out.append(f"  {'ok  ' if case['status'] == 'passed' else 'FAIL'} {case['name']}: {case['message']}")
             if case.get("printed"):
                 out.append(textwrap.indent(case["printed"].rstrip(), "       | "))
-        for name, call in (self.data.get("inputs") or {}).items():
+        shown = self.inputs()
+        if shown:
+            name, call = shown[0]
             out += [f"Inputs of {name}, to paste and run:", textwrap.indent(call, "    ")]
+        if len(shown) > 1:
+            out.append("Other failing cases with inputs to paste (in a notebook, or on the exercise page): "
+                       + ", ".join(name for name, _ in shown[1:]))
         return out
+
+    def inputs(self) -> list[tuple[str, str]]:
+        """The failing cases' inputs as Python, shortest first: the easiest one to look at comes first."""
+        return sorted((self.data.get("inputs") or {}).items(), key=lambda item: (len(item[1]), item[0]))
 
     def html_body(self) -> str:
         r, style = self.result, OK if self.passed else BAD
@@ -367,15 +376,16 @@ class CodeVerdict(Result):
         if self.data.get("mistake"):
             body.append(f"<p style='margin:6px 0;{BAD}'>Likely mistake: {_e(self.data['mistake'])}</p>")
         rows = "".join(
-            f"<tr><td style='padding:2px 8px;{OK if c['status'] == 'passed' else BAD}'>{_e(c['status'])}</td>"
+            f"<tr style='vertical-align:top'><td style='padding:2px 8px;{OK if c['status'] == 'passed' else BAD}'>{_e(c['status'])}</td>"
             f"<td style='padding:2px 8px'><code>{_e(c['name'])}</code></td>"
             f"<td style='padding:2px 8px;white-space:pre-wrap'>{_e(c['message'])}</td></tr>"
             for c in r.get("cases", []))  # fmt: skip
         if rows:
             body.append(f"<table style='border-collapse:collapse;margin:6px 0'>{rows}</table>")
-        for name, call in (self.data.get("inputs") or {}).items():
-            body.append(f"<p style='margin:8px 0 2px'>Inputs of <code>{_e(name)}</code>, to paste into a cell:</p>"
-                        f"<pre style='{PRE}'>{_e(call)}</pre>")
+        for number, (name, call) in enumerate(self.inputs()):
+            body.append(f"<details{' open' if number == 0 else ''} style='margin:8px 0 2px'><summary>Inputs of "
+                        f"<code>{_e(name)}</code>, to paste into a cell:</summary>"
+                        f"<pre style='{PRE};max-height:24em;overflow-y:auto'>{_e(call)}</pre></details>")
         return "".join(body)
 
 
