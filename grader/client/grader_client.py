@@ -123,7 +123,6 @@ def connect(url: str | None = None, token: str | None = None, course: str | None
     me = made.call("GET", "/me")
     made.lang = me.get("locale") or "en"
     _connection = made
-    _quiet_errors_in_notebooks()
     return made
 
 
@@ -520,3 +519,5 @@ def _run(args: argparse.Namespace) -> Result:
 
 if __name__ == "__main__":
     sys.exit(main())
+else:  # imported: in a notebook, from the first call on (connect() included), a refusal is one line
+    _quiet_errors_in_notebooks()

@@ -69,7 +69,8 @@ def test_a_notebook_submits_layer_norm_with_its_helper_and_shows_it_passed(servi
 def test_a_wrong_layer_norm_shows_the_named_mistake_and_inputs_to_paste(service: Service) -> None:
     token = service.learner("nb-wrong@example.com")
     notebook = executed(service, token, SETUP, HELPERS, NO_EPS, 'g.submit("code-layer-norm", layer_norm)',
-                        'g.submit("code-layer-norm", lambda x: x)', name="failed")  # fmt: skip
+                        'g.submit("code-layer-norm", lambda x: x)', 'g.connect(token="gr_" + "x" * 43)',
+                        name="failed")  # fmt: skip
     shown = html_of(notebook.cells[3])
     assert "code-layer-norm: failed" in shown and "Likely mistake: " in shown
     assert "to paste into a cell:" in shown
@@ -79,6 +80,9 @@ def test_a_wrong_layer_norm_shows_the_named_mistake_and_inputs_to_paste(service:
     assert text_of(refused).strip() == ("grader: A lambda cannot be sent: define the function with def in a cell (or "
                                         "a file), or pass its source as a string.")
     assert not any(out.get("output_type") == "error" for out in refused.outputs)  # no traceback
+    wrong_token = notebook.cells[5]
+    assert text_of(wrong_token).strip().startswith("grader: The token was refused: This API token is not valid.")
+    assert not any(out.get("output_type") == "error" for out in wrong_token.outputs)
     assert service.stored("nb-wrong@example.com") == (0, 1)
     _draw(shown, "client-failed")
 
