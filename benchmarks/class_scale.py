@@ -83,7 +83,7 @@ class Visitor:
             teacher = db.session.scalar(sa.select(User).where(User.email == f"instructor@{code}.example.com"))
             assert learner is not None and teacher is not None
             self.learner_id = learner.id
-            tokens = {"api": api_tokens.create_token(teacher), "learner-api": accounts.create_token(learner)}
+            tokens = {"api": api_tokens.create_token(teacher), "learner-api": api_tokens.create_token(learner)}
         self.clients: dict[str, FlaskClient] = {}
         for who, email in (("instructor", f"instructor@{code}.example.com"), ("learner", f"learner0@{code}.example.com")):
             client = self.clients[who] = app.test_client()

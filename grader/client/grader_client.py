@@ -58,6 +58,7 @@ class Connection:
         self.__token = token
         self.course = course
         self.lang = "en"
+        self.expires_at: str | None = None  # when the token stops working, as the service said
 
     def __repr__(self) -> str:
         course = f", course {self.course}" if self.course else ""
@@ -122,6 +123,7 @@ def connect(url: str | None = None, token: str | None = None, course: str | None
     made = Connection(url, token.strip(), course or os.environ.get("GRADER_COURSE") or None)
     me = made.call("GET", "/me")
     made.lang = me.get("locale") or "en"
+    made.expires_at = me.get("expires_at")
     _connection = made
     return made
 
@@ -282,7 +284,8 @@ def practice(exercise: str) -> Practice:
 
 def status() -> Progress:
     """Your progress in the course."""
-    return Progress(_current().call("GET", "/progress"))
+    connection = _current()
+    return Progress(connection.call("GET", "/progress"), connection.expires_at)
 
 
 def _quoted(exercise: str) -> str:
@@ -451,13 +454,14 @@ class Practice(Result):
 class Progress(Result):
     """Your best score and attempts per exercise."""
 
-    def __init__(self, data: list[dict[str, Any]]) -> None:
-        self.data = data
+    def __init__(self, data: list[dict[str, Any]], expires_at: str | None = None) -> None:
+        self.data, self.expires_at = data, expires_at
 
     def lines(self) -> list[str]:
         rows = [f"  {p['exercise']}: best {_score(p['best_score'])}, {p['attempts']} attempts"
                 + (", solved" if p.get("solved") else "") for p in self.data]
-        return ["Your progress:", *(rows or ["  nothing graded yet"])]
+        expiry = [f"Your token expires on {self.expires_at}."] if self.expires_at else []
+        return ["Your progress:", *(rows or ["  nothing graded yet"]), *expiry]
 
 
 def _score(value: Any) -> str:

@@ -65,6 +65,7 @@ def test_typed_answers_hints_and_status(service: Service) -> None:
     assert passed.returncode == 0 and "graded" in passed.stdout, passed.stdout + passed.stderr
     status = service.run("status", token=token)
     assert status.returncode == 0 and f"{NUMERIC}: best " in status.stdout and "solved" in status.stdout
+    assert re.search(r"Your token expires on \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\.", status.stdout)
     assert service.stored("typed@example.com") == (2, 0)
 
 
