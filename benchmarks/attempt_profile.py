@@ -44,7 +44,7 @@ import numpy  # noqa: E402
 
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
-from grader.services import accounts  # noqa: E402
+from grader.services import accounts, api_tokens, api_tokens  # noqa: E402
 from grader.services.sync import sync_directory  # noqa: E402
 
 PATH = "/api/v1/exercises/block-residual/attempts"
@@ -108,7 +108,7 @@ def prepare(work: Path, rate_limit: bool, learners: int = LEARNERS) -> tuple[Wsg
     with app.app_context():
         db.create_all()
         sync_directory(app.config["EXERCISES_DIR"])
-        tokens = [accounts.create_token(accounts.create_user(f"p{i}@example.com", "profile password", "learner"), "p")
+        tokens = [api_tokens.create_token(accounts.create_user(f"p{i}@example.com", "profile password", "learner"), "p")
                   for i in range(learners)]  # fmt: skip
     return app, tokens, str(database)
 
@@ -156,8 +156,8 @@ def _parts(app: Any) -> list[tuple[str, Any, str]]:
         ("  request context push (session open, URL match)", RequestContext, "push"),
         ("  before_request hooks", Flask, "preprocess_request"),
         ("  the view", Flask, "dispatch_request"),
-        ("    bearer: token owner (SELECT)", accounts, "token_owner"),
-        ("    bearer: touch token", accounts, "touch_token"),
+        ("    bearer: token owner (SELECT)", api_tokens, "token_owner"),
+        ("    bearer: touch token", api_tokens, "touch_token"),
         ("    rate limit: count and check", Limiter, "_check_request_limit"),
         ("    body: answers_from_body", api, "answers_from_body"),
         ("    attempts.submit", attempts, "submit"),

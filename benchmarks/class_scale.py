@@ -41,7 +41,7 @@ from class_build import PASSWORD, Plan, analyze, build_course, migrate  # noqa: 
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
 from grader.models import User  # noqa: E402
-from grader.services import accounts  # noqa: E402
+from grader.services import accounts, api_tokens, api_tokens  # noqa: E402
 
 EXERCISE = "block-residual"  # a numeric exercise every course uses
 LESSON = "gpt2-block"
@@ -83,7 +83,7 @@ class Visitor:
             teacher = db.session.scalar(sa.select(User).where(User.email == f"instructor@{code}.example.com"))
             assert learner is not None and teacher is not None
             self.learner_id = learner.id
-            tokens = {"api": accounts.create_token(teacher), "learner-api": accounts.create_token(learner)}
+            tokens = {"api": api_tokens.create_token(teacher), "learner-api": api_tokens.create_token(learner)}
         self.clients: dict[str, FlaskClient] = {}
         for who, email in (("instructor", f"instructor@{code}.example.com"), ("learner", f"learner0@{code}.example.com")):
             client = self.clients[who] = app.test_client()

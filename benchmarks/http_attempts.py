@@ -55,11 +55,11 @@ def prepare(env: dict[str, str]) -> str:
     subprocess.run([PYTHON, "-m", "flask", "--app", "wsgi", "exercises", "sync"], cwd=ROOT, env=env, check=True,
                    capture_output=True)  # fmt: skip
     script = (
-        "from grader import create_app\nfrom grader.services import accounts\napp = create_app()\n"
+        "from grader import create_app\nfrom grader.services import accounts, api_tokens\napp = create_app()\n"
         "with app.app_context():\n"
         f"    for i in range({LEARNERS}):\n"
         "        user = accounts.create_user(f'load{i}@example.com', 'load test password', 'learner')\n"
-        "        print(accounts.create_token(user, 'bench'))\n"
+        "        print(api_tokens.create_token(user, 'bench'))\n"
     )
     out = subprocess.run([PYTHON, "-c", script], cwd=ROOT, env=env, check=True, capture_output=True, text=True)
     return ",".join(out.stdout.split())

@@ -58,7 +58,7 @@ import json, sys
 from grader import create_app
 from grader.extensions import db
 from grader.models import User
-from grader.services import accounts
+from grader.services import accounts, api_tokens, api_tokens
 
 count = int(sys.argv[1])
 app = create_app()
@@ -78,7 +78,7 @@ with app.app_context():
             from grader.web.auth import sign_in
             sign_in(user)
             cookie = app.session_interface.get_signing_serializer(app).dumps(dict(session))
-        made.append([user.email, accounts.create_token(user, "load"), cookie])
+        made.append([user.email, api_tokens.create_token(user, "load"), cookie])
     print(json.dumps(made))
 """
 

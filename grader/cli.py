@@ -17,7 +17,7 @@ from grader.environment import local_url
 from grader.extensions import db
 from grader.models import ROLES, User
 from grader.course_models import INSTRUCTOR
-from grader.services import accounts, courses, password_reset, privacy
+from grader.services import accounts, api_tokens, courses, password_reset, privacy
 from grader.services.sync import sync_directory
 from grader.visible import visible_json
 
@@ -53,7 +53,7 @@ def _user(email: str) -> User:
 @click.option("--name", default="cli")
 def make_token(email: str, name: str) -> None:
     """Print a new API token for the user."""
-    click.echo(accounts.create_token(_user(email), name))
+    click.echo(api_tokens.create_token(_user(email), name))
 
 
 @users.command("reset-link")

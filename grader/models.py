@@ -95,6 +95,11 @@ class ApiToken(db.Model):  # type: ignore[name-defined,misc]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(default=None)
     revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+    # NULL: never expires (tokens made before expiry existed, and the operator's `flask users token`).
+    expires_at: Mapped[datetime | None] = mapped_column(default=None)
+    # NULL: acts in any of its owner's courses; else only in this one.
+    course_id: Mapped[int | None] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"), default=None,
+                                                  index=True)
 
     user: Mapped[User] = relationship(back_populates="tokens")
 

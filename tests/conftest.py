@@ -27,12 +27,14 @@ TESTS = Path(__file__).parent
 # Whole folders or modules whose tests run one at a time on one worker: they start redis, Celery,
 # gunicorn or PostgreSQL restarts, or count and kill sandbox processes host-wide.
 EXCLUSIVE = ("queue/", "faults/", "sandbox/test_pool.py", "sandbox/test_lease.py", "sandbox/test_starved.py")
+# Modules whose tests share one live server (a module-scoped fixture).
+LIVE = ("browser/", "client/test_terminal.py", "client/test_notebook.py")
 
 
 def _group(path: str) -> str | None:
     if path.startswith(EXCLUSIVE):
         return "exclusive"
-    if path.startswith("browser/"):
+    if path.startswith(LIVE):
         return path  # one live server per module, on one worker
     return None
 

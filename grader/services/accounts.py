@@ -1,13 +1,10 @@
-"""Accounts: registration, password checks (argon2), API tokens."""
+"""Accounts: registration, password checks (argon2); API tokens are grader.services.api_tokens."""
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 import unicodedata
-from dataclasses import dataclass
-from datetime import datetime, timedelta
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -19,13 +16,12 @@ from email_validator import EmailNotValidError, validate_email
 
 from grader.extensions import db
 from grader.models import ROLES, ApiToken, User, utcnow
-from grader.services import courses, last_seen, sign_ins
+from grader.services import courses, sign_ins
 from grader.texts import Refusal
 from grader.visible import hidden_in
 
 MIN_PASSWORD = 10
 MAX_PASSWORD = 256
-TOKEN_PREFIX = "gr_"
 # A password hash starting so matches no password (argon2 refuses it as no hash at all) until the owner sets one
 # through a reset link; unlike an LMS account's (password_reset.NO_PASSWORD), a reset link may set one.
 NOT_SET = "*"
@@ -198,79 +194,3 @@ def set_locale(user: User, locale: str) -> None:
 def user_by_email(email: str) -> User | None:
     """The user with this email."""
     return db.session.scalar(sa.select(User).where(User.email == normalise_email(email)))
-
-
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def create_token(user: User, name: str = "api") -> str:
-    """Make a new API token for the user; returns the token, which is shown once and stored hashed."""
-    token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-    db.session.add(ApiToken(user_id=user.id, name=name.strip()[:80] or "api", token_hash=_digest(token),
-                            prefix=token[:10]))  # fmt: skip
-    db.session.commit()
-    return token
-
-
-def revoke_token(user: User, token_id: int) -> bool:
-    """Revoke one of the user's own tokens; False if it is not theirs."""
-    token = db.session.get(ApiToken, token_id)
-    if token is None or token.user_id != user.id or token.revoked_at is not None:
-        return False
-    token.revoked_at = utcnow()
-    db.session.commit()
-    return True
-
-
-def active_tokens(user: User) -> list[ApiToken]:
-    """The user's tokens that are not revoked, newest first."""
-    return list(db.session.scalars(
-        sa.select(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
-        .order_by(ApiToken.created_at.desc())
-    ))  # fmt: skip
-
-
-@dataclass(frozen=True)
-class TokenOwner:
-    """The user behind a valid API token, as the API needs them."""
-
-    token_id: int
-    user_id: int
-    role: str
-    last_used_at: datetime | None
-
-    @property
-    def is_admin(self) -> bool:
-        """True for the site's admins."""
-        return self.role == "admin"
-
-
-_TOKENS, _USERS = ApiToken.__table__, User.__table__
-_OWNER = (  # built once: every API request runs it
-    sa.select(_TOKENS.c.id, _USERS.c.id, _USERS.c.role, _TOKENS.c.last_used_at)
-    .join_from(_TOKENS, _USERS, _USERS.c.id == _TOKENS.c.user_id)
-    .where(_TOKENS.c.token_hash == sa.bindparam("digest"), _TOKENS.c.revoked_at.is_(None))
-)  # fmt: skip
-
-
-TOKEN_TOUCH_EVERY = timedelta(minutes=1)
-
-
-def touch_token(owner: TokenOwner) -> None:
-    """Note that the token was used now, at most once a TOKEN_TOUCH_EVERY; best effort."""
-    now = utcnow()
-    if owner.last_used_at is not None and now - owner.last_used_at < TOKEN_TOUCH_EVERY:
-        return
-    # The WHERE keeps concurrent requests with one token from writing twice.
-    stale = ApiToken.last_used_at.is_(None) | (ApiToken.last_used_at <= now - TOKEN_TOUCH_EVERY)
-    last_seen.record(sa.update(ApiToken).where(ApiToken.id == owner.token_id, stale).values(last_used_at=now),
-                     "API token last used")  # fmt: skip
-
-
-def token_owner(token: str) -> TokenOwner | None:
-    """Who a valid, unrevoked token belongs to."""
-    if not token.startswith(TOKEN_PREFIX) or len(token) > 100:
-        return None
-    row = db.session.connection().execute(_OWNER, {"digest": _digest(token)}).first()
-    return None if row is None else TokenOwner(*row)

@@ -14,7 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from grader.course_models import CourseMember
+from grader.course_models import Course, CourseMember
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
 from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utc_text, utcnow
@@ -24,6 +24,8 @@ from grader.services.accounts import AccountError, password_matches
 FORMAT = "grader-personal-data/1"
 # Parts of the app with tables of their own about users (LTI: LMS accounts, grade links) add them here at start.
 _MORE: dict[str, tuple[tuple[Any, ...], Any, Any]] = {}
+# The code of the course a token is bound to (null: any of its owner's courses).
+_TOKEN_COURSE = sa.select(Course.code).where(Course.id == ApiToken.course_id).scalar_subquery().label("course")
 
 
 def add_rows(name: str, columns: tuple[Any, ...], user_column: Any, order: Any) -> None:
@@ -49,8 +51,9 @@ def export(user: User) -> dict[str, Any]:
         "exported_at": _moment(utcnow()),
         "account": {"email": user.email, "role": user.role, "locale": user.locale,
                     "created_at": _moment(user.created_at)},
-        "api_tokens": _rows(ApiToken.name, ApiToken.prefix, ApiToken.created_at, ApiToken.last_used_at,
-                            ApiToken.revoked_at, where=ApiToken.user_id == uid, order=[ApiToken.id]),
+        "api_tokens": _rows(ApiToken.name, ApiToken.prefix, _TOKEN_COURSE, ApiToken.created_at, ApiToken.expires_at,
+                            ApiToken.last_used_at, ApiToken.revoked_at, where=ApiToken.user_id == uid,
+                            order=[ApiToken.id]),  # fmt: skip
         "sign_ins": _rows(SignIn.agent, SignIn.created_at, SignIn.last_seen_at, where=SignIn.user_id == uid,
                           order=[SignIn.id]),
         "progress": _rows(Progress.exercise_id.label("exercise"), Progress.best_score, Progress.attempts_used,

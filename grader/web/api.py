@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import wraps
 from typing import Any
 
 from flask import Blueprint, abort, current_app, g, jsonify, make_response, render_template, request, url_for
 from flask.typing import ResponseReturnValue
+from flask_babel import force_locale
 
 from grader.answers.results import ExerciseResult
 from grader.answers.syntax import syntax_hint
@@ -17,7 +18,7 @@ from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.variants import Variant
 from grader.extensions import limiter
 from grader.models import Exercise, utcnow
-from grader.services import accounts, attempts, exercises, gradebook, progress
+from grader.services import api_tokens, attempts, exercises, gradebook, progress
 from grader.services.course_content import offered_ids, uses
 from grader.services.course_rules import for_learner, in_order, opens_in
 from grader.web import openapi
@@ -27,6 +28,7 @@ from grader.web.api_schema import (ANSWERS_PER_EXERCISE, CODE_PART, ApiIndex, At
                                    ProgressItem)  # fmt: skip
 from grader.web.course_context import Here, api_course
 from grader.web.errors import error_response
+from grader.web.filters import feedback
 from grader.web.i18n import DEFAULT, LANGUAGES
 from grader.web.openapi import ErrorBody, Reply, documented
 
@@ -55,26 +57,27 @@ def bearer(view: View) -> View:
         token = _bearer_token()
         if token is None:
             return _unauthorized("Send a token in the header 'Authorization: Bearer <token>'.", None)
-        owner = accounts.token_owner(token)
-        if owner is None:
-            return _unauthorized("This API token is not valid or has been revoked.", "invalid_token")
-        accounts.touch_token(owner)
+        try:
+            owner = api_tokens.token_owner(token)
+        except api_tokens.TokenRefused as refused:
+            return _unauthorized(str(refused), "invalid_token")
+        api_tokens.touch_token(owner)
         g.api_user = owner
         return view(*args, **kwargs)
 
     return openapi.secured(guarded)
 
 
-def caller() -> accounts.TokenOwner:
+def caller() -> api_tokens.TokenOwner:
     """The owner of the token that authenticated this request."""
-    owner: accounts.TokenOwner = g.api_user
+    owner: api_tokens.TokenOwner = g.api_user
     return owner
 
 
 def course() -> Here:
     """The course this API request acts in (`?course=CODE`, else the caller's first); 404 outside the caller's."""
     if "api_course" not in g:
-        g.api_course = api_course(caller().user_id, caller().is_admin)
+        g.api_course = api_course(caller().user_id, caller().is_admin, caller().course_code)
     found: Here = g.api_course
     return found
 
@@ -155,11 +158,12 @@ def show_exercise(exercise_id: str) -> ResponseReturnValue:
     422: Reply("An answer is malformed: per-part messages; nothing stored.", AttemptOut),
     429: Reply("More than 30 attempts a minute.", ErrorBody),
 }, body=AttemptIn, description="Graded against your own variant and stored as from the web form.",
-   per_value=ANSWERS_PER_EXERCISE, query=InCourse)
+   per_value=ANSWERS_PER_EXERCISE, query=InLanguage)
 @bearer
 @limiter.limit("30 per minute", key_func=caller_key)
 def submit_attempt(exercise_id: str) -> ResponseReturnValue:
     """Grade an attempt and store it when it counts."""
+    lang = language()
     answers, body = answers_from_body(("answers", "version"), 'Send {"answers": {"<part id>": "<answer>"}, '
                                       '"version": <the exercise\'s version, optional>}.')  # fmt: skip
     seen = body.get("version")
@@ -174,7 +178,7 @@ def submit_attempt(exercise_id: str) -> ResponseReturnValue:
                    "Nothing was graded or stored.")  # fmt: skip
     if submission.outcome == "closed":
         abort(409, "No attempts are left on this exercise.")
-    return jsonify(_attempt_json(_attempt_out(submission, exercise_id))), STATUS_OF[submission.outcome]
+    return jsonify(_attempt_json(_attempt_out(submission, lang))), STATUS_OF[submission.outcome]
 
 
 @bp.get("/progress")
@@ -248,10 +252,14 @@ def variant_fields(spec: ExerciseSpec, variant: Variant, lang: str) -> VariantFi
     return spec.id, spec.title_in(lang), spec.lesson, variant.prompt_in(lang), params, parts
 
 
-def part_verdicts(result: ExerciseResult) -> dict[str, PartVerdict]:
-    """Each part's verdict as the API gives it."""
+def part_verdicts(result: ExerciseResult, lang: str = DEFAULT) -> dict[str, PartVerdict]:
+    """Each part's verdict as the API gives it, its message in `lang`."""
     # Strict on purpose: a key added to the results must be added (and so documented) here too.
-    return {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
+    verdicts = {pid: PartVerdict(**data) for pid, data in result.to_json()["parts"].items()}
+    if lang == DEFAULT:
+        return verdicts
+    with force_locale(lang):
+        return {pid: replace(v, message=feedback(result.parts[pid])) for pid, v in verdicts.items()}
 
 
 def _json_body() -> Any:
@@ -287,10 +295,10 @@ def answers_from_body(fields: Collection[str] = ("answers",),
     return answers, body
 
 
-def _attempt_out(submission: attempts.Submitted, exercise_id: str) -> AttemptOut:
+def _attempt_out(submission: attempts.Submitted, lang: str) -> AttemptOut:
     stored, result = submission.attempt, submission.result
     left = submission.attempts_left
-    parts = part_verdicts(result)
+    parts = part_verdicts(result, lang)
     score = stored.score if stored is not None else result.score  # after the penalty, once stored
     attempt_id = stored.id if stored is not None else None
     late = stored is not None and stored.late

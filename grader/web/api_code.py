@@ -7,13 +7,16 @@ from typing import Any
 
 from flask import abort, current_app, jsonify, request
 from flask.typing import ResponseReturnValue
+from flask_babel import force_locale
 
 from grader.code_grading import SourceRejected
 from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
-from grader.web.api import bearer, body_object, bp, caller, caller_key, course
-from grader.web.api_schema import SourceIn
+from grader.web import code_feedback
+from grader.web.api import bearer, body_object, bp, caller, caller_key, course, language
+from grader.web.api_schema import InLanguage, MessagesIn, SourceIn
+from grader.web.i18n import translated
 from grader.web.openapi import ErrorBody, Reply, documented
 
 
@@ -22,6 +25,8 @@ class SubmissionOut:
     """A submission: pending until graded; result as `python -m grader grade-code` prints it.
 
     late: graded and sent after the exercise's due date, so its score is scaled by the late credit.
+    mistake: the title of the mistake the result names, if any.
+    inputs: each failing visible case's inputs as Python that calls your function on them again, by case name.
     """
 
     submission_id: int
@@ -30,10 +35,22 @@ class SubmissionOut:
     score: float | None
     late: bool
     result: dict[str, Any] | None
+    mistake: str | None
+    inputs: dict[str, str]
 
 
-def _out(row: Submission) -> SubmissionOut:
-    return SubmissionOut(row.id, row.exercise_id, row.status, row.score, row.late, row.result)
+def _out(row: Submission, lang: str) -> SubmissionOut:
+    """The submission as the API gives it, its messages in `lang`."""
+    if row.result is None:
+        return SubmissionOut(row.id, row.exercise_id, row.status, row.score, row.late, None, None, {})
+    with force_locale(lang):
+        message, cases = code_feedback.said(row)
+        title = code_feedback.mistake_title(row)
+        mistake = translated(title) if title else None
+    said_cases = [{**case, "message": text} for case, text in zip(row.result.get("cases", []), cases)]
+    result = {**row.result, "message": message, "cases": said_cases}
+    return SubmissionOut(row.id, row.exercise_id, row.status, row.score, row.late, result, mistake,
+                         code_feedback.inputs(row))  # fmt: skip
 
 
 def _source() -> bytes | str:
@@ -64,11 +81,13 @@ def _source() -> bytes | str:
     409: Reply("Not a code exercise, or no attempts left.", ErrorBody),
     422: Reply("Not acceptable source: not UTF-8, over 64 KB, or empty.", ErrorBody),
     429: Reply("More than 10 submissions a minute.", ErrorBody),
-}, body=SourceIn, upload="file", description="Poll GET /api/v1/submissions/<id> while the status is pending.")
+}, body=SourceIn, upload="file", description="Poll GET /api/v1/submissions/<id> while the status is pending.",
+   query=InLanguage)
 @bearer
 @limiter.limit("10 per minute", key_func=caller_key)
 def submit_code(exercise_id: str) -> ResponseReturnValue:
     """Store a code submission and grade it in the sandbox."""
+    lang = language()
     try:
         made = submissions.create(course().seat, exercise_id, _source(), early=course().staff)
     except submissions.NotCodeExercise:
@@ -82,18 +101,20 @@ def submit_code(exercise_id: str) -> ResponseReturnValue:
     if made.submission.status == "pending":
         if submissions.dispatch(current_app._get_current_object(), made.submission.id):  # type: ignore[attr-defined]
             submissions.wait_until_graded(made.submission.id)
-    return jsonify(asdict(_out(made.submission))), 201 if made.new else 200
+    return jsonify(asdict(_out(made.submission, lang))), 201 if made.new else 200
 
 
 @bp.get("/submissions/<int:submission_id>")
 @documented("One of your submissions", {
     200: Reply("The submission and, once graded, its result.", SubmissionOut),
+    400: Reply("An unknown lang.", ErrorBody),
     404: Reply("No such submission of yours.", ErrorBody),
-})
+}, query=MessagesIn)
 @bearer
 def show_submission(submission_id: int) -> ResponseReturnValue:
     """A submission of the caller's (another learner's is a 404, not a 403: ids reveal nothing)."""
+    lang = language()
     row = db.session.get(Submission, submission_id)
     if row is None or row.user_id != caller().user_id:
         abort(404, "There is no submission of yours with that id.")
-    return jsonify(asdict(_out(row)))
+    return jsonify(asdict(_out(row, lang)))

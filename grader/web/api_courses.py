@@ -30,8 +30,9 @@ class CourseItem:
 @bearer
 def my_courses() -> ResponseReturnValue:
     """The caller's courses and their role in each."""
+    bound = caller().course_code  # a token bound to one course sees that one only
     items = [CourseItem(m.code, m.title, m.role, utc_text(m.ends_at) if m.ends_at else None)
-             for m in courses.memberships(caller().user_id)]  # fmt: skip
+             for m in courses.memberships(caller().user_id) if bound in (None, m.code)]  # fmt: skip
     return jsonify([asdict(item) for item in items])
 
 
@@ -39,12 +40,16 @@ def my_courses() -> ResponseReturnValue:
 @documented("A course's gradebook as CSV", {
     200: Reply("A header, then per learner of the course: solved count, best score and attempts per exercise.",
                str, "text/csv"),
-    403: Reply("You are a learner of this course: the gradebook is for its instructors and TAs.", ErrorBody),
+    403: Reply("You are a learner of this course (the gradebook is for its instructors and TAs), or the token is "
+               "bound to another course.", ErrorBody),
     404: Reply("You are not in a course with that code.", ErrorBody),
 }, query=GradebookFilters)  # fmt: skip
 @bearer
 def course_gradebook_csv(code: str) -> ResponseReturnValue:
     """The course's gradebook, streamed as CSV (its instructors and TAs only; 404 outside one's courses)."""
+    bound = caller().course_code
+    if bound is not None and code != bound:
+        abort(403, f"This token acts only in the course {bound}.")
     here = resolve(caller().user_id, caller().is_admin, code)
     if here is None:
         abort(404, "You are in no course with that code.")

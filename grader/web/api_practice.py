@@ -15,7 +15,7 @@ from grader.extensions import limiter, practice_draws
 from grader.services import attempts, practice
 from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, course, language, part_verdicts,
                             variant_fields)  # fmt: skip
-from grader.web.api_schema import ANSWERS_PER_EXERCISE, InCourse, PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
+from grader.web.api_schema import ANSWERS_PER_EXERCISE, InLanguage, PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
 from grader.web.openapi import ErrorBody, Reply, documented
 
 REFUSED = {
@@ -73,11 +73,12 @@ def practice_numbers(exercise_id: str) -> ResponseReturnValue:
     **REFUSED,
     400: Reply("The body is not JSON of the documented shape, names a part the exercise does not have, or "
                "carries numbers not made here for this exercise.", ErrorBody),
-}, body=PracticeIn, per_value=ANSWERS_PER_EXERCISE, query=InCourse)
+}, body=PracticeIn, per_value=ANSWERS_PER_EXERCISE, query=InLanguage)
 @bearer
 @limiter.limit("30 per minute", key_func=caller_key)
 def check_practice(exercise_id: str) -> ResponseReturnValue:
     """Check answers against the practice numbers sent with them."""
+    lang = language()
     current = _allowed(exercise_id)  # refuse before reading the body, as the pages do
     usage = 'Send {"numbers": "<from the practice reply>", "answers": {"<part id>": "<answer>"}}.'
     answers, body = answers_from_body(("numbers", "answers"), usage)
@@ -85,5 +86,5 @@ def check_practice(exercise_id: str) -> ResponseReturnValue:
     if not isinstance(token, str):
         abort(400, usage)
     result = practice.check(course().seat, _opened(current, token), answers)
-    out = PracticeOut(result.counted, result.score, part_verdicts(result))
+    out = PracticeOut(result.counted, result.score, part_verdicts(result, lang))
     return jsonify(asdict(out)), 200 if result.counted else 422

@@ -198,6 +198,13 @@ class InLanguage(InCourse):
 
 
 @dataclass(frozen=True)
+class MessagesIn:
+    """?lang=pt: the messages of a result in that language."""
+
+    lang: Language | None = None
+
+
+@dataclass(frozen=True)
 class PracticeQuery(InLanguage):
     """?numbers=: the practice numbers a reply gave, to see them again (without it: new numbers)."""
 

@@ -1,4 +1,4 @@
-"""Registration, login, logout and the profile page with API tokens."""
+"""Registration, login, logout and the profile page with API tokens and the notebook client."""
 
 from __future__ import annotations
 
@@ -11,10 +11,13 @@ from flask_babel import force_locale, get_locale, gettext, ngettext
 from flask_login import current_user, login_required, login_user, logout_user
 from flask.typing import ResponseReturnValue
 from werkzeug.wrappers import Response
+from wtforms.fields.choices import SelectChoice
 
 from grader.extensions import csrf, limiter
 from grader.models import User
-from grader.services import accounts, mail, password_reset, privacy, sign_ins
+from grader.web.api_client import served as served_client
+from grader.services import accounts, api_tokens, courses, mail, password_reset, privacy, sign_ins
+from grader.services.api_tokens import DEFAULT_DAYS
 from grader.web.course_context import resolve
 from grader.web.errors import CSRF_MESSAGE, error_response
 from grader.web.forms import (CloseAccountForm, ForgotForm, IdForm, LanguageForm, LoginForm, NewPasswordForm,
@@ -115,14 +118,23 @@ def logout() -> Response:
     return redirect(url_for("auth.login"))
 
 
+def _token_form(**given: object) -> TokenForm:
+    """The token form, offering the person's own courses to bind a token to."""
+    form = TokenForm(**given)  # type: ignore[arg-type]
+    form.course.choices = [SelectChoice("", gettext("all my courses"))] + [
+        SelectChoice(m.code, f"{m.title} ({m.code})") for m in courses.memberships(current_user.id)]  # fmt: skip
+    return form
+
+
 def _profile_page(status: int = 200, **forms: object) -> tuple[str, int]:
     """The profile page; a form given by name replaces its empty default (to show its errors)."""
-    page = {"form": TokenForm(), "new_token": None, "password": PasswordForm(prefix="pw"),
+    page = {"form": _token_form(), "new_token": None, "password": PasswordForm(prefix="pw"),
             "close": CloseAccountForm(prefix="close"), **forms}  # fmt: skip
     signed_in = sign_ins.listing(current_user, current_app.config["SIGN_IN_IDLE_DAYS"])
     # here: the page is also shown by the POSTs to /profile/password and /profile/close.
-    return render_template("auth/profile.html", tokens=accounts.active_tokens(current_user), sign_ins=signed_in,
-                           here=url_for("auth.profile"), status_error=status >= 400, **page), status  # fmt: skip
+    return render_template("auth/profile.html", tokens=api_tokens.active_tokens(current_user), sign_ins=signed_in,
+                           here=url_for("auth.profile"), status_error=status >= 400, client=served_client(),
+                           **page), status  # fmt: skip
 
 
 TOKEN_FORM_USED = "token_form_used"
@@ -132,17 +144,19 @@ TOKEN_FORM_USED = "token_form_used"
 @login_required
 def profile() -> tuple[str, int]:
     """The user's account and API tokens; POST makes a token and shows it once."""
-    form = TokenForm()
+    form = _token_form()
     if not form.validate_on_submit():
         return _profile_page(422 if request.method == "POST" else 200, form=form)
     if form.once.data and session.get(TOKEN_FORM_USED) == form.once.data:  # the same form again: a reload
-        again = TokenForm(formdata=None, name=form.name.data)  # with a new `once`, to make another
+        again = _token_form(formdata=None, name=form.name.data)  # with a new `once`, to make another
         again.name.errors = [gettext("This form already made its token (listed below; its value is shown only "
                                      "once). Send the form again to make another.")]  # fmt: skip
         return _profile_page(409, form=again)
     session[TOKEN_FORM_USED] = form.once.data
-    new_token = accounts.create_token(current_user, form.name.data or "api")
-    return _profile_page(form=TokenForm(formdata=None), new_token=new_token)
+    bound = next((m.course_id for m in courses.memberships(current_user.id) if m.code == form.course.data), None)
+    new_token = api_tokens.create_token(current_user, form.name.data or "api", int(form.days.data or DEFAULT_DAYS),
+                                        bound)  # fmt: skip
+    return _profile_page(form=_token_form(formdata=None), new_token=new_token)
 
 
 @bp.post("/profile/password")
@@ -205,7 +219,7 @@ def close_account() -> ResponseReturnValue:
 def revoke(token_id: int) -> Response:
     """Revoke one of your own tokens."""
     if IdForm().validate_on_submit():
-        if not accounts.revoke_token(current_user, token_id):
+        if not api_tokens.revoke_token(current_user, token_id):
             abort(404)
         flash(gettext("Token revoked."))
     return redirect(url_for("auth.profile"))

@@ -8,12 +8,11 @@ from werkzeug.wrappers import Response
 
 from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
-from grader.codecheck.pasteable import failing_inputs
 from grader.services import exercises, help, submissions
 from grader.services.course_rules import for_learner
 from grader.models import Submission, utcnow
 from grader.services.attempts import finished as finished_with, progress_of
-from grader.texts import Text
+from grader.web import code_feedback
 from grader.web.course_context import current as here
 from grader.web.forms import AnswerForm, query_int
 from grader.web.i18n import translated
@@ -36,42 +35,17 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     mine = progress_of(here().seat, exercise_id)
     finished = finished_with(mine, spec, utcnow())
     offered = help.help_for(spec, spec.hints_in(str(get_locale())), mine, finished)
-    # A mistake of the task the code was graded on: one the registry no longer has is left unnamed.
-    known = spec.task_object.mutants.get((shown.result or {}).get("misconception") or "") if shown else None
     html = render_template(
         "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown, now=utcnow(),
         pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),
         error=error,
         source=source if source is not None else (shown.source if shown else spec.stub),
-        mistake_title=known.title if known else None, said=_said(shown), inputs=_inputs(exercise_id, shown),
+        mistake_title=code_feedback.mistake_title(shown), said=code_feedback.said(shown),
+        inputs=code_feedback.inputs(shown),
         used=mine.attempts_used if mine else 0, mine=mine,
         left=submissions.left_for(here().seat, exercise_id, spec.max_attempts), help=offered, finished=finished,
     )  # fmt: skip
     return html, status
-
-
-def _said(shown: Submission | None) -> tuple[str, list[str]]:
-    """The shown result's message and its cases' messages in the page's language."""
-    if shown is None or shown.result is None:
-        return "", []
-    texts = shown.feedback or {}  # submissions graded before it was kept have English only
-    if not texts:
-        cases = [translated(c["message"]) for c in shown.result.get("cases", [])]
-        return translated(shown.result.get("message", "")), cases
-    return translated(Text.from_json(texts["message"])), [translated(Text.from_json(t)) for t in texts["cases"]]
-
-
-def _inputs(exercise_id: str, shown: Submission | None) -> dict[str, str]:
-    """Each failing visible case's inputs as pasteable Python, regenerated from the version and seed graded."""
-    cases = (shown.result or {}).get("cases", []) if shown else []
-    failing = [case["name"] for case in cases if case.get("status") != "passed"]
-    stored = exercises.version(exercise_id, shown.version) if failing and shown else None
-    if stored is None or shown is None:
-        return {}
-    try:
-        return failing_inputs(exercises.code_spec_of(stored), shown.seed, failing)
-    except (KeyError, ValueError):  # a version whose task the registry no longer has: the verdict still shows
-        return {}
 
 
 def _uploaded_or_typed() -> bytes | str:

@@ -71,10 +71,14 @@ def page_course() -> Here | None:
     return here
 
 
-def api_course(user_id: int, is_admin: bool) -> Here:
-    """The course of an API request: `?course=CODE`, else the caller's first; 404 when they are in none of it."""
+def api_course(user_id: int, is_admin: bool, bound: str | None = None) -> Here:
+    """The course of an API request: `?course=CODE`, else the token's course when it is bound to one, else the
+    caller's first; 404 when they are in none of it, 403 for a course other than the token's."""
     asked = request.args.get("course")
-    found = resolve(user_id, is_admin, asked)
+    if bound is not None and asked and asked != bound:
+        abort(403, f"This token acts only in the course {bound}: make another token for {asked}, or leave out "
+                   "?course=.")  # fmt: skip
+    found = resolve(user_id, is_admin, asked or bound)
     if found is None:
         abort(404, "You are in no such course." if asked else "You are in no course yet.")
     return found

@@ -7,7 +7,7 @@ from typing import Any
 
 from flask import request
 from flask_babel import gettext
-from flask_babel import lazy_gettext as _l
+from flask_babel import lazy_gettext as _l, lazy_ngettext
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField
 from wtforms import BooleanField, HiddenField, PasswordField, SelectField, StringField, TextAreaField
@@ -16,6 +16,7 @@ from wtforms.validators import DataRequired, EqualTo, Length
 
 from grader.catalog.loader import MAX_EXERCISE_BYTES
 from grader.services.accounts import MAX_PASSWORD, MIN_PASSWORD
+from grader.services.api_tokens import DEFAULT_DAYS, EXPIRY_DAYS
 from grader.web.i18n import LANGUAGES
 
 # The largest row id an integer column holds (32 bits on PostgreSQL); a larger number in a URL names nothing.
@@ -80,9 +81,14 @@ class RegisterForm(PageForm):
 
 
 class TokenForm(PageForm):
-    """Name for a new API token, and a value new with each page, so a form sent twice makes one token."""
+    """A new API token: its name, how long it lives, maybe the one course it acts in (choices set by the view from
+    the person's courses), and a value new with each page, so a form sent twice makes one token."""
 
     name = StringField(_l("Token name"), validators=[DataRequired(), Length(max=80)])
+    days = SelectField(_l("Expires after"), choices=[SelectChoice(str(d), lazy_ngettext("%(num)d day", "%(num)d days", d))
+                                                  for d in EXPIRY_DAYS],
+                       default=str(DEFAULT_DAYS))  # fmt: skip
+    course = SelectField(_l("Acts in"), choices=[SelectChoice("", _l("all my courses"))], default="")
     once = HiddenField(default=lambda: secrets.token_urlsafe(16), validators=[Length(max=64)])
 
 

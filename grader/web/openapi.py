@@ -245,16 +245,21 @@ def _upload(body: type, name: str, schemas: Schemas) -> dict[str, Any]:
             "required": [name], "additionalProperties": False}  # fmt: skip
 
 
+def _or(own: Reply | None, why: str) -> Reply:
+    """A view's own reply for a status, with one more reason the machinery adds; or that reason alone."""
+    return Reply(f"{own.description.rstrip('.')}, or {why}" if own else why[0].upper() + why[1:],
+                 own.shape if own else ErrorBody)  # fmt: skip
+
+
 def _responses(op: Operation, is_secured: bool, schemas: Schemas) -> dict[str, Any]:
     # Errors that come from the machinery rather than the view are added here, so no view forgets them.
     replies = dict(op.replies)
     if is_secured:
-        replies.setdefault(401, Reply("No token, a malformed header, or a revoked token.", ErrorBody))
-        # Every call acts in one of the caller's courses (?course=CODE, else their first).
-        own = replies.get(404)
-        why = "you are in no course with the ?course= code given (or in no course yet)."
-        replies[404] = Reply(f"{own.description.rstrip('.')}, or {why}" if own else why[0].upper() + why[1:],
-                             own.shape if own else ErrorBody)
+        replies.setdefault(401, Reply("No token, a malformed header, or a revoked or expired token (the message "
+                                      "says which, and when).", ErrorBody))  # fmt: skip
+        # Every call acts in one of the caller's courses (?course=CODE, else the token's or their first).
+        replies[404] = _or(replies.get(404), "you are in no course with the ?course= code given (or in no course yet).")
+        replies[403] = _or(replies.get(403), "the token is bound to another course than the ?course= given.")
     if op.body is not None:
         replies.setdefault(400, Reply("The body is not JSON of the documented shape (an unknown field included), "
                                       "or the query string holds a NUL character.", ErrorBody))

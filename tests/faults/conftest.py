@@ -24,7 +24,7 @@ from flask import Flask
 
 from grader.extensions import db
 from grader.models import Attempt, Progress
-from grader.services import accounts
+from grader.services import accounts, api_tokens, api_tokens
 from tests.queue.support import SECRET, Gunicorn, env_for
 from tests.web.conftest import PASSWORD, build_app, empty_database
 
@@ -69,7 +69,7 @@ def make_learners(app: Flask, count: int) -> list[Learner]:
         made = []
         for i in range(count):
             user = accounts.create_user(f"fault{i}@example.com", PASSWORD, "learner")
-            made.append(Learner(user.id, accounts.create_token(user, "faults")))
+            made.append(Learner(user.id, api_tokens.create_token(user, "faults")))
         return made
 
 

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 from grader import create_app
 from grader.extensions import db
-from grader.services import accounts
+from grader.services import accounts, api_tokens, api_tokens
 from tests.faults.test_postgres_faults import SERVER, needs_postgres
 from tests.web.api_support import auth
 from tests.web.conftest import PASSWORD, _drop_database, empty_database
@@ -73,7 +73,7 @@ def _fill(url: str, tmp_path: Path) -> None:
     app = create_app({"INSTANCE_PATH": str(tmp_path / "i"), "SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": "k" * 32,
                       "RATELIMIT_ENABLED": False})  # fmt: skip
     with app.app_context():
-        token = accounts.create_token(accounts.create_user("ada@example.com", PASSWORD), "t")
+        token = api_tokens.create_token(accounts.create_user("ada@example.com", PASSWORD), "t")
     client = app.test_client()
     for n in range(3):
         reply = client.post("/api/v1/exercises/block-residual/attempts", json={"answers": answers(n)}, headers=auth(token))
@@ -120,7 +120,7 @@ def test_the_documented_restore_copies_every_table_and_the_service_runs_on_it(tm
             ready = client.get("/readyz")
             assert ready.status_code == 200 and ready.get_json()["schema"] == "ok"
             with app.app_context():
-                token = accounts.create_token(accounts.user_by_email("ada@example.com"), "after")  # type: ignore[arg-type]
+                token = api_tokens.create_token(accounts.user_by_email("ada@example.com"), "after")  # type: ignore[arg-type]
             reply = client.post("/api/v1/exercises/block-residual/attempts", json={"answers": answers(9)},
                                 headers=auth(token))  # fmt: skip
             assert reply.status_code == 201 and reply.get_json()["attempt_id"] == 4  # the sequences came along

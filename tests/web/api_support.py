@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from grader.answers.kinds import KINDS
 from grader.extensions import db
 from grader.models import Attempt
-from grader.services import accounts, attempts
+from grader.services import accounts, api_tokens, attempts
 from tests.web.conftest import seat
 
 API = "/api/v1"
@@ -30,7 +30,7 @@ def token_for(app: Flask, email: str = ADA, role: str = "learner") -> str:
     with app.app_context():
         user = accounts.user_by_email(email)
         assert user is not None
-        return accounts.create_token(user)
+        return api_tokens.create_token(user)
 
 
 def accounts_user(app: Flask, email: str) -> int | None:

@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 from grader.answers.syntax import syntax_hint
 from grader.extensions import db
 from grader.models import ApiToken, User, utcnow
-from grader.services import accounts, attempts, exercises, progress
+from grader.services import accounts, api_tokens, attempts, exercises, progress
 from tests.web.api_support import API, EXERCISE, ATTEMPTS, ADA, MISTAKE, auth, answers_of, typed, post, numbers_in, attempt_rows, assert_error
 from tests.web.conftest import seat
 
@@ -37,7 +37,7 @@ def test_revoked_token_is_401(app: Flask, client: FlaskClient, token: str) -> No
     assert client.get(f"{API}/progress", headers=auth(token)).status_code == 200
     with app.app_context():
         user = accounts.user_by_email(ADA)
-        assert user is not None and accounts.revoke_token(user, accounts.active_tokens(user)[0].id)
+        assert user is not None and api_tokens.revoke_token(user, api_tokens.active_tokens(user)[0].id)
     response = client.get(f"{API}/progress", headers=auth(token))
     assert_error(response, 401, "unauthorized")
     assert 'error="invalid_token"' in response.headers["WWW-Authenticate"]
@@ -181,8 +181,10 @@ def test_openapi_document_describes_the_api(client: FlaskClient) -> None:
     body = submit["requestBody"]["content"]["application/json"]["schema"]
     assert body == {"$ref": "#/components/schemas/AttemptIn"}
     assert {"201", "200", "400", "401", "404", "409", "413", "422", "429"} <= set(submit["responses"])
-    [parameter, course] = submit["parameters"]  # the course an attempt counts in: ?course=, as for every call
+    # The course an attempt counts in: ?course=, as for every call; ?lang= for the verdict's messages.
+    [parameter, course, lang] = submit["parameters"]
     assert course["name"] == "course" and course["in"] == "query" and course["required"] is False
+    assert lang["name"] == "lang" and lang["in"] == "query" and lang["required"] is False
     assert parameter["name"] == "exercise_id" and parameter["in"] == "path" and parameter["required"] is True
     # Each exercise that takes typed answers has its own path, with its own part ids; the template is for
     # any other id (a code exercise's, an unknown one).
@@ -190,7 +192,7 @@ def test_openapi_document_describes_the_api(client: FlaskClient) -> None:
     own = doc["paths"][f"{API}/exercises/{EXERCISE}/attempts"]["post"]
     answers = own["requestBody"]["content"]["application/json"]["schema"]["properties"]["answers"]
     assert set(answers["properties"]) == {"mu", "sigma", "u"} and answers["additionalProperties"] is False
-    assert answers["minProperties"] == 1 and [p["name"] for p in own["parameters"]] == ["course"]
+    assert answers["minProperties"] == 1 and [p["name"] for p in own["parameters"]] == ["course", "lang"]
     gradebook = doc["paths"][f"{API}/gradebook.csv"]["get"]
     assert [p["name"] for p in gradebook["parameters"]] == ["course", "lesson", "exercise", "learner"]
     assert "text/csv" in gradebook["responses"]["200"]["content"]
@@ -217,7 +219,7 @@ def test_every_secured_operation_refuses_a_missing_token(client: FlaskClient) ->
                for method, op in item.items() if op.get("security")]  # fmt: skip
     numeric = sum(1 for path in doc["paths"] if path.endswith("/attempts") and "{" not in path)
     # 15 operations, and per exercise with typed answers: attempts, and practice (GET, POST)
-    assert numeric >= 10 and len(secured) == 15 + 3 * numeric
+    assert numeric >= 10 and len(secured) == 16 + 3 * numeric
     for path, method in secured:
         url = path.replace("{exercise_id}", EXERCISE).replace("{submission_id}", "1")
         response = client.open(url, method=method.upper(), json={})

@@ -14,7 +14,7 @@ from limits import parse
 
 from grader.extensions import db
 from grader.models import ApiToken, User
-from grader.services import accounts
+from grader.services import accounts, api_tokens, api_tokens
 from grader.web import login_limits
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user
@@ -152,7 +152,7 @@ def test_sending_the_token_form_again_makes_no_second_token(app: Flask, learner:
 def test_a_learner_cannot_revoke_someone_elses_token(app: Flask, learner: FlaskClient) -> None:
     other = make_user(app, "eve@example.com")
     with app.app_context():
-        accounts.create_token(db.session.get(User, other), "eve")
+        api_tokens.create_token(db.session.get(User, other), "eve")
         row_id = db.session.scalar(sa.select(ApiToken.id))
     token = csrf_from(learner.get("/profile").get_data(as_text=True))
     assert learner.post(f"/profile/tokens/{row_id}/revoke", data={"csrf_token": token}).status_code == 404

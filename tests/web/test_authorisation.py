@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import User
-from grader.services import accounts
+from grader.services import accounts, api_tokens, api_tokens
 from tests.web.conftest import csrf_from, login, make_user
 
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
@@ -23,7 +23,7 @@ FINISHED, API_FINISHED = "learner-when-finished", "api-learner-when-finished"
 # to all here. The roster pull is a course instructor's page (it says when the course has no LMS course).
 LTI_LAUNCHED = "lti-launched"
 CLASSES = {
-    r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1(/openapi\.json|/docs)?$": PUBLIC,
+    r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1(/openapi\.json|/docs|/client\.py)?$": PUBLIC,
     r"^/api/v1/(courses/[^/]+/)?gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/exercises/[^/]+/practice$": API_FINISHED, r"^/api/v1/": API,
     r"^/teach/": INSTRUCTOR, r"^/lti/(jwks|login|launch)$": PUBLIC, r"^/lti/(pick|course)$": LTI_LAUNCHED, r"^/lti/roster$": INSTRUCTOR,
     r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
@@ -74,7 +74,7 @@ def clients(app: Flask) -> dict[str, tuple[FlaskClient, str | None]]:
         client = app.test_client()
         login(client, email)
         with app.app_context():
-            token = accounts.create_token(db.session.scalar(db.select(User).where(User.email == email)))
+            token = api_tokens.create_token(db.session.scalar(db.select(User).where(User.email == email)))
         result[role] = (client, token)
     return result
 

@@ -24,7 +24,7 @@ from flask.testing import FlaskClient
 from grader.course_models import INSTRUCTOR, LEARNER, TA
 from grader.extensions import db
 from grader.models import Progress, Submission, User
-from grader.services import accounts, attempts, authoring, course_content, courses, overrides, publishing
+from grader.services import accounts, api_tokens, attempts, authoring, course_content, courses, overrides, publishing
 from grader.services.courses import Seat
 from tests.web.conftest import PASSWORD, csrf_from, login
 
@@ -156,7 +156,7 @@ def bearer(app: Flask, person: Person) -> dict[str, str]:
     with app.app_context():
         user = accounts.user_by_email(person.email)
         assert user is not None
-        return {"Authorization": f"Bearer {accounts.create_token(user)}"}
+        return {"Authorization": f"Bearer {api_tokens.create_token(user)}"}
 
 
 def shows_lia(body: str) -> list[str]:

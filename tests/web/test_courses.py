@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from grader.course_models import INSTRUCTOR, LEARNER, TA, Course
 from grader.extensions import db
 from grader.models import utcnow
-from grader.services import accounts, attempts, course_content, courses
+from grader.services import accounts, api_tokens, attempts, course_content, courses
 from grader.services.courses import Seat
 from tests.web.api_support import auth
 from tests.web.conftest import PASSWORD, csrf_from, login
@@ -179,7 +179,7 @@ def test_the_cli_makes_courses_adds_members_and_lists_them(app: Flask) -> None:
 def test_the_api_lists_the_callers_courses_and_gives_a_gradebook_to_its_staff_only(
         app: Flask, two_courses: dict[str, int]) -> None:  # fmt: skip
     with app.app_context():
-        tokens = {who: accounts.create_token(accounts.user_by_email(f"{who}@example.com"))  # type: ignore[arg-type]
+        tokens = {who: api_tokens.create_token(accounts.user_by_email(f"{who}@example.com"))  # type: ignore[arg-type]
                   for who in ("t1", "t2", "ada")}
     client = app.test_client()
     listed = client.get("/api/v1/courses", headers=auth(tokens["ada"])).get_json()
