@@ -24,10 +24,10 @@ FINISHED, API_FINISHED = "learner-when-finished", "api-learner-when-finished"
 LTI_LAUNCHED = "lti-launched"
 CLASSES = {
     r"^/static/": PUBLIC, r"^/(login|register|language|forgot|healthz|readyz)$": PUBLIC, r"^/reset/": PUBLIC, r"^/api/v1(/openapi\.json|/docs|/client\.py)?$": PUBLIC,
-    r"^/api/v1/(courses/[^/]+/)?gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/exercises/[^/]+/practice$": API_FINISHED, r"^/api/v1/": API,
+    r"^/api/v1/(courses/[^/]+/)?gradebook\.csv$": API_INSTRUCTOR, r"^/api/v1/mastery/class$": API_INSTRUCTOR, r"^/api/v1/exercises/[^/]+/practice$": API_FINISHED, r"^/api/v1/": API,
     r"^/teach/": INSTRUCTOR, r"^/lti/(jwks|login|launch)$": PUBLIC, r"^/lti/(pick|course)$": LTI_LAUNCHED, r"^/lti/roster$": INSTRUCTOR,
     r"^/exercises/[^/]+/practice$": FINISHED, r"^/$": LEARNER, r"^/exercises/": LEARNER, r"^/profile": LEARNER, r"^/logout$": LEARNER,
-    r"^/(courses|courses/use|join|join/[^/]+)$": LEARNER,
+    r"^/(courses|courses/use|join|join/[^/]+)$": LEARNER, r"^/(practise-next|mastery)$": LEARNER,
 }  # fmt: skip
 SAMPLE_ARGS = {"exercise_id": "block-gelu", "token_id": "999", "filename": "style.css", "submission_id": "999",
                "user_id": "1", "token": "not-a-token", "sign_in_id": "999",
