@@ -11,7 +11,7 @@ from flask import Flask
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
 from grader.models import User
-from grader.services import accounts, attempts, privacy
+from grader.services import accounts, api_tokens, attempts, privacy
 from grader.services.courses import Seat
 from tests.web.api_support import API, auth
 from tests.web.conftest import csrf_from
@@ -24,7 +24,7 @@ def _token(app: Flask, email: str) -> str:
     with app.app_context():
         user = accounts.user_by_email(email)
         assert user is not None
-        return accounts.create_token(user)
+        return api_tokens.create_token(user)
 
 
 def test_the_course_s_staff_see_its_learners_mastery_and_another_course_s_instructor_gets_404(
