@@ -14,7 +14,7 @@ from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import attempts_left
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import limiter, user_key
-from grader.models import utcnow
+from grader.models import Attempt, utcnow
 from grader.services import attempts, exercises, help, progress
 from grader.services.course_content import uses
 from grader.web import code
@@ -47,7 +47,7 @@ RESEND = _l("This page's form had expired, so nothing was checked or counted. Wh
 
 def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,
           status: int = 200, score: float | None = None, late: bool = False,
-          shown: int | None = None) -> tuple[str, int]:  # fmt: skip
+          shown: int | None = None, since: Attempt | None = None) -> tuple[str, int]:  # fmt: skip
     course = here()
     stored, variant = attempts.learner_variant(course.seat, exercise_id, early=course.staff)
     spec = stored.policy()
@@ -62,6 +62,7 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         mine=mine, history=attempts.history(course.seat, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
         resend=RESEND, version=stored.version, help=offered, reveal=finished, shown=shown,
+        since=since.number if since else None, marked=since.answers if since else None,
     )  # fmt: skip
     return html, status
 
@@ -126,8 +127,10 @@ def exercise(exercise_id: str) -> tuple[str, int]:
         return _page(exercise_id, None, typed or {}, None)
     result = ExerciseResult.from_json(chosen.results)
     outcome = "repeat" if request.args.get("outcome") == "repeat" else "graded"
+    # Fields changed since that attempt are not what its marks are about: the page says so.
+    since = chosen if typed is not None and typed != chosen.answers else None
     return _page(exercise_id, result, chosen.answers if typed is None else typed, outcome, score=chosen.score,
-                 late=chosen.late, shown=chosen.id)  # fmt: skip
+                 late=chosen.late, shown=chosen.id, since=since)  # fmt: skip
 
 
 def resend(exercise_id: str) -> tuple[str, int]:

@@ -225,6 +225,7 @@ def test_a_hint_keeps_the_typed_answers_and_the_last_verdict_without_grading_the
     page = learner.get(response.headers["Location"]).get_data(as_text=True)
     assert _field(page, "mu") == "1,25" and _field(page, "u") == "[1; 2; 3; 4]" and _field(page, "sigma") == ""
     assert "Score for this attempt: 0\u00a0%" in page and 'class="verdict incorrect"' in page  # the last verdict
+    assert "The marks below are attempt 1's. The fields keep what you typed since" in html.unescape(page)
     assert len(page.split('id="hints"')[1].split("<ol class=\"hints\">")[1].split("</ol>")[0].split("<li>")) == 2
     mine = _progress(app, "block-layernorm")
     assert mine is not None and mine.attempts_used == 1 and mine.hints_used == 1
