@@ -125,6 +125,18 @@ def _graded_as_typed(resolution: np.ndarray, coarse: np.ndarray, accepts: _Accep
     return bool((whole | ~coarse).all())
 
 
+def _zero_or_one_beside_full_entries(values: np.ndarray, resolution: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+    """Per entry of a vector or matrix: typed "0" or "1" where other entries are typed to the precision asked.
+
+    Such an entry is that exact number (a causal mask's 0, a weight of 1), not a rounded one, so it asks
+    for no digits: the answer is graded and its mistake named. Whatever the expected entries are, so the
+    rule tells nothing about them."""
+    unit = (np.asarray(resolution, dtype=float) == 1.0) & np.isin(values, (0.0, 1.0))
+    if values.ndim == 0 or not (~coarse & ~unit).any():
+        return np.zeros_like(unit)
+    return unit
+
+
 def _matching_mutant(values: np.ndarray, accepts: _Accepts) -> Mutant | None:
     """The mistake whose bands hold every entry, the closest one if several do."""
     best, best_gap = None, np.inf
@@ -179,6 +191,7 @@ class NumericKind:
         accepts, values = self._accepts(target, tolerance), parsed.values
         inside = accepts.bands.contains(values)
         coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.coarsest, tolerance)
+        coarse &= ~_zero_or_one_beside_full_entries(values, parsed.resolution, coarse)
         short = coarse.any() and not _typed_a_mistake_exactly(values, accepts)
         if short and not _graded_as_typed(parsed.resolution, coarse, accepts):
             return _too_few_digits(coarse, digits_request(accepts.exact, tolerance, self.integral), parsed.json)

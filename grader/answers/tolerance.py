@@ -23,7 +23,8 @@ One exception (kinds.py): an answer that is exactly the expected value is correc
 digits it has ("0.75" for 3/4, "60 %" for 0.6, "[4; -8; -4]" for whole numbers). Only the whole
 answer exactly right passes: a short answer that is not the exact value is invalid with the same
 request for digits as before, whichever entries are exact, so a free short guess learns nothing
-but that it solved the part.
+but that it solved the part. In a vector or matrix with entries typed to the precision asked, an entry
+typed "0" or "1" is that exact number (a causal mask's 0), not a short one, wherever it stands.
 """
 
 from __future__ import annotations

@@ -8,18 +8,21 @@ as a table) is in grader/web/templates/teach/_charts.html, coloured by classes f
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal, Sequence
 
 from grader.pictures.layout import Axis, Box
 
-BAR_H, BAR_STEP = 18, 26  # a bar's thickness and the distance between bars
+BAR_H, BAR_GAP = 14, 10  # a bar's thickness, and the room between one bar and the next one's name
 # Small user units: a chart shrunk to a phone's width still has readable text.
-LABEL_W = 150  # room for a bar's name on its left
-VALUE_W = 48  # room for its number on its right
+VALUE_W = 48  # room for a bar's number on its right
 BARS_WIDTH = 380
-LABEL_CHARS = 24  # longer names are cut here (the table beside the chart has them whole)
+# A bar's name is written whole above it, on as many lines as it needs: never cut, so two bars are never
+# read alike. A line holds what fits at the labels' 11 units, at a generous width per character.
+CHAR_W, LINE_H = 6.6, 13.0
+LABEL_CHARS = int((BARS_WIDTH - 4) // CHAR_W)
 COLUMNS_WIDTH, COLUMNS_HEIGHT = 340, 170
 LINE_WIDTH, LINE_HEIGHT = 380, 180
 PLOT_LEFT, PLOT_TOP, PLOT_BOTTOM = 44, 14, 28  # room for the value ticks (left) and the date ticks (below)
@@ -28,43 +31,67 @@ Tone = Literal["", "low", "quiet"]
 
 @dataclass(frozen=True)
 class Bar:
-    """One named number drawn as a bar: `tone` is "low" for one that needs attention, "quiet" for one set apart."""
+    """One named number drawn as a bar under its name: `tone` is "low" for one that needs attention, "quiet"
+    for one set apart. `lines` is the name as drawn, whole, one baseline in `line_ys` per line."""
 
     label: str
     value: float
     box: Box
+    lines: tuple[str, ...]
+    line_ys: tuple[float, ...]
     tone: Tone = ""
-
-    @property
-    def short_label(self) -> str:
-        """The name as drawn: cut with an ellipsis past LABEL_CHARS."""
-        return self.label if len(self.label) <= LABEL_CHARS else self.label[: LABEL_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)
 class BarChart:
-    """Horizontal bars, one per line: names on the left, values on the right of each bar."""
+    """Horizontal bars, each under its name, with its value on its right."""
 
     bars: tuple[Bar, ...]
-    label_x: float  # the names end here
+    label_x: float  # the names start here
     width: float
     height: float
     share: bool  # values are shares of one (shown as percentages), else counts
     kind: Literal["bars"] = "bars"
 
 
+def wrapped(text: str, most: int = LABEL_CHARS) -> tuple[str, ...]:
+    """`text` in lines of at most `most` characters, broken at spaces (a longer word is broken inside)."""
+    lines: list[str] = []
+    for word in text.split():
+        while len(word) > most:
+            lines.append(word[:most])
+            word = word[most:]
+        if lines and len(lines[-1]) + 1 + len(word) <= most:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return tuple(lines) or ("",)
+
+
+def distinct(labels: Sequence[str], keys: Sequence[str]) -> list[str]:
+    """The labels, each one shared by several items told apart by its item's key in parentheses."""
+    seen = Counter(labels)
+    return [f"{label} ({key})" if seen[label] > 1 and key else label for label, key in zip(labels, keys)]
+
+
 def bar_chart(items: Sequence[tuple[str, float]], *, share: bool = False, low_below: float | None = None,
-              quiet: Sequence[str] = ()) -> BarChart:  # fmt: skip
+              quiet: Sequence[str] = (), keys: Sequence[str] = ()) -> BarChart:  # fmt: skip
     """Bars for `items` (name, value) in the given order; shares run to 1, counts to the largest value.
-    A share under `low_below` is toned "low"; the names in `quiet` are toned "quiet"."""
+    A share under `low_below` is toned "low"; the names in `quiet` are toned "quiet". Names that several
+    items share get their item's entry in `keys` (an id), so no two bars are named alike."""
     high = 1.0 if share else max([1.0, *(v for _, v in items)])
-    axis = Axis(0.0, high, 0.0, BARS_WIDTH - LABEL_W - VALUE_W)
-    bars = []
-    for i, (label, value) in enumerate(items):
+    axis = Axis(0.0, high, 0.0, BARS_WIDTH - VALUE_W - 2)
+    names = distinct([label for label, _ in items], list(keys) or [""] * len(items))
+    bars, y = [], 6.0
+    for (label, value), name in zip(items, names):
         tone: Tone = "quiet" if label in quiet else "low" if low_below is not None and value < low_below else ""
+        lines = wrapped(name)
+        ys = tuple(y + LINE_H * (i + 0.75) for i in range(len(lines)))  # baselines: a line's ascent above each
+        y += LINE_H * len(lines) + 2
         # A zero still shows a sliver, so a bar that is there reads differently from one that is missing.
-        bars.append(Bar(label, value, Box(LABEL_W, 6 + i * BAR_STEP, max(axis(value), 1.5), BAR_H), tone))
-    return BarChart(tuple(bars), LABEL_W - 8, BARS_WIDTH, 12 + len(bars) * BAR_STEP, share)
+        bars.append(Bar(name, value, Box(2, y, max(axis(value), 1.5), BAR_H), lines, ys, tone))
+        y += BAR_H + BAR_GAP
+    return BarChart(tuple(bars), 2, BARS_WIDTH, y - BAR_GAP + 6, share)
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 import sqlalchemy as sa
 
 from grader.catalog.lessons import lesson_order
 from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.spec import NUMERIC_KIND
+from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text
 from grader.extensions import db
 from grader.models import Attempt, AuditEvent, Exercise, ExerciseVersion, Progress, Submission, User
+from grader.services.exercises import current_version
 from grader.services.course_content import learners_of
 from grader.services.wrong_answers import Misconception, misconception_counts, text_counts
 
@@ -33,12 +36,6 @@ class WrongAnswer:
     text: str
     count: int  # learners, not attempts: one learner resending it while fixing another part counts once
     misconception: str | None
-
-    @property
-    def misconception_title(self) -> str:
-        """The misconception's wording, or '' when the answer matched none (or an unknown one)."""
-        known = MISCONCEPTIONS.get(self.misconception or "")
-        return known.title if known else ""
 
 
 @dataclass(frozen=True)
@@ -146,3 +143,22 @@ def _saved_on_the_web(exercise_id: str) -> set[int]:
 def lessons(exercises: list[Exercise]) -> list[str]:
     """The lesson slugs of these exercises (a course's), in the catalogue's lesson order."""
     return sorted({e.lesson for e in exercises}, key=lesson_order)
+
+
+def mistake_titles(exercise_id: str) -> dict[str, str]:
+    """The titles (as written: translate them to show) of the mistakes the exercise's current version names,
+    by mistake id: its own formula mistakes, its code task's, and the named misconceptions its parts list."""
+    stored = current_version(exercise_id)
+    return _titles_of(stored.source_hash, stored.source) if stored is not None else {}
+
+
+@lru_cache(maxsize=256)
+def _titles_of(digest: str, source: str) -> dict[str, str]:
+    spec = any_spec_from_text(source, "stored")[0]
+    if spec is None:
+        return {}
+    if isinstance(spec, CodeExerciseSpec):
+        return {name: str(mutant.title) for name, mutant in spec.task_object.mutants.items()}
+    names = {ref.name for part in spec.parts for ref in part.misconceptions}
+    return {name: spec.mistake_words(name)[0] for name in sorted(names | set(spec.mistakes or {}))
+            if name in MISCONCEPTIONS or name in (spec.mistakes or {})}

@@ -106,21 +106,33 @@ def _practice_variant(current: CurrentVersion, seed: int) -> Variant:
     return make_variant(spec_of(current), seed)
 
 
-def next_in_lesson(seat: Seat, current: CurrentVersion, early: bool = False) -> str | None:
-    """The lesson's next exercise after this one that the learner may practise now, if any."""
+@dataclass(frozen=True)
+class Following:
+    """The lesson's next exercise to practise, and the ones before it skipped as not finished yet."""
+
+    exercise_id: str
+    skipped: tuple[Exercise, ...]  # in lesson order; their titles say what the link passes over
+
+
+def next_in_lesson(seat: Seat, current: CurrentVersion, early: bool = False) -> Following | None:
+    """The lesson's next exercise after this one that the learner may practise now, if any, with those
+    passed over because the learner has not finished them (not the ones not open yet: they are not shown)."""
     lesson = lesson_of(current)
-    later = db.session.execute(
-        sa.select(Exercise.id, Exercise.position)
-        .where(Exercise.lesson == lesson, Exercise.kind == NUMERIC_KIND, Exercise.status == PUBLISHED)
+    later = db.session.scalars(
+        sa.select(Exercise).where(Exercise.lesson == lesson, Exercise.kind == NUMERIC_KIND, Exercise.status == PUBLISHED)
     ).all()
-    here = next((p for i, p in later if i == current.exercise_id), None)
-    for exercise_id, _ in sorted((r for r in later if here is None or (r[1], r[0]) > (here, current.exercise_id)),
-                                 key=lambda r: (r[1], r[0])):  # fmt: skip
+    here = next((e.position for e in later if e.id == current.exercise_id), None)
+    skipped: list[Exercise] = []
+    for exercise in sorted((e for e in later if here is None or (e.position, e.id) > (here, current.exercise_id)),
+                           key=lambda e: (e.position, e.id)):  # fmt: skip
         try:
-            allowed(seat, exercise_id, early)
-        except (NotFinished, attempts.NotOpen):
+            allowed(seat, exercise.id, early)
+        except NotFinished:
+            skipped.append(exercise)
             continue
-        return str(exercise_id)
+        except attempts.NotOpen:
+            continue
+        return Following(str(exercise.id), tuple(skipped))
     return None
 
 

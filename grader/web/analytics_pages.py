@@ -53,10 +53,14 @@ def _csv(figures: Figures) -> Iterator[str]:
 
 
 @bp.app_template_global()
-def misconception_title(name: str | None) -> str:
-    """A misconception's wording in the page's language; the unexplained ones' own label for None."""
+def misconception_title(name: str | None, exercise_id: str | None = None) -> str:
+    """A mistake's title as learners see it, in the page's language: the exercise's own (a formula mistake, a
+    code task's) when it is named, else the catalogue's; the unexplained ones' own label for None."""
     if name is None:
         return str(UNEXPLAINED)
+    own = insights.mistake_titles(exercise_id).get(name) if exercise_id else None
+    if own is not None:
+        return translated(own)
     known = MISCONCEPTIONS.get(name)
     if known:
         return translated(known.title)
@@ -86,7 +90,8 @@ def _met_figures(met: list[attention.Met], titles: dict[str, Exercise]) -> Figur
         ("misconception", _l("Misconception"), "text"), ("name", _l("Name"), "text"),
         ("exercise", _l("Exercise"), "text"), ("learners", _l("Learners"), "count"),
         ("wrong answers", _l("Wrong answers"), "count"),
-    ), [(misconception_title(m.name), m.name, _title(titles, m.exercise_id), m.learners, m.answers) for m in met])
+    ), [(misconception_title(m.name, m.exercise_id), m.name, _title(titles, m.exercise_id), m.learners, m.answers)
+        for m in met])  # fmt: skip
 
 
 def _stuck_figures(stuck: list[attention.Stuck], titles: dict[str, Exercise]) -> Figures:
@@ -146,9 +151,9 @@ def home() -> str:
     found = _dashboard()
     charts = {
         "rates": bar_chart([(_title(found.titles, r.exercise_id), r.share) for r in found.lowest],
-                           share=True, low_below=attention.LOW_RATE),
-        "met": bar_chart([(f"{misconception_title(m.name)} · {_title(found.titles, m.exercise_id)}", m.learners)
-                          for m in found.met]),
+                           share=True, low_below=attention.LOW_RATE, keys=[r.exercise_id for r in found.lowest]),
+        "met": bar_chart([(f"{misconception_title(m.name, m.exercise_id)} · {_title(found.titles, m.exercise_id)}",
+                           m.learners) for m in found.met], keys=[f"{m.name}, {m.exercise_id}" for m in found.met]),
         "completion": line_chart(found.series, share=True),
     }  # fmt: skip
     links = [url_for("teach.exercise_analytics", exercise_id=r.exercise_id) for r in found.lowest]
@@ -172,7 +177,7 @@ def _exercise_figures(exercise: Exercise, found: analytics.ExerciseAnalytics) ->
             ("learners", _l("Learners"), "count"), ("wrong answers", _l("Wrong answers"), "count"),
             # Not anonymous: each learner's numbers are their own, so the gradebook can tell whose an example is.
             ("examples", _l("Examples (instructors only)"), "text"),
-        ), [(misconception_title(m.name), m.name or "", m.learners, m.answers,
+        ), [(misconception_title(m.name, exercise.id), m.name or "", m.learners, m.answers,
              "; ".join(f"{labels.get(part, part)}: {text}" for part, text in m.examples))
             for m in found.misconceptions]),
     }  # fmt: skip
@@ -187,8 +192,8 @@ def exercise_analytics(exercise_id: str) -> str:
     charts = {
         "to_solve": histogram(found.to_solve),
         "hints": histogram(found.hints),
-        "wrong": bar_chart([(misconception_title(m.name), m.learners) for m in found.misconceptions],
-                           quiet=[str(UNEXPLAINED)]),
+        "wrong": bar_chart([(misconception_title(m.name, exercise.id), m.learners) for m in found.misconceptions],
+                           quiet=[str(UNEXPLAINED)], keys=[m.name or "" for m in found.misconceptions]),
     }
     return render_template("teach/analytics.html", exercise=exercise, found=found, figures=figures, charts=charts,
                            lesson=lesson_title(exercise.lesson), scanned=wrong_answers.MAX_SCANNED)  # fmt: skip

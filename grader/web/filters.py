@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterable
 
+from babel.lists import format_list
 from flask import Flask
 from flask_babel import format_datetime, gettext
 from markupsafe import Markup, escape
@@ -104,10 +105,18 @@ def problem(error: SpecError) -> str:
     return translated(error.text) if error.text is not None else error.message
 
 
+def titles(exercises: Iterable[Any]) -> str:
+    """Exercises' titles in the page's language, each in the language's quotation marks, as one list
+    ("“A”, “B” and “C”")."""
+    locale = current_locale()
+    quoted = [gettext("“%(title)s”", title=e.title_in(locale)) for e in exercises]
+    return format_list(quoted, locale=locale)
+
+
 def register_filters(app: Flask) -> None:
     """Add the filters to Jinja."""
     app.jinja_env.filters.update(markdown=markdown, syntax_hint=typing_hint, feedback=feedback, translated=translated,
                                  when=when, utc_time=utc_time, percent=percent, browser=browser,
                                  problem=problem, shown=shown, visible=visible, visible_text=hidden.visible,
-                                 hidden_count=hidden_count)  # fmt: skip
+                                 hidden_count=hidden_count, titles=titles)  # fmt: skip
     register_pictures(app)

@@ -1,18 +1,23 @@
-"""Help on the exercise page: ask for the next hint, or give up to see the worked solution (POST-redirect-GET)."""
+"""Help on the exercise page: ask for the next hint, or give up to see the worked solution (POST-redirect-GET).
+
+The buttons belong to the answer form, so each POST carries what the learner typed; it is kept (never graded)
+and shown again, under the verdict the page showed, on the page the redirect leads to. Giving up is asked
+twice: a confirmation page without JavaScript, the browser's own confirm() with it."""
 
 from __future__ import annotations
 
-from flask import abort, redirect, url_for
+from flask import abort, redirect, render_template, request, url_for
 from flask_babel import get_locale
 from flask_login import login_required
 from werkzeug.wrappers import Response
 
 from grader.extensions import limiter, user_key
 from grader.catalog.policy import AttemptPolicy
+from grader.catalog.translations import Localised
 from grader.services import help
 from grader.web.course_context import current as here
-from grader.web.forms import AnswerForm
-from grader.web.learn import bp
+from grader.web.forms import AnswerForm, query_int
+from grader.web.learn import FIELD_PREFIX, bp, keep_answers, typed_answers
 
 
 def _checked_form() -> None:
@@ -20,8 +25,11 @@ def _checked_form() -> None:
         abort(400)
 
 
-def _back(exercise_id: str, anchor: str) -> Response:
-    return redirect(url_for("learn.exercise", exercise_id=exercise_id, _anchor=anchor), code=303)
+def _back(exercise_id: str, anchor: str | None) -> Response:
+    """The exercise page again, with the typed answers kept and the attempt it showed (its verdict) named."""
+    keep_answers(exercise_id, "help")
+    shown = query_int("shown", posted=True)
+    return redirect(url_for("learn.exercise", exercise_id=exercise_id, attempt=shown, _anchor=anchor), code=303)
 
 
 @bp.post("/exercises/<exercise_id>/hint")
@@ -45,9 +53,17 @@ def _hints(exercise_id: str) -> tuple[AttemptPolicy, list[str]]:
 @bp.post("/exercises/<exercise_id>/give-up")
 @login_required
 @limiter.limit("30 per minute", key_func=user_key)
-def give_up(exercise_id: str) -> Response:
-    """End scoring on the learner's numbers and show the worked solution."""
+def give_up(exercise_id: str) -> Response | str:
+    """End scoring on the learner's numbers and show the worked solution, once confirmed (confirm=yes);
+    any other POST shows the question, and confirm=no goes back to the exercise."""
     _checked_form()
-    _hints(exercise_id)  # refuses an unknown exercise, or one not open yet
+    policy, _steps = _hints(exercise_id)  # refuses an unknown exercise, or one not open yet
+    answer = request.form.get("confirm")
+    if answer == "no":
+        return _back(exercise_id, None)
+    if answer != "yes":
+        title = policy.title_in(str(get_locale())) if isinstance(policy, Localised) else exercise_id
+        return render_template("learn/give_up.html", exercise_id=exercise_id, title=title, typed=typed_answers(),
+                               prefix=FIELD_PREFIX, shown=query_int("shown", posted=True))  # fmt: skip
     help.give_up(here().seat, exercise_id)
     return _back(exercise_id, "solution")

@@ -14,7 +14,7 @@ from grader.catalog.lessons import lesson_title
 from grader.catalog.policy import attempts_left
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import limiter, user_key
-from grader.models import utcnow
+from grader.models import Attempt, utcnow
 from grader.services import attempts, exercises, help, progress
 from grader.services.course_content import uses
 from grader.web import code
@@ -46,7 +46,8 @@ RESEND = _l("This page's form had expired, so nothing was checked or counted. Wh
 
 
 def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str], outcome: str | None,
-          status: int = 200, score: float | None = None, late: bool = False) -> tuple[str, int]:  # fmt: skip
+          status: int = 200, score: float | None = None, late: bool = False,
+          shown: int | None = None, since: Attempt | None = None) -> tuple[str, int]:  # fmt: skip
     course = here()
     stored, variant = attempts.learner_variant(course.seat, exercise_id, early=course.staff)
     spec = stored.policy()
@@ -60,7 +61,8 @@ def _page(exercise_id: str, result: ExerciseResult | None, typed: dict[str, str]
         "learn/exercise.html", spec=spec, variant=variant, lesson=lesson_title(spec.lesson), now=now,
         result=result, typed=typed, outcome=outcome, score=score, late=late, used=used, left=left, finished=finished,
         mine=mine, history=attempts.history(course.seat, exercise_id), form=AnswerForm(), prefix=FIELD_PREFIX,
-        resend=RESEND, version=stored.version, help=offered, reveal=finished,
+        resend=RESEND, version=stored.version, help=offered, reveal=finished, shown=shown,
+        since=since.number if since else None, marked=since.answers if since else None,
     )  # fmt: skip
     return html, status
 
@@ -70,23 +72,26 @@ def typed_answers() -> dict[str, str]:
     return {k[len(FIELD_PREFIX):]: v for k, v in request.form.items() if k.startswith(FIELD_PREFIX)}
 
 
-def keep_answers(exercise_id: str) -> None:
-    """Keep the answers of a POST whose sign-in had ended, to show them again once the learner logs in."""
+def keep_answers(exercise_id: str, why: str = "expired") -> None:
+    """Keep the answers of a POST that graded nothing, to show them on the page the learner comes back to:
+    "expired" after their sign-in ended, "help" after a hint or giving up."""
     typed = typed_answers()
     if sum(len(k) + len(v) for k, v in typed.items()) <= MAX_KEPT_CHARS:
-        session[KEPT] = {"exercise": exercise_id, "answers": typed, "at": int(time.time())}
+        session[KEPT] = {"exercise": exercise_id, "answers": typed, "at": int(time.time()), "why": why}
 
 
-def _kept_answers(exercise_id: str) -> dict[str, str] | None:
-    """The answers keep_answers kept for this exercise in the last KEPT_SECONDS (shown once)."""
+def _kept_answers(exercise_id: str) -> tuple[dict[str, str], str] | None:
+    """The answers keep_answers kept for this exercise in the last KEPT_SECONDS (shown once), and why."""
     kept = session.get(KEPT)
     if not isinstance(kept, dict) or kept.get("exercise") != exercise_id:
         return None
     session.pop(KEPT)
     if not isinstance(kept.get("at"), int) or time.time() - kept["at"] > KEPT_SECONDS:
         return None
-    answers = kept.get("answers")
-    return answers if isinstance(answers, dict) and all(isinstance(v, str) for v in answers.values()) else None
+    answers, why = kept.get("answers"), "help" if kept.get("why") == "help" else "expired"
+    if not isinstance(answers, dict) or not all(isinstance(v, str) for v in answers.values()):
+        return None
+    return answers, why
 
 
 @bp.before_request
@@ -112,15 +117,20 @@ def exercise(exercise_id: str) -> tuple[str, int]:
     if open_code_exercise(exercise_id):
         return code.page(exercise_id)
     kept = _kept_answers(exercise_id)
-    if kept is not None:
-        return _page(exercise_id, None, kept, "expired")
+    if kept is not None and kept[1] == "expired":
+        return _page(exercise_id, None, kept[0], "expired")
     shown = query_int("attempt")
     chosen = next((a for a in attempts.history(here().seat, exercise_id) if a.id == shown), None)
+    # After a hint or giving up, the fields hold what was typed then, under the verdict shown then.
+    typed = kept[0] if kept is not None else None
     if chosen is None:
-        return _page(exercise_id, None, {}, None)
+        return _page(exercise_id, None, typed or {}, None)
     result = ExerciseResult.from_json(chosen.results)
     outcome = "repeat" if request.args.get("outcome") == "repeat" else "graded"
-    return _page(exercise_id, result, chosen.answers, outcome, score=chosen.score, late=chosen.late)
+    # Fields changed since that attempt are not what its marks are about: the page says so.
+    since = chosen if typed is not None and typed != chosen.answers else None
+    return _page(exercise_id, result, chosen.answers if typed is None else typed, outcome, score=chosen.score,
+                 late=chosen.late, shown=chosen.id, since=since)  # fmt: skip
 
 
 def resend(exercise_id: str) -> tuple[str, int]:

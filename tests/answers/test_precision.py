@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from grader.answers.kinds import KINDS, NumericKind, grade_part
-from grader.answers.results import Target
+from grader.answers.results import Mutant, Target
 from grader.answers.syntax import render_vector, syntax_hint
 from grader.answers.tolerance import Tolerance
 
@@ -159,3 +159,31 @@ def test_the_typing_hint_fits_the_answer() -> None:
     assert "41 943 040" in syntax_hint("integer", 41_943_040)
     assert syntax_hint("integer") == syntax_hint("integer", 41_943_040)  # the kind alone: the general hint
     assert syntax_hint("vector", np.array([1.0, 2.0])) == syntax_hint("vector")
+
+
+# A causal attention matrix (row i attends to positions up to i), and the softmax taken over its columns.
+MASKED = np.array([[1.0, 0.0, 0.0], [0.8044, 0.1956, 0.0], [0.3057, 0.0743, 0.6200]])
+OVER_COLUMNS = np.array([[0.5, 0.0, 0.0], [0.3, 0.6, 0.0], [0.2, 0.4, 1.0]])
+
+
+def test_a_typed_0_or_1_in_a_wrong_matrix_is_that_number_so_the_mistake_is_named() -> None:
+    mistake = Mutant("softmax-over-columns", "softmax over columns", "Each row sums to 1.", (OVER_COLUMNS,))
+    target = Target((MASKED,), (mistake,))
+    # The mask's zeros typed "0" and the last column's 1 typed "1", the other entries with 3 decimals.
+    typed = "[0,500; 0; 0]; [0,300; 0,600; 0]; [0,200; 0,400; 1]"
+    assert grade_part("matrix", typed, target, ABS).misconception == "softmax-over-columns"
+    result = grade_part("matrix", "[1; 0; 0]; [0,804; 0,196; 0]; [0,306; 0,074; 0]", target, ABS)
+    assert result.status == "incorrect" and "entry (3, 3)" in result.message  # the "0" there is read as 0, and wrong
+    assert grade_part("matrix", "[1; 0; 0]; [0,804; 0,196; 0]; [0,306; 0,074; 0,620]", target, ABS).status == "correct"
+
+
+def test_a_typed_0_or_1_reads_as_exact_wherever_it_is_so_a_refusal_still_says_nothing_of_the_answer() -> None:
+    target = Target((MASKED,))
+    # Short entries that are not 0 or 1 are still refused, and only they are named, whatever the answer holds there.
+    for typed in ("[1; 0; 0]; [0,8; 0,2; 0]; [0,306; 0,074; 0,620]", "[0; 1; 1]; [0,8; 0,2; 1]; [0,306; 0,074; 0,620]"):
+        result = grade_part("matrix", typed, target, ABS)
+        assert (result.status, result.message) == (
+            "invalid", "Too few digits (entries (2, 1) and (2, 2)): give at least 3 decimal places."), typed
+    # Alone, with no entry typed to the precision asked, a 0 or a 1 is a short number like any other.
+    assert grade_part("vector", "[1; 0]", vector(0.998, 0.002), ABS).status == "invalid"
+    assert grade_part("vector", "[1; 0; 0,500]", vector(0.998, 0.002, 0.5), ABS).status == "incorrect"

@@ -7,12 +7,16 @@ import re
 from pathlib import Path
 from typing import Callable
 
+from playwright.sync_api import expect
+
 from tests.browser.conftest import LiveServer, NewPage, expected, fmt, login, mistake, register
 from tests.web.conftest import make_user
 
 SOURCE = (Path(__file__).resolve().parents[1] / "catalog" / "formula_examples" / "softmax-temperature.yaml").read_text(
     encoding="utf-8").replace("id: softmax-temperature", "id: browser-softmax").replace("lesson: demo", "lesson: browser-formulas")
 EXERCISE = "browser-softmax"
+# Text put into the YAML tab's editor, as a paste would (typing it would let the editor indent it again).
+WRITE = "(text) => document.querySelector('.code-form .CodeMirror').CodeMirror.setValue(text)"
 
 
 def test_an_instructor_writes_a_formula_exercise_in_the_browser_and_a_learner_solves_it(
@@ -25,12 +29,21 @@ def test_an_instructor_writes_a_formula_exercise_in_the_browser_and_a_learner_so
     staff = new_page()
     login(staff, base, teacher)
     staff.goto(f"{base}/teach/exercises/new?mode=yaml")
-    source = staff.locator("textarea.source")
-    source.fill(SOURCE.replace("z: s / T", "z: s.__class__"))  # a refused formula first
+    # The YAML tab is a CodeMirror editor over the textarea, as the code page is.
+    expect(staff.locator(".code-form .CodeMirror")).to_be_visible()
+    expect(staff.locator("textarea.source")).to_be_hidden()
+    expect(staff.locator("#editor-help")).to_be_visible()
+    staff.evaluate(WRITE, SOURCE.replace("z: s / T", "z: s.__class__"))  # a refused formula first
     preview = staff.locator("[data-preview-target]")
     preview.get_by_text("compute.z").first.wait_for()
     assert "the only attribute is .T" in preview.inner_text()
-    source.fill(SOURCE)
+    assert staff.locator(".code-form .CodeMirror .cm-atom", has_text="compute").count() == 1  # YAML, coloured
+    staff.evaluate(WRITE, SOURCE.replace("z: s / T", "z: s / T + "))
+    staff.locator(".code-form .CodeMirror .CodeMirror-line", has_text="z: s / T +").click()
+    staff.keyboard.press("End")
+    staff.keyboard.press("Backspace")
+    staff.keyboard.press("Backspace")
+    staff.keyboard.press("Backspace")  # typed by hand: the preview follows the keyboard too
     preview.get_by_text("Valid, and the self-check passed on 20 variants.").wait_for()
     assert "Compute" in preview.locator(".prompt").inner_text() and "{{" not in preview.locator(".prompt").inner_text()
     staff.screenshot(path=str(artifacts / "formula-editor-desktop.png"), full_page=True)

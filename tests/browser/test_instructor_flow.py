@@ -77,7 +77,7 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     assert "{{" not in preview.locator(".prompt").inner_text()  # a variant's numbers filled in
     preview.get_by_text("Valid, and the self-check passed on 20 variants.").wait_for()
     row = preview.locator("tbody tr", has_text="h₅")
-    assert "no-residual-attention" in row.inner_text()
+    assert "the first residual forgotten (h = a)" in row.inner_text()  # the mistake by its title, as learners see it
     assert "abs 0.0005" in row.inner_text()
 
     staff.locator("form.editor .actions button.primary", has_text="Save").click()
@@ -136,7 +136,7 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     rows = staff.locator("table.work tbody tr")
     assert rows.count() == 2
     assert rows.nth(0).locator(".badge").inner_text() == "correct"
-    assert rows.nth(1).locator(".pill").inner_text() == "no-residual-attention"
+    assert rows.nth(1).locator(".pill").inner_text() == "the first residual forgotten (h = a)"
     staff.screenshot(path=str(artifacts / "learner-work.png"), full_page=True)
 
     staff.locator("header.topbar nav a", has_text="Exercises").click()
@@ -147,5 +147,5 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     # Exercises sit under their lesson's heading row: the nearest one above this row names the lesson.
     heading = listed.locator("xpath=preceding-sibling::tr[contains(@class, 'group')][1]")
     assert (heading.text_content() or "").strip() == "Browser lesson"
-    assert listed.locator(".wrong-line .pill").inner_text() == "no-residual-attention"
+    assert listed.locator(".wrong-line").inner_text().startswith("the first residual forgotten (h = a) ·")
     staff.screenshot(path=str(artifacts / "teach-exercises.png"), full_page=True)

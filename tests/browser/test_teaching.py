@@ -60,6 +60,7 @@ def test_a_stuck_learner_asks_for_hints_then_sees_the_solution_after_three_wrong
     expect(page.locator("#hints .notice")).to_contain_text("You have tried several times")
     expect(page.locator("section.solution")).to_have_count(0)
     page.screenshot(path=str(artifacts / "stuck-offer-desktop.png"), full_page=True)
+    page.once("dialog", lambda dialog: dialog.accept())  # giving up is asked first (app.js)
     page.get_by_role("button", name="Give up and show the solution").click()
     page.wait_for_url(re.compile(r"#solution$"))
     expect(page.locator("section.solution")).to_contain_text("You gave up on these numbers")
@@ -67,3 +68,45 @@ def test_a_stuck_learner_asks_for_hints_then_sees_the_solution_after_three_wrong
     expect(page.get_by_role("link", name="Practise with new numbers")).to_be_visible()
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(artifacts / "stuck-solution-phone.png"), full_page=True)
+
+
+def test_a_hint_and_giving_up_keep_what_was_typed_and_the_last_verdict(
+    live_server: LiveServer, page: Page, unique_email: Emails, artifacts: Path
+) -> None:
+    base = live_server.url
+    register(page, base, unique_email("keeps"))
+    page.goto(f"{base}/exercises/block-layernorm")
+    page.fill("#part-mu", "9,000")
+    page.fill("#part-sigma", "9,000")
+    page.fill("#part-u", "[9,000; 9,000; 9,000; 9,000]")
+    page.click("button.primary")
+    page.wait_for_url(re.compile(r"outcome=graded$"))
+    verdict = page.locator("#part-mu-msg .verdict.incorrect")
+    expect(verdict).to_be_visible()
+    page.fill("#part-mu", "1,25")  # typed since, not checked
+    page.fill("#part-u", "[1; 2; 3; 4]")
+    page.get_by_role("button", name="Show a hint").click()
+    page.wait_for_url(re.compile(r"attempt=\d+#hints$"))
+    expect(page.locator("#hints ol.hints li")).to_have_count(1)
+    expect(page.locator("#part-mu")).to_have_value("1,25")
+    expect(page.locator("#part-u")).to_have_value("[1; 2; 3; 4]")
+    expect(verdict).to_be_visible()
+    expect(page.locator("#feedback")).to_contain_text("Score for this attempt: 0")
+    asked: list[str] = []
+
+    def answer(dialog, accept: bool) -> None:  # type: ignore[no-untyped-def]
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    page.once("dialog", lambda dialog: answer(dialog, False))
+    page.get_by_role("button", name="Give up and show the solution").click()
+    assert asked and "stops counting" in asked[0]
+    expect(page.locator("section.solution")).to_have_count(0)  # declined: nothing sent
+    expect(page.locator("#part-mu")).to_have_value("1,25")
+    page.once("dialog", lambda dialog: answer(dialog, True))
+    page.get_by_role("button", name="Give up and show the solution").click()
+    page.wait_for_url(re.compile(r"#solution$"))
+    expect(page.locator("section.solution")).to_contain_text("You gave up on these numbers")
+    expect(page.locator("#part-mu")).to_have_value("1,25")
+    expect(verdict).to_be_visible()
+    page.screenshot(path=str(artifacts / "gave-up-kept-desktop.png"), full_page=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,8 @@ from grader.catalog.scenarios import SCENARIOS
 from grader.catalog.variants import make_variant
 from grader.pictures import PICTURES, comparison, pictures_for, variant_pictures
 from grader.pictures.block import BlockDiagram
-from grader.pictures.curves import GeluCurve
+from grader.pictures.curves import GeluCurve, gelu_curve, label_width
+from grader.pictures.seen import Seen
 from grader.pictures.heatmap import KeyHeatmap
 from grader.pictures.stations import StationsPath
 
@@ -143,3 +146,41 @@ def test_a_matrix_comparison_has_a_strip_per_row_and_names_entries_by_row_and_co
 def test_no_comparison_for_answers_of_another_shape_or_a_scalar() -> None:
     assert comparison([1.0, 2.0], [1.0, 2.0, 3.0], []) is None
     assert comparison(1.0, 2.0, [0]) is None
+
+
+def _points(path: str) -> list[tuple[float, float]]:
+    """The points of an SVG path made of M and L commands."""
+    return [(float(x), float(y)) for x, y in re.findall(r"[ML]\s*(-?[\d.]+)[ ,](-?[\d.]+)", path)]
+
+
+def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+
+
+def _box(cx: float, baseline: float, width: float, size: float = 10.0) -> tuple[float, float, float, float]:
+    """A centred text's box (left, top, right, bottom): its ascent above the baseline, a little descent."""
+    return (cx - width / 2, baseline - 0.8 * size, cx + width / 2, baseline + 0.25 * size)
+
+
+@pytest.mark.parametrize("z", [0.02, 0.1, 0.3, 0.75, 1.0, 1.438, 2.0, 2.4])
+def test_the_gelu_chart_keeps_its_curves_inside_the_axes_and_off_the_labels(z: float) -> None:
+    curve = gelu_curve({"z1": z, "gelu_neg": 0.0, "gelu_pos": 0.0}, Seen(frozenset(), frozenset(), reveal=True))
+    plot = curve.plot
+    for path in (curve.gelu, curve.relu):
+        for x, y in _points(path):
+            assert plot.x <= x <= plot.x + plot.w and plot.y <= y <= plot.y + plot.h, (x, y)
+    ticks = [_box(x, curve.tick_y, label_width(str(t)), 9.5) for t, x in curve.z_ticks]
+    labels = [_box(m.label_x, m.label_y, label_width(m.label)) for m in curve.marks]
+    for left, top, right, bottom in ticks + labels:
+        assert top > plot.y + plot.h and bottom <= curve.height and 0 <= left and right <= curve.width
+    boxes = ticks + labels
+    assert all(_apart(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])  # no text over another
+    for mark, (left, _, right, _) in zip(curve.marks, labels):
+        assert left <= mark.x <= right  # each label is under its own dot
+
+
+def test_the_minus_z_label_is_centred_under_its_dot_when_there_is_room() -> None:
+    curve = gelu_curve({"z1": 1.438, "gelu_neg": 0.0, "gelu_pos": 0.0}, Seen(frozenset(), frozenset(), reveal=False))
+    assert [m.label_x for m in curve.marks] == [m.x for m in curve.marks]
+    assert curve.marks[0].label_y == curve.marks[1].label_y > curve.tick_y
+    assert curve.marks[0].label == "−z = −1.438"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from grader.pictures.charts import LABEL_CHARS, bar_chart, histogram, line_chart
+from grader.pictures.charts import CHAR_W, LABEL_CHARS, LINE_H, VALUE_W, BarChart, bar_chart, histogram, line_chart
 
 
 def test_bars_are_as_long_as_their_share_and_the_low_ones_are_marked() -> None:
@@ -24,9 +24,40 @@ def test_counted_bars_scale_to_the_largest_and_a_zero_still_shows() -> None:
     assert not chart.share
 
 
-def test_a_long_name_is_cut_with_an_ellipsis() -> None:
-    bar = bar_chart([("x" * 60, 1)]).bars[0]
-    assert len(bar.short_label) == LABEL_CHARS and bar.short_label.endswith("…") and bar.label == "x" * 60
+def _label_boxes(chart: BarChart) -> list[tuple[float, float, float, float]]:
+    """Each label line's box (left, top, right, bottom) at CHAR_W per character, its ascent above its baseline."""
+    return [(chart.label_x, y - 0.75 * LINE_H, chart.label_x + CHAR_W * len(line), y + 0.25 * LINE_H)
+            for bar in chart.bars for line, y in zip(bar.lines, bar.line_ys)]
+
+
+def _apart(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+
+
+LONG = [("the temperature left out · Softmax with a temperature, second version for the course", 3),
+        ("x" * 130, 2), ("ReLU in place of GELU · GELU by hand", 5), ("Unexplained wrong answers", 1)]
+
+
+def test_a_long_name_is_written_whole_on_lines_inside_the_chart_clear_of_the_bars_and_each_other() -> None:
+    chart = bar_chart(LONG)
+    assert [" ".join(b.lines).replace(" ", "") for b in chart.bars] == [n.replace(" ", "") for n, _ in LONG]
+    assert len(chart.bars[1].lines) == 3 and max(len(line) for b in chart.bars for line in b.lines) <= LABEL_CHARS
+    boxes = _label_boxes(chart)
+    for left, top, right, bottom in boxes:  # inside the picture: nothing clipped
+        assert 0 <= left and right <= chart.width and 0 <= top and bottom <= chart.height
+    bars = [(b.box.x, b.box.y, b.box.x + b.box.w + VALUE_W, b.box.y + b.box.h) for b in chart.bars]
+    assert all(b[2] <= chart.width and b[3] <= chart.height for b in bars)  # the value's room too
+    everything = boxes + bars
+    assert all(_apart(a, b) for i, a in enumerate(everything) for b in everything[i + 1:])
+
+
+def test_two_bars_are_never_named_alike() -> None:
+    chart = bar_chart([("no temperature · Softmax", 3), ("no temperature · Softmax", 2), ("relu · GELU", 1)],
+                      keys=["no-temperature, softmax", "no-temperature, softmax-copy", "relu, block-gelu"])
+    names = [b.label for b in chart.bars]
+    assert names == ["no temperature · Softmax (no-temperature, softmax)",
+                     "no temperature · Softmax (no-temperature, softmax-copy)", "relu · GELU"]
+    assert len({" ".join(b.lines) for b in chart.bars}) == 3
 
 
 def test_histogram_columns_stand_on_the_baseline_as_tall_as_their_counts() -> None:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
+from pathlib import Path
 
 from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.models import utcnow
-from grader.services import analytics, attention
-from grader.services.exercises import all_exercises, existing
-from tests.web.conftest import seat
+from grader.services import analytics, attempts, attention
+from grader.services.exercises import all_exercises, existing, save_source
+from tests.web.conftest import make_user, seat
 from tests.web.analytics_class import EXERCISE, UNEXPLAINED, build_class
 from tests.web.test_i18n import choose
 
@@ -87,3 +89,36 @@ def test_the_examples_are_called_what_they_are_in_every_language(app: Flask, ins
         html = page.get_data(as_text=True)
         assert page.status_code == 200 and column in html and note in html, language
         assert not any(word in html.lower() for word in ("anonymised", "anonimizados", "без имён")), language
+
+
+OWN_MISTAKE = (Path(__file__).resolve().parents[1] / "catalog" / "formula_examples" / "softmax-temperature.yaml")
+
+
+def test_an_exercises_own_mistake_is_shown_by_its_title_wherever_instructors_see_it(
+        app: Flask, instructor: FlaskClient) -> None:  # fmt: skip
+    source = OWN_MISTAKE.read_text(encoding="utf-8").replace("lesson: demo", "lesson: gpt2-block\nposition: 90")
+    learner = make_user(app, "ada@example.com")
+    with app.app_context():
+        save_source(source, None, "web")
+        part = attempts.learner_variant(seat(learner), "softmax-temperature")[1].part("p")
+        left_out = next(m.routes[0] for m in part.target.mutants if m.name == "no-temperature")
+        typed = "[" + "; ".join(f"{v:.3f}" for v in left_out) + "]"
+        assert attempts.submit(seat(learner), "softmax-temperature", {"p": typed}).outcome == "graded"
+    pages = {path: instructor.get(path).get_data(as_text=True) for path in (
+        "/teach/", "/teach/exercises", "/teach/exercises/softmax-temperature",
+        "/teach/exercises/softmax-temperature/analytics", f"/teach/gradebook/{learner}/softmax-temperature")}
+    for path, page in pages.items():
+        assert "the temperature left out" in re.sub(r"<[^>]+>", " ", page), path  # in the text, not an attribute
+    for path in ("/teach/exercises", "/teach/exercises/softmax-temperature",
+                 f"/teach/gradebook/{learner}/softmax-temperature"):
+        assert "no-temperature" not in pages[path], path
+    # The charts' bars too (the tables beside them keep the id in a column of its own, as their CSV does).
+    for path in ("/teach/", "/teach/exercises/softmax-temperature/analytics"):
+        chart = pages[path].split('aria-labelledby="this-week"' if path == "/teach/" else 'id="wrong"')[1]
+        bars = chart.split("<svg")[1].split("</svg>")[0]
+        assert "the temperature left out" in bars and "no-temperature" not in bars, path
+
+
+def test_the_editor_offers_mistakes_by_their_titles(instructor: FlaskClient) -> None:
+    page = instructor.get("/teach/exercises/block-gelu/edit").get_data(as_text=True)
+    assert re.search(r'value="relu"[^>]*> ReLU in place of GELU <code class="muted">relu</code>', page)

@@ -41,7 +41,7 @@ def test_exercise_pages_send_as_many_statements_for_more_learners_and_exercises(
     assert all(count <= 15 for count in few.values()), few
     listing = instructor.get("/teach/exercises").get_data(as_text=True)
     gelu = listing[listing.index("GELU by hand"):]
-    assert '<span class="pill">relu</span>' in gelu[: gelu.index("learners")]  # ReLU's mistake, each learner once
+    assert 'ReLU in place of GELU' in gelu[: gelu.index("learners")]  # ReLU's mistake, each learner once
     assert "· 12 learners" in gelu[: gelu.index("</tr>")]
     residual = listing[listing.index("block-residual</div>"):]
     assert "· 12 learners" in residual[: residual.index("</tr>")]

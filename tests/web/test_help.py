@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -31,9 +33,11 @@ def _hints(app: Flask, exercise: str) -> tuple[str, ...]:
         return attempts.learner_variant(seat(_user_id(app)), exercise, early=True)[1].hints_in("en")
 
 
-def _post(client: FlaskClient, exercise: str, action: str):  # type: ignore[no-untyped-def]
+def _post(client: FlaskClient, exercise: str, action: str, **fields: str):  # type: ignore[no-untyped-def]
+    """A help button's POST; giving up is confirmed unless `fields` say otherwise."""
     token = csrf_from(client.get(f"/exercises/{exercise}").get_data(as_text=True))
-    return client.post(f"/exercises/{exercise}/{action}", data={"csrf_token": token})
+    sure = {"confirm": "yes"} if action == "give-up" else {}
+    return client.post(f"/exercises/{exercise}/{action}", data={"csrf_token": token, **sure, **fields})
 
 
 def _progress(app: Flask, exercise: str) -> Progress | None:
@@ -202,3 +206,62 @@ def test_code_exercises_offer_their_hints_and_a_solution_after_giving_up(app: Fl
     token = csrf_from(page)
     refused = learner.post("/exercises/code-gelu", data={"csrf_token": token, "source": "def gelu(z):\n    return z\n"})
     assert refused.status_code == 409 and "this run was not counted" in refused.get_data(as_text=True)
+
+
+def _field(page: str, part: str) -> str:
+    """What a part's field holds on an exercise page."""
+    found = re.search(rf'<(?:textarea|input)[^>]*name="part-{part}"[^>]*?(?:value="([^"]*)"[^>]*>|>([^<]*)</textarea>)', page)
+    assert found, part
+    return html.unescape(found.group(1) if found.group(1) is not None else found.group(2))
+
+
+def test_a_hint_keeps_the_typed_answers_and_the_last_verdict_without_grading_them(app: Flask, learner: FlaskClient) -> None:
+    shown = post_answers(learner, "block-layernorm", WRONG).headers["Location"]
+    attempt = re.search(r"attempt=(\d+)", shown).group(1)  # type: ignore[union-attr]
+    typed = {"part-mu": "1,25", "part-u": "[1; 2; 3; 4]"}  # typed since, not sent to be checked
+    response = _post(learner, "block-layernorm", "hint", shown=attempt, **typed)
+    assert response.status_code == 303 and f"attempt={attempt}" in response.headers["Location"]
+    assert response.headers["Location"].endswith("#hints")
+    page = learner.get(response.headers["Location"]).get_data(as_text=True)
+    assert _field(page, "mu") == "1,25" and _field(page, "u") == "[1; 2; 3; 4]" and _field(page, "sigma") == ""
+    assert "Score for this attempt: 0\u00a0%" in page and 'class="verdict incorrect"' in page  # the last verdict
+    assert "The marks below are attempt 1's. The fields keep what you typed since" in html.unescape(page)
+    assert len(page.split('id="hints"')[1].split("<ol class=\"hints\">")[1].split("</ol>")[0].split("<li>")) == 2
+    mine = _progress(app, "block-layernorm")
+    assert mine is not None and mine.attempts_used == 1 and mine.hints_used == 1
+    with app.app_context():
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(Attempt)) == 1
+
+
+def test_the_answer_forms_help_buttons_send_its_fields(learner: FlaskClient) -> None:
+    page = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    assert 'id="answer-form"' in page
+    for action in ("hint", "give-up"):
+        button = re.search(rf'<button[^>]*formaction="/exercises/block-layernorm/{action}"[^>]*>', page)
+        assert button and 'form="answer-form"' in button.group(0), action
+
+
+def test_giving_up_is_asked_first_and_one_unconfirmed_post_does_not_give_up(app: Flask, learner: FlaskClient) -> None:
+    typed = {"part-mu": "0,5", "part-sigma": "<b>2</b>"}
+    for asked in ({}, {"confirm": "ask"}):
+        token = csrf_from(learner.get("/exercises/block-layernorm").get_data(as_text=True))
+        question = learner.post("/exercises/block-layernorm/give-up", data={"csrf_token": token, **asked, **typed})
+        assert question.status_code == 200
+        text = question.get_data(as_text=True)
+        assert "Give up?" in text and "stops counting" in text
+        assert 'name="part-mu" value="0,5"' in text and 'value="&lt;b&gt;2&lt;/b&gt;"' in text  # carried, escaped
+        assert 'name="confirm" value="yes"' in text and 'name="confirm" value="no"' in text
+        mine = _progress(app, "block-layernorm")
+        assert mine is None or mine.gave_up_at is None
+    back = _post(learner, "block-layernorm", "give-up", confirm="no", **typed)
+    assert back.status_code == 303 and not back.headers["Location"].endswith("#solution")
+    page = learner.get(back.headers["Location"]).get_data(as_text=True)
+    assert _field(page, "mu") == "0,5" and "Worked solution" not in page
+    mine = _progress(app, "block-layernorm")
+    assert mine is None or mine.gave_up_at is None
+    done = _post(learner, "block-layernorm", "give-up", confirm="yes", **typed)
+    assert done.headers["Location"].endswith("#solution")
+    page = learner.get(done.headers["Location"]).get_data(as_text=True)
+    assert "Worked solution" in page and _field(page, "mu") == "0,5" and _field(page, "sigma") == "<b>2</b>"
+    mine = _progress(app, "block-layernorm")
+    assert mine is not None and mine.gave_up_at is not None

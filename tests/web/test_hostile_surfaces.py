@@ -211,7 +211,7 @@ def test_markup_in_every_formula_text_and_language_is_shown_as_text(
         app: Flask, learner: FlaskClient, instructor: FlaskClient, tmp_path: Path) -> None:  # fmt: skip
     assert "1 created" in sync(app, {"xss.yaml": _hostile_formula_file()}, tmp_path / "exercises").output
     page = learner.get("/exercises/xss-formula").get_data(as_text=True)
-    learner.post("/exercises/xss-formula/give-up", data={"csrf_token": csrf_from(page)})  # the solution shows
+    learner.post("/exercises/xss-formula/give-up", data={"csrf_token": csrf_from(page), "confirm": "yes"})  # the solution shows
     pages = []
     for language in ("en", "pt", "ru"):
         for client, paths in ((learner, ["/", "/exercises/xss-formula"]),

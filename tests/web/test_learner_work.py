@@ -39,7 +39,7 @@ def test_a_gradebook_cell_opens_the_learners_attempts_as_typed(app: Flask, learn
     assert "ada@example.com" in page and "best 100\u00a0% after 2 counted attempts" in page and "· solved" in page
     second, first = page.index(f"<code>{typed}</code>"), page.index('<code class="wrong">0.000</code>')
     assert second < first  # newest first
-    assert '<span class="pill">relu</span>' in page[first: page.index("</tr>", first)]
+    assert '<span class="pill">ReLU in place of GELU</span>' in page[first: page.index("</tr>", first)]
 
 
 def test_code_submissions_show_their_verdict_and_source(app: Flask, learner: FlaskClient,

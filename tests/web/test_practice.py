@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from html import unescape
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -16,6 +17,7 @@ from grader.services import practice
 from grader.services.exercises import save_source
 from tests.web.api_support import auth, token_for
 from tests.web.conftest import build_app, csrf_from, login, make_user, seat
+from tests.web.test_i18n import choose
 from tests.web.test_learn import EXERCISES, count, expected, fmt, limited_exercise, post_answers
 
 PRACTICE = "/exercises/block-layernorm/practice"
@@ -207,3 +209,25 @@ def test_practice_answers_to_numbers_an_edit_changed_are_not_checked_against_the
     assert 'value="0,125"' in html and '<input type="hidden" name="version" value="2">' in html
     gone = learner.post(PRACTICE, data={**data, "version": "2", "part-nope": "1"})  # a part it no longer has
     assert gone.status_code == 409 and 'value="0,125"' in gone.get_data(as_text=True)
+
+
+def test_the_next_exercise_link_says_which_unfinished_exercises_it_skips(app: Flask, learner: FlaskClient) -> None:
+    solve(app, learner, "block-residual")
+    solve(app, learner, "block-mlp")  # LayerNorm and GELU, between them, are not finished
+    token = numbers_token(learner, "/exercises/block-residual/practice")
+    said = {
+        "en": "The next exercise skips “LayerNorm of a row” and “GELU by hand”, which you have not finished yet",
+        "pt": "O próximo exercício pula “LayerNorm de uma linha” e “GELU à mão”, que você ainda não terminou",
+        "ru": "Следующее упражнение пропускает «LayerNorm строки» и «GELU вручную», которые вы ещё не закончили",
+    }
+    for language, sentence in said.items():
+        choose(learner, language)
+        page = learner.get(f"/exercises/block-residual/practice?numbers={token}").get_data(as_text=True)
+        assert f"/exercises/block-mlp/practice?numbers={token}" in page and 'aria-describedby="skipped"' in page
+        assert sentence in unescape(page), (language, unescape(page).split('id="skipped">')[1][:300])
+    solve(app, learner, "block-layernorm")
+    choose(learner, "en")
+    page = learner.get(f"/exercises/block-residual/practice?numbers={token}").get_data(as_text=True)
+    assert f"/exercises/block-layernorm/practice?numbers={token}" in page and 'id="skipped"' not in page
+    page = learner.get(f"/exercises/block-layernorm/practice?numbers={token}").get_data(as_text=True)
+    assert "skips “GELU by hand”, which you have not finished yet: its practice opens" in unescape(page)

@@ -169,3 +169,13 @@ def test_switched_off_the_app_serves_as_before(tmp_path: Path) -> None:
     assert page.headers.get("Content-Encoding") is None
     assert "/static/style.css" in static_urls(page.get_data(as_text=True))
     assert client.get("/static/style.css").headers["Cache-Control"] == "no-cache"
+
+
+def test_the_yaml_tab_loads_the_same_editor_in_yaml_mode_over_a_working_textarea(instructor: FlaskClient) -> None:
+    page = instructor.get("/teach/exercises/block-gelu/edit?mode=yaml").get_data(as_text=True)
+    vendor = [u for u in static_urls(page) if "/vendor/codemirror-5.65.20/" in u]
+    assert sorted(re.sub(r"\.[0-9a-f]{10}\.", ".", u).rsplit("/", 1)[1] for u in vendor) == [
+        "codemirror.css", "codemirror.js", "yaml.js"]
+    assert re.search(r'<textarea[^>]*data-code-editor="yaml"[^>]*>\s*id: block-gelu', page)  # the source, without JS too
+    assert "code-editor" in "".join(static_urls(page))
+    assert "codemirror" not in instructor.get("/teach/exercises/block-gelu/edit").get_data(as_text=True)  # the form tab

@@ -41,6 +41,14 @@ document.addEventListener("DOMContentLoaded", () => {
     }
   };
   if ("ResizeObserver" in window) new ResizeObserver(scrollable).observe(document.body);
+  // Giving up is asked in the browser's own dialog; confirmed, the button says so and the server asks no more
+  // (without JavaScript its value stays "ask", and the server asks on a page of its own).
+  for (const button of document.querySelectorAll("button[data-confirm]")) {
+    button.addEventListener("click", (event) => {
+      if (window.confirm(button.dataset.confirm)) button.value = "yes";
+      else event.preventDefault();
+    });
+  }
   // Ctrl/Cmd+Enter submits the answer form from any field.
   for (const form of document.querySelectorAll("form.answers")) {
     form.addEventListener("keydown", (event) => {

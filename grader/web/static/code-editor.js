@@ -1,9 +1,16 @@
-// The code page's editor: CodeMirror (vendored, see vendor/codemirror-*/README) laid over the textarea.
-// Without JavaScript the textarea is the editor; with it, CodeMirror writes its text back into the
-// textarea when the form is sent (fromTextArea does this on submit, Ctrl/Cmd+Enter's requestSubmit too).
+// The code page's editor, and the exercise editor's YAML tab: CodeMirror (vendored, see
+// vendor/codemirror-*/README) laid over the textarea, in the language its data-code-editor names
+// ("python" when empty, or "yaml"). Without JavaScript the textarea is the editor; with it, CodeMirror
+// writes its text back into the textarea when the form is sent (fromTextArea does this on submit,
+// Ctrl/Cmd+Enter's requestSubmit too), and on every change for the YAML tab's live preview.
+const LANGUAGES = {
+  python: { mode: { name: "python", version: 3 }, unit: 4 },
+  yaml: { mode: "yaml", unit: 2 },
+};
 document.addEventListener("DOMContentLoaded", () => {
   const area = document.querySelector("textarea[data-code-editor]");
   if (!area || typeof CodeMirror === "undefined") return;
+  const language = LANGUAGES[area.dataset.codeEditor] || LANGUAGES.python;
   const label = document.querySelector(`label[for="${area.id}"]`);
   // Tab indents, so a keyboard would be caught in the editor: Esc, then Tab, moves on (said under it).
   let leaving = false;
@@ -12,16 +19,16 @@ document.addEventListener("DOMContentLoaded", () => {
       cm.indentSelection("add");
     } else {
       const column = cm.getCursor().ch;
-      cm.replaceSelection(" ".repeat(4 - (column % 4)), "end");
+      cm.replaceSelection(" ".repeat(language.unit - (column % language.unit)), "end");
     }
     return undefined;
   };
   const unindent = (cm) => cm.indentSelection("subtract");
   const editor = CodeMirror.fromTextArea(area, {
-    mode: { name: "python", version: 3 },
+    mode: language.mode,
     lineNumbers: true,
-    indentUnit: 4,
-    tabSize: 4,
+    indentUnit: language.unit,
+    tabSize: language.unit,
     indentWithTabs: false,
     matchBrackets: true,
     viewportMargin: Infinity,
@@ -36,6 +43,13 @@ document.addEventListener("DOMContentLoaded", () => {
     else if (event.key !== "Escape" && event.key !== "Shift") leaving = false;
   });
   editor.on("blur", () => { leaving = false; });
+  // The live preview (app.js) reads the form: keep the textarea in step and say it changed.
+  if (area.hasAttribute("data-preview-source")) {
+    editor.on("change", () => {
+      editor.save();
+      area.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  }
   const field = editor.getInputField();
   for (const name of ["aria-invalid", "aria-describedby"]) {
     if (area.hasAttribute(name)) field.setAttribute(name, area.getAttribute(name));
