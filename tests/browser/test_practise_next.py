@@ -43,8 +43,9 @@ def test_the_same_mistake_twice_sends_the_learner_to_its_skill_with_numbers_that
     wrong = {part: fmt(mistake(live_server.app, email, EXERCISE, part, MISTAKE)) for part in ("sigma", "u")}
     _answer(page, {"mu": fmt(right["mu"]), **wrong})
     _answer(page, {"mu": fmt(right["mu"]) + "0", **wrong})  # the same mistake again (other typing of mu)
+    page.once("dialog", lambda dialog: dialog.accept())  # giving up is asked first (app.js)
     page.get_by_role("button", name="Give up and show the solution").click()
-    page.wait_for_load_state()
+    page.wait_for_url(re.compile(r"#solution$"))
 
     page.get_by_role("link", name="Practise next").first.click()
     page.wait_for_url(re.compile(rf"/exercises/{EXERCISE}/practice\?numbers="))

@@ -38,8 +38,9 @@ def _by_page(app: Flask, page: FlaskClient, action: str) -> None:
     if action == "answer":
         data.update({f"part-{k}": v for k, v in _half_right(app, GRACE).items()})
         assert page.post(f"/exercises/{EXERCISE}", data=data).status_code == 303
-    else:
-        assert page.post(f"/exercises/{EXERCISE}/{action}", data=data).status_code == 303
+    else:  # giving up on the page is confirmed (the question page's "yes")
+        sure = {"confirm": "yes"} if action == "give-up" else {}
+        assert page.post(f"/exercises/{EXERCISE}/{action}", data={**data, **sure}).status_code == 303
 
 
 def _rows(app: Flask, email: str) -> dict[str, Any]:
