@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from grader.catalog.plurals import put_words
 from grader.catalog.spec import PLACEHOLDER
 
 MINUS = "\u2212"
@@ -79,9 +80,24 @@ def show(value: Any, decimals: int = 3, style: Notation = ENGLISH) -> str:
     return "[" + "; ".join(rows) + "]"
 
 
-def fill(template: str, shown: Mapping[str, str], in_math: Mapping[str, str] | None = None) -> str:
-    """Replace each {{name}} with its shown value; inside $…$ math with its `in_math` form, when given."""
+def figures_decimals(value: Any, figures: int, otherwise: int) -> int:
+    """The decimals that print `value` to `figures` significant figures (11.34 to 3: 1, as 11.3), judged by
+    its largest entry; `otherwise` for a value that is no real number or is zero."""
+    try:
+        magnitude = np.abs(np.asarray(value, dtype=float))
+    except (TypeError, ValueError):
+        return otherwise
+    finite = magnitude[np.isfinite(magnitude) & (magnitude > 0)]
+    if not finite.size:
+        return otherwise
+    return max(0, figures - 1 - int(np.floor(np.log10(finite.max()))))
+
+
+def fill(template: str, shown: Mapping[str, str], in_math: Mapping[str, str] | None = None, locale: str = "en") -> str:
+    """Replace each {{name}} with its shown value, inside $…$ math with its `in_math` form when given, and each
+    plural {{name|one:…|other:…}} with the word `locale`'s rules pick for that value (grader.catalog.plurals)."""
     math = shown if in_math is None else in_math
+    template = put_words(template, shown, notation(locale).decimal, locale)
     pieces, start = [], 0
     for span in MATH_SPAN.finditer(template):
         pieces += [_put(template[start : span.start()], shown), _put(span.group(), math)]

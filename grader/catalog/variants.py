@@ -23,7 +23,7 @@ from grader.answers.kinds import KINDS, NumericKind
 from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
 from grader.texts import Text
-from grader.catalog.display import ENGLISH, Notation, fill, notation, show
+from grader.catalog.display import ENGLISH, Notation, figures_decimals, fill, notation, show
 from grader.catalog.misconceptions import known_words
 from grader.catalog.reach import Reach, route_reach
 from grader.catalog.skipped import pick_entry, skipped_problem
@@ -123,10 +123,26 @@ def _page_params(spec: ExerciseSpec) -> dict[str, Any] | None:
             for name, p in spec.params.items()}  # (the check above leaves no page None)
 
 
-def printed_steps(spec: ExerciseSpec) -> dict[str, int]:
+def printed_steps(spec: ExerciseSpec, quantities: Mapping[str, Any]) -> dict[str, int]:
     """Each quantity the prompt or worked solution (hints included) prints, with the decimals it is printed to."""
     names = {name for _, text in spec.texts() for name in PLACEHOLDER.findall(text)}
-    return {name: QUANTITY_DECIMALS for name in sorted(names) if name not in spec.params}
+    decimals = quantity_decimals(spec, quantities)
+    return {name: decimals[name] for name in sorted(names) if name not in spec.params}
+
+
+def asked_figures(spec: ExerciseSpec) -> int | None:
+    """The significant figures every real-valued part asks for, when they all ask for the same (else None)."""
+    asked = {p.tolerance.sigfigs for p in spec.parts if _has_reach(p)}
+    return asked.pop() if len(asked) == 1 else None
+
+
+def quantity_decimals(spec: ExerciseSpec, quantities: Mapping[str, Any]) -> dict[str, int]:
+    """The decimals each quantity is printed to: QUANTITY_DECIMALS, or the precision asked where every
+    real-valued part asks for significant figures (11.3, not 11.340, where 3 are asked)."""
+    figures = asked_figures(spec)
+    if figures is None:
+        return {name: QUANTITY_DECIMALS for name in quantities}
+    return {name: figures_decimals(value, figures, QUANTITY_DECIMALS) for name, value in quantities.items()}
 
 
 def _has_reach(part: PartSpec) -> bool:
@@ -202,8 +218,10 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     reason = scenario.well_posed(params)
     if reason:
         return reason
-    printed = {**{name: QUANTITY_DECIMALS for name in scenario.carried}, **printed_steps(spec)}
-    builder = _Builder(scenario, params, spec.mistake_words, printed)
+    builder = _Builder(scenario, params, spec.mistake_words)
+    quantities = builder.routes(None)[scenario.shown_route]
+    decimals = quantity_decimals(spec, quantities)
+    builder.printed = {**{name: decimals[name] for name in scenario.carried}, **printed_steps(spec, quantities)}
     reach = builder.reach(spec.parts)
     parts = [builder.part(p, _labels(spec, p.id), reach) for p in spec.parts]
     problems = [p for p in parts if isinstance(p, str)]
@@ -212,9 +230,8 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     skipped = skipped_problem(spec, _page_params(spec), params, parts)  # type: ignore[arg-type]
     if skipped:
         return skipped
-    quantities = builder.routes(None)[scenario.shown_route]
-    values = {name: (value, QUANTITY_DECIMALS) for name, value in quantities.items()}
-    values.update({name: (params[name], p.printed_decimals) for name, p in spec.params.items()})
+    values = {name: (value, decimals[name]) for name, value in quantities.items()}
+    values.update({name: (params[name], p.printed_decimals(params[name])) for name, p in spec.params.items()})
     written: dict[Notation, Shown] = {}
     for style in {ENGLISH, *(notation(locale) for locale in spec.translations)}:
         written[style] = (_Written(values, style), _Written(values, style.in_math()))
@@ -251,7 +268,7 @@ def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
 def _filled(spec: ExerciseSpec, locale: str, shown: Shown) -> tuple[str, tuple[str, ...]]:
     """The prompt and solution of one translation with this variant's numbers in."""
     steps = spec.translations[locale].solution
-    return fill(spec.prompt_in(locale), *shown), tuple(fill(s, *shown) for s in (steps or spec.solution))
+    return fill(spec.prompt_in(locale), *shown, locale), tuple(fill(s, *shown, locale) for s in (steps or spec.solution))
 
 
 def story_key(spec: ExerciseSpec, param: str) -> str:
