@@ -23,7 +23,8 @@ from grader.answers.kinds import KINDS, NumericKind
 from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
 from grader.texts import Text
-from grader.catalog.display import ENGLISH, Notation, figures_decimals, fill, notation, show
+from grader.catalog.display import (ENGLISH, Notation, fill, has_reach, notation, quantity_decimals,
+                                    show)
 from grader.catalog.misconceptions import known_words
 from grader.catalog.reach import Reach, route_reach
 from grader.catalog.skipped import pick_entry, skipped_problem
@@ -33,7 +34,6 @@ from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
 from grader.formulas.expression import FormulaError
 
 MAX_DRAWS = 500
-QUANTITY_DECIMALS = 3  # the digits prompts and worked solutions print a computed quantity to
 
 
 class VariantError(ValueError):
@@ -130,27 +130,6 @@ def printed_steps(spec: ExerciseSpec, quantities: Mapping[str, Any]) -> dict[str
     return {name: decimals[name] for name in sorted(names) if name not in spec.params}
 
 
-def asked_figures(spec: ExerciseSpec) -> int | None:
-    """The significant figures every real-valued part asks for, when they all ask for the same (else None)."""
-    asked = {p.tolerance.sigfigs for p in spec.parts if _has_reach(p)}
-    return asked.pop() if len(asked) == 1 else None
-
-
-def quantity_decimals(spec: ExerciseSpec, quantities: Mapping[str, Any]) -> dict[str, int]:
-    """The decimals each quantity is printed to: QUANTITY_DECIMALS, or the precision asked where every
-    real-valued part asks for significant figures (11.3, not 11.340, where 3 are asked)."""
-    figures = asked_figures(spec)
-    if figures is None:
-        return {name: QUANTITY_DECIMALS for name in quantities}
-    return {name: figures_decimals(value, figures, QUANTITY_DECIMALS) for name, value in quantities.items()}
-
-
-def _has_reach(part: PartSpec) -> bool:
-    """Real-valued parts get a route interval; counts, shapes and index sets are exact."""
-    kind = KINDS[part.type]
-    return isinstance(kind, NumericKind) and not kind.integral
-
-
 class _Builder:
     """Computes routes once per mistake, and the route interval once, for one parameter set."""
 
@@ -170,10 +149,12 @@ class _Builder:
         """Every result the printed numbers lead to, per real-valued part's quantity (worked out once)."""
         if self._reach is None:
             routes, retrace, params = self.routes(None), self.scenario.retrace, self.params
-            wanted = [p.quantity for p in parts if _has_reach(p)] if retrace else []
+            wanted = [p.quantity for p in parts if has_reach(p)] if retrace else []
             alternatives = [self.scenario.constants(params)] if self.scenario.constants and wanted else []
+            # Step by step only where the scenario declares its prompt's rounded constants (see route_reach).
             self._reach = route_reach(lambda fixed: retrace(params, fixed, routes[0]) if retrace else {}, routes[0],
-                                      routes[self.scenario.shown_route], self.printed, wanted, alternatives)  # fmt: skip
+                                      routes[self.scenario.shown_route], self.printed, wanted, alternatives,
+                                      stepped=self.scenario.constants is not None)  # fmt: skip
         return self._reach
 
     def part(self, part: PartSpec, labels: Mapping[str, str], reach: Reach | None = None) -> PartVariant | str:
@@ -268,7 +249,8 @@ def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
 def _filled(spec: ExerciseSpec, locale: str, shown: Shown) -> tuple[str, tuple[str, ...]]:
     """The prompt and solution of one translation with this variant's numbers in."""
     steps = spec.translations[locale].solution
-    return fill(spec.prompt_in(locale), *shown, locale), tuple(fill(s, *shown, locale) for s in (steps or spec.solution))
+    steps_filled = tuple(fill(s, *shown, locale) for s in (steps or spec.solution))
+    return fill(spec.prompt_in(locale), *shown, locale), steps_filled
 
 
 def story_key(spec: ExerciseSpec, param: str) -> str:
