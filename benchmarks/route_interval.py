@@ -7,7 +7,7 @@ For every numeric exercise with real-valued parts it prints:
 - widening: per part entry, the accepted band's width with the route interval over its width with
   the routes and the tolerance alone (1.0 = unchanged), median and maximum.
 
-    .venv/bin/python benchmarks/route_interval.py [--seeds 200]
+    .venv/bin/python benchmarks/route_interval.py [--seeds 200] [--exercise ID ...]
 """
 
 from __future__ import annotations
@@ -80,12 +80,14 @@ def main() -> None:
     """Print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=200)
-    seeds = range(parser.parse_args().seeds)
+    parser.add_argument("--exercise", action="append", help="only these exercises (repeatable); default all")
+    args = parser.parse_args()
+    seeds = range(args.seeds)
     catalog, _ = Catalog.from_directory()
     print(f"{'exercise':22} {'refused':>8} {'skipped step':>13} {'optional':>9} {'by reach':>9} "
           f"{'widening median':>16} {'max':>7}")  # fmt: skip
     for spec in catalog:
-        if spec.kind != "numeric":
+        if spec.kind != "numeric" or (args.exercise and spec.id not in args.exercise):
             continue
         ratios = _widening(catalog, spec, seeds) or [1.0]
         refused = _refusals(spec, seeds)

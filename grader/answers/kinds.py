@@ -20,7 +20,7 @@ from grader.answers.rounding import hand_rounding_note
 from grader.answers.tolerance import (Bands, Tolerance, bands, digits_request, fewer_digits_than_asked,
                                      is_exact_answer, precision_asked)
 from grader.answers.where import entries_phrase, positions
-from grader.texts import N_, Text, joined, say
+from grader.texts import N_, Text, joined, say, say_n
 
 MAX_ANSWER_CHARS = 20_000
 CORRECT = say("Correct.")
@@ -280,10 +280,19 @@ def _incorrect_shape(got: tuple, want: tuple, mutant: Mutant | None, partial: bo
 
 def _incorrect_set(got: frozenset, want: frozenset, mutant: Mutant | None, partial: bool, value: Any) -> PartResult:
     extra, missing = sorted(got - want), len(want - got)
-    text = say("Incorrect: %(extra)d of your indices should not be there and %(missing)d are missing.",
-               extra=len(extra), missing=missing)  # fmt: skip
+    text = _set_counts(len(extra), missing)
     score = len(got & want) / len(got | want) if partial else 0.0
     return _incorrect(text, mutant, extra, score, value)
+
+
+def _set_counts(extra: int, missing: int) -> Text:
+    """How many indices are too many and how many are missing, each in its plural, a zero count left unsaid."""
+    too_many = say_n("%(num)d of your indices should not be there", "%(num)d of your indices should not be there",
+                     extra)  # fmt: skip
+    absent = say_n("%(num)d index is missing", "%(num)d indices are missing", missing)
+    if extra and missing:
+        return say("Incorrect: %(too_many)s, and %(absent)s.", too_many=too_many, absent=absent)
+    return say("Incorrect: %(counts)s.", counts=too_many if extra else absent)
 
 
 def _length(exact: Any) -> int:

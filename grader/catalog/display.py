@@ -9,9 +9,12 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from grader.catalog.spec import PLACEHOLDER
+from grader.answers.kinds import KINDS, NumericKind
+from grader.catalog.plurals import put_words
+from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, PartSpec
 
 MINUS = "\u2212"
+QUANTITY_DECIMALS = 3  # the digits prompts and worked solutions print a computed quantity to
 # Inline and display math, as the Markdown renderer (markdown-it's dollarmath) delimits it: an escaped
 # \$ is a dollar sign, and inline math does not run past a blank line.
 MATH_SPAN = re.compile(r"(?<!\\)\$\$.*?(?<!\\)\$\$|(?<!\\)\$(?:[^$\n]|\n(?!\s*\n))+?(?<!\\)\$", re.S)
@@ -79,9 +82,24 @@ def show(value: Any, decimals: int = 3, style: Notation = ENGLISH) -> str:
     return "[" + "; ".join(rows) + "]"
 
 
-def fill(template: str, shown: Mapping[str, str], in_math: Mapping[str, str] | None = None) -> str:
-    """Replace each {{name}} with its shown value; inside $…$ math with its `in_math` form, when given."""
+def figures_decimals(value: Any, figures: int, otherwise: int) -> int:
+    """The decimals that print `value` to `figures` significant figures (11.34 to 3: 1, as 11.3), judged by
+    its largest entry; `otherwise` for a value that is no real number or is zero."""
+    try:
+        magnitude = np.abs(np.asarray(value, dtype=float))
+    except (TypeError, ValueError):
+        return otherwise
+    finite = magnitude[np.isfinite(magnitude) & (magnitude > 0)]
+    if not finite.size:
+        return otherwise
+    return max(0, figures - 1 - int(np.floor(np.log10(finite.max()))))
+
+
+def fill(template: str, shown: Mapping[str, str], in_math: Mapping[str, str] | None = None, locale: str = "en") -> str:
+    """Replace each {{name}} with its shown value, inside $…$ math with its `in_math` form when given, and each
+    plural {{name|one:…|other:…}} with the word `locale`'s rules pick for that value (grader.catalog.plurals)."""
     math = shown if in_math is None else in_math
+    template = put_words(template, shown, notation(locale).decimal, locale)
     pieces, start = [], 0
     for span in MATH_SPAN.finditer(template):
         pieces += [_put(template[start : span.start()], shown), _put(span.group(), math)]
@@ -91,3 +109,24 @@ def fill(template: str, shown: Mapping[str, str], in_math: Mapping[str, str] | N
 
 def _put(text: str, values: Mapping[str, str]) -> str:
     return PLACEHOLDER.sub(lambda m: values[m.group(1)], text)
+
+
+def has_reach(part: PartSpec) -> bool:
+    """Real-valued parts get a route interval; counts, shapes and index sets are exact."""
+    kind = KINDS[part.type]
+    return isinstance(kind, NumericKind) and not kind.integral
+
+
+def asked_figures(spec: ExerciseSpec) -> int | None:
+    """The significant figures every real-valued part asks for, when they all ask for the same (else None)."""
+    asked = {p.tolerance.sigfigs for p in spec.parts if has_reach(p)}
+    return asked.pop() if len(asked) == 1 else None
+
+
+def quantity_decimals(spec: ExerciseSpec, quantities: Mapping[str, Any]) -> dict[str, int]:
+    """The decimals each quantity is printed to: QUANTITY_DECIMALS, or the precision asked where every
+    real-valued part asks for significant figures (11.3, not 11.340, where 3 are asked)."""
+    figures = asked_figures(spec)
+    if figures is None:
+        return {name: QUANTITY_DECIMALS for name in quantities}
+    return {name: figures_decimals(value, figures, QUANTITY_DECIMALS) for name, value in quantities.items()}

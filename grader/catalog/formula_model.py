@@ -63,10 +63,12 @@ def formula_program(params: list[str], compute: Mapping[str, Any], mistakes: Map
 
 
 def formula_scenario_of(params: list[str], compute: Mapping[str, Any], mistakes: Mapping[str, FormulaMistake],
-                        hand: Mapping[str, Any] | None, well_posed: list[Any] | None, graded: list[str]) -> Scenario:  # fmt: skip
-    """The Scenario of a formula exercise's fields (built once per distinct computation; raises ProgramError)."""
+                        hand: Mapping[str, Any] | None, well_posed: list[Any] | None, graded: list[str],
+                        show_hand: bool = False) -> Scenario:  # fmt: skip
+    """The Scenario of a formula exercise's fields (built once per distinct computation; raises ProgramError);
+    with `show_hand`, its texts print the hand route."""
     written = {"params": params, "compute": compute, "hand": hand, "well_posed": well_posed, "graded": graded,
-               "mistakes": {name: m.model_dump(mode="json") for name, m in mistakes.items()}}  # fmt: skip
+               "mistakes": {name: m.model_dump(mode="json") for name, m in mistakes.items()}, "show_hand": show_hand}  # fmt: skip
     return scenario_from_json(json.dumps(written, default=str))
 
 
@@ -76,7 +78,8 @@ def scenario_from_json(written: str) -> Scenario:
     data = json.loads(written)
     mistakes = {name: FormulaMistake.model_validate(m) for name, m in (data["mistakes"] or {}).items()}
     program = formula_program(data["params"], data["compute"], mistakes, data["hand"], data["well_posed"])
-    return formula_scenario(program, tuple(data["graded"]))
+    scenario = formula_scenario(program, tuple(data["graded"]))
+    return replace(scenario, shown_route=1) if data["show_hand"] and program.hand else scenario
 
 
 def formula_scenario(program: Program, graded: tuple[str, ...]) -> Scenario:

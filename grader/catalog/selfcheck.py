@@ -12,7 +12,7 @@ import numpy as np
 from grader.answers import syntax
 from grader.answers.kinds import KINDS, NumericKind, grade_part, render_answer
 from grader.answers.tolerance import decimal_places
-from grader.catalog.display import ENGLISH, Notation, fill, notation, show
+from grader.catalog.display import ENGLISH, Notation, fill, notation, quantity_decimals, show
 from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, Place
 from grader.catalog.variants import PartVariant, Variant, VariantError, make_variant
 from grader.markup import STRAY_DOLLAR, has_stray_dollar
@@ -93,16 +93,19 @@ class _Recording(Mapping[str, str]):
 def printed_values(spec: ExerciseSpec, variant: Variant, locale: str) -> list[list[tuple[str, str]] | None]:
     """Per step of the worked solution in `locale`: each placeholder and the number it prints (None for a
     step that is not its template filled with the variant's numbers)."""
-    # Written as variants.py writes them: quantities to 3 decimals, parameters to their own.
-    values = {name: (value, 3) for name, value in variant.quantities.items()}
-    values.update({name: (variant.params[name], p.printed_decimals) for name, p in spec.params.items()})
+    # Written as variants.py writes them: quantities to 3 decimals (or the figures asked), parameters to their own.
+    decimals = quantity_decimals(spec, variant.quantities)
+    values = {name: (value, decimals[name]) for name, value in variant.quantities.items()}
+    values.update({name: (value, spec.params[name].printed_decimals(value)) for name, value in variant.params.items()
+                   if name in spec.params})  # fmt: skip
     translation = spec.translations.get(locale)
     style = ENGLISH if translation is None else notation(locale)  # an untranslated exercise shows its English
     templates = (translation.solution if translation is not None else None) or spec.solution
     found: list[list[tuple[str, str]] | None] = []
     for template, filled in zip(templates, variant.solution_in(locale)):
         seen: list[tuple[str, str]] = []
-        text = fill(template, _Recording(values, style, style, seen), _Recording(values, style.in_math(), style, seen))
+        text = fill(template, _Recording(values, style, style, seen), _Recording(values, style.in_math(), style, seen),
+                    locale if translation is not None else "en")
         found.append(seen if text == filled else None)
     return found
 
@@ -130,7 +133,8 @@ def check_params_shown(spec: ExerciseSpec, variant: Variant, report: SelfCheckRe
     """Each parameter a text prints must show its drawn value: 0.5 is not printed "0"."""
     printed = {name for _, text in spec.texts() for name in PLACEHOLDER.findall(text)}
     for name in sorted(printed & set(spec.params)):
-        value, decimals = np.asarray(variant.params[name], dtype=float), spec.params[name].printed_decimals
+        drawn = variant.params[name]
+        value, decimals = np.asarray(drawn, dtype=float), spec.params[name].printed_decimals(drawn)
         report.checks += 1
         if not np.allclose(np.round(value, decimals), value, rtol=0.0, atol=1e-9):
             report.failures.append(f"{spec.id} seed {variant.seed}: parameter {name} = {variant.params[name]} is "

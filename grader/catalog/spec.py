@@ -12,6 +12,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 from grader.answers.kinds import KINDS
 from grader.answers.tolerance import Tolerance
 from grader.catalog.misconceptions import MISCONCEPTIONS, known_words
+from grader.catalog.plurals import PLURAL, plural_problems
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.formula_model import FORMULA, FormulaMistake, FormulaText, formula_scenario_of
 from grader.catalog.scenarios import SCENARIOS, Scenario
@@ -182,11 +183,12 @@ class ParamSpec(Strict):
             _in_range(number)
         return value
 
-    @property
-    def printed_decimals(self) -> int:
-        """The decimals prompts print this parameter to: its own, or as many as its choices have (0.5 needs 1)."""
-        own = [_decimals_of(float(c)) for c in self.random.choices or []]
-        return max([self.random.decimals, *own])
+    def printed_decimals(self, value: Any) -> int:
+        """The decimals prompts print `value` of this parameter to: its own for a drawn range; for one of the
+        choices, as many as the value needs (0.5 needs 1, 5.67 two: not 5.670), at least `decimals`."""
+        if self.random.choices is None:
+            return self.random.decimals
+        return max([self.random.decimals, *(_decimals_of(float(n)) for n in np.ravel(value))])
 
     @model_validator(mode="after")
     def _page_fits(self) -> ParamSpec:
@@ -214,6 +216,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
     compute: dict[str, FormulaText] | None = None  # names checked by grader.formulas.program (NAME_RULE)
     mistakes: dict[Slug, FormulaMistake] | None = None
     hand: dict[str, FormulaText] | None = None
+    # The route the texts print: full precision, or the hand route (a lesson's numbers as it rounds them).
+    shown: Literal["exact", "hand"] | None = None
     well_posed: list[FormulaText] | None = None
     # Steps whose skipped-step mutants (grader.catalog.skipped) a draw need not tell apart, with why.
     unchecked: dict[str, Annotated[str, Field(min_length=1, max_length=500)]] | None = None
@@ -238,7 +242,7 @@ class ExerciseSpec(Localised, AttemptPolicy):
         if self.model != FORMULA:
             return SCENARIOS[self.model]
         return formula_scenario_of(list(self.params), self.compute or {}, self.mistakes or {}, self.hand,
-                                   self.well_posed, [p.quantity for p in self.parts])  # fmt: skip
+                                   self.well_posed, [p.quantity for p in self.parts], self.shown == "hand")  # fmt: skip
 
     def mistake_words(self, name: str) -> tuple[str, str]:
         """A mistake's title and hint: the exercise's own formula mistake, else the named misconception."""
@@ -265,7 +269,7 @@ class ExerciseSpec(Localised, AttemptPolicy):
 
     def _formulas(self) -> None:
         formulas = {"compute": self.compute, "mistakes": self.mistakes, "hand": self.hand, "well_posed": self.well_posed,
-                    "unchecked": self.unchecked}  # fmt: skip
+                    "unchecked": self.unchecked, "shown": self.shown}  # fmt: skip
         if self.model != FORMULA:
             given = [k for k, v in formulas.items() if v is not None]
             if given:
@@ -273,6 +277,8 @@ class ExerciseSpec(Localised, AttemptPolicy):
             return
         if not self.compute:
             raise Refusal("compute: a formula exercise computes its answers here, one named step per line")
+        if self.shown == "hand" and not self.hand:
+            raise Refusal("shown: hand prints the hand route; give that route under hand")
         try:
             example = self._page_example(self.scenario)
         except ProgramError as error:
@@ -362,11 +368,11 @@ class ExerciseSpec(Localised, AttemptPolicy):
                 raise Refusal("translations.%(locale)s: the solution needs %(num)d steps, as in English", locale=locale,
                               num=len(self.solution))
         for text in (self.prompt, *self.solution):
-            for problem in _text_problems(text, known):
+            for problem in _text_problems(text, known, "en"):
                 raise Refusal(problem)
         for where, text in self.texts():
             if where[0] == "translations":
-                for problem in _text_problems(text, known):
+                for problem in _text_problems(text, known, str(where[1])):
                     raise _located(str(problem), where, text)
 
     def texts(self) -> list[tuple[Place, str]]:
@@ -381,11 +387,13 @@ class ExerciseSpec(Localised, AttemptPolicy):
         return found
 
 
-def _text_problems(text: str, known: set[str]) -> list[Text]:
-    """Why a prompt or solution step cannot be shown: unknown placeholders, then math that cannot render."""
+def _text_problems(text: str, known: set[str], locale: str) -> list[Text]:
+    """Why a prompt or solution step in `locale` cannot be shown: unknown placeholders, plural words that
+    miss one of the language's categories, then math that cannot render."""
     unknown = [say("placeholder %(placeholder)s names no parameter or quantity", placeholder="{{" + name + "}}")
                for name in PLACEHOLDER.findall(text) if name not in known]  # fmt: skip
-    return [*unknown, *map(Text, math_problems(PLACEHOLDER.sub("0", text)))]
+    plain = PLURAL.sub("x", PLACEHOLDER.sub("0", text))
+    return [*unknown, *plural_problems(text, locale, known), *map(Text, math_problems(plain))]
 
 
 def _located(problem: str, where: Place, text: str) -> ValidationError:

@@ -23,7 +23,8 @@ from grader.answers.kinds import KINDS, NumericKind
 from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
 from grader.texts import Text
-from grader.catalog.display import ENGLISH, Notation, fill, notation, show
+from grader.catalog.display import (ENGLISH, Notation, fill, has_reach, notation, quantity_decimals,
+                                    show)
 from grader.catalog.misconceptions import known_words
 from grader.catalog.reach import Reach, route_reach
 from grader.catalog.skipped import pick_entry, skipped_problem
@@ -33,7 +34,6 @@ from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
 from grader.formulas.expression import FormulaError
 
 MAX_DRAWS = 500
-QUANTITY_DECIMALS = 3  # the digits prompts and worked solutions print a computed quantity to
 
 
 class VariantError(ValueError):
@@ -123,16 +123,11 @@ def _page_params(spec: ExerciseSpec) -> dict[str, Any] | None:
             for name, p in spec.params.items()}  # (the check above leaves no page None)
 
 
-def printed_steps(spec: ExerciseSpec) -> dict[str, int]:
+def printed_steps(spec: ExerciseSpec, quantities: Mapping[str, Any]) -> dict[str, int]:
     """Each quantity the prompt or worked solution (hints included) prints, with the decimals it is printed to."""
     names = {name for _, text in spec.texts() for name in PLACEHOLDER.findall(text)}
-    return {name: QUANTITY_DECIMALS for name in sorted(names) if name not in spec.params}
-
-
-def _has_reach(part: PartSpec) -> bool:
-    """Real-valued parts get a route interval; counts, shapes and index sets are exact."""
-    kind = KINDS[part.type]
-    return isinstance(kind, NumericKind) and not kind.integral
+    decimals = quantity_decimals(spec, quantities)
+    return {name: decimals[name] for name in sorted(names) if name not in spec.params}
 
 
 class _Builder:
@@ -154,10 +149,12 @@ class _Builder:
         """Every result the printed numbers lead to, per real-valued part's quantity (worked out once)."""
         if self._reach is None:
             routes, retrace, params = self.routes(None), self.scenario.retrace, self.params
-            wanted = [p.quantity for p in parts if _has_reach(p)] if retrace else []
+            wanted = [p.quantity for p in parts if has_reach(p)] if retrace else []
             alternatives = [self.scenario.constants(params)] if self.scenario.constants and wanted else []
+            # Step by step only where the scenario declares its prompt's rounded constants (see route_reach).
             self._reach = route_reach(lambda fixed: retrace(params, fixed, routes[0]) if retrace else {}, routes[0],
-                                      routes[self.scenario.shown_route], self.printed, wanted, alternatives)  # fmt: skip
+                                      routes[self.scenario.shown_route], self.printed, wanted, alternatives,
+                                      stepped=self.scenario.constants is not None)  # fmt: skip
         return self._reach
 
     def part(self, part: PartSpec, labels: Mapping[str, str], reach: Reach | None = None) -> PartVariant | str:
@@ -202,8 +199,10 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     reason = scenario.well_posed(params)
     if reason:
         return reason
-    printed = {**{name: QUANTITY_DECIMALS for name in scenario.carried}, **printed_steps(spec)}
-    builder = _Builder(scenario, params, spec.mistake_words, printed)
+    builder = _Builder(scenario, params, spec.mistake_words)
+    quantities = builder.routes(None)[scenario.shown_route]
+    decimals = quantity_decimals(spec, quantities)
+    builder.printed = {**{name: decimals[name] for name in scenario.carried}, **printed_steps(spec, quantities)}
     reach = builder.reach(spec.parts)
     parts = [builder.part(p, _labels(spec, p.id), reach) for p in spec.parts]
     problems = [p for p in parts if isinstance(p, str)]
@@ -212,9 +211,8 @@ def _build(spec: ExerciseSpec, seed: int, params: dict[str, Any]) -> Variant | s
     skipped = skipped_problem(spec, _page_params(spec), params, parts)  # type: ignore[arg-type]
     if skipped:
         return skipped
-    quantities = builder.routes(None)[scenario.shown_route]
-    values = {name: (value, QUANTITY_DECIMALS) for name, value in quantities.items()}
-    values.update({name: (params[name], p.printed_decimals) for name, p in spec.params.items()})
+    values = {name: (value, decimals[name]) for name, value in quantities.items()}
+    values.update({name: (params[name], p.printed_decimals(params[name])) for name, p in spec.params.items()})
     written: dict[Notation, Shown] = {}
     for style in {ENGLISH, *(notation(locale) for locale in spec.translations)}:
         written[style] = (_Written(values, style), _Written(values, style.in_math()))
@@ -251,7 +249,8 @@ def _labels(spec: ExerciseSpec, part_id: str) -> dict[str, str]:
 def _filled(spec: ExerciseSpec, locale: str, shown: Shown) -> tuple[str, tuple[str, ...]]:
     """The prompt and solution of one translation with this variant's numbers in."""
     steps = spec.translations[locale].solution
-    return fill(spec.prompt_in(locale), *shown), tuple(fill(s, *shown) for s in (steps or spec.solution))
+    steps_filled = tuple(fill(s, *shown, locale) for s in (steps or spec.solution))
+    return fill(spec.prompt_in(locale), *shown, locale), steps_filled
 
 
 def story_key(spec: ExerciseSpec, param: str) -> str:

@@ -128,7 +128,14 @@ def test_index_set_reports_counts_without_revealing_the_answer() -> None:
     result = grade_part("index-set", "{1, 2}", Target((frozenset({1, 3}),)), Tolerance("exact"))
     assert result.status == "incorrect"
     assert result.wrong_entries == (2,)
-    assert result.message == "Incorrect: 1 of your indices should not be there and 1 are missing."
+    assert result.message == "Incorrect: 1 of your indices should not be there, and 1 index is missing."
+
+
+def test_index_set_leaves_a_zero_count_unsaid() -> None:
+    fewer = grade_part("index-set", "{1}", Target((frozenset({1, 3, 4}),)), Tolerance("exact"))
+    assert fewer.message == "Incorrect: 2 indices are missing."
+    more = grade_part("index-set", "{1, 2, 3}", Target((frozenset({1, 3}),)), Tolerance("exact"))
+    assert more.message == "Incorrect: 1 of your indices should not be there."
 
 
 def test_empty_and_oversized_answers_are_invalid() -> None:

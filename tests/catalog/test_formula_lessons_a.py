@@ -12,6 +12,7 @@ from grader.catalog.catalog import Catalog
 
 SEEDS = range(1, 61)
 EPS = 1e-5
+RMS_EPS = 1e-6  # the lesson's RMSNorm epsilon (its modern block's rmsnorm)
 
 
 def typed(values: np.ndarray) -> str:
@@ -168,6 +169,32 @@ def test_layernorm_scale_at_seed_0_uses_the_lessons_row(catalog: Catalog) -> Non
     np.testing.assert_allclose(got["y_big"], 10 * H5 + np.array([0.803, 0.641, 0.560, 0.718]), atol=5e-4)
 
 
+@pytest.mark.parametrize(("locale", "m", "y"), [
+    ("en", "[0.803; 0.640; 0.560; 0.718]", "[−0.436; 1.551; −0.461; 1.698]"),
+    ("pt", "[0,803; 0,640; 0,560; 0,718]", "[−0,436; 1,551; −0,461; 1,698]"),
+    ("ru", "[0,803; 0,640; 0,560; 0,718]", "[−0,436; 1,551; −0,461; 1,698]"),
+])
+def test_layernorm_scale_prints_the_lessons_m_and_y_at_seed_0(catalog: Catalog, locale: str, m: str, y: str) -> None:
+    # The lesson (and block-mlp, block-output) print m5[2] = 0,640 and y5[2] = 1,551: its GELU values rounded,
+    # then added. The prompt, the worked solution and y' = 10h + m follow the same numbers.
+    variant = catalog.variant("layernorm-scale", 0)
+    assert f"$m$ = {m}" in variant.prompt_in(locale)
+    solution = " ".join(variant.solution_in(locale))
+    assert f"= {y}" in solution and f", {m}." in solution
+    ten_h_plus_m = "[−11,587; 9,750; −9,650; 10,518]" if locale != "en" else "[−11.587; 9.750; −9.650; 10.518]"
+    assert f"= {ten_h_plus_m}" in solution
+    mlp = catalog.variant("block-mlp", 0)
+    assert m in " ".join(mlp.solution_in(locale))
+
+
+@pytest.mark.parametrize("locale", ["en", "pt", "ru"])
+def test_layernorm_scale_uses_the_lessons_rmsnorm_epsilon(catalog: Catalog, locale: str) -> None:
+    variant = catalog.variant("layernorm-scale", 0)
+    assert r"\epsilon = 10^{-6}" in variant.prompt_in(locale)
+    got = answers(catalog, "layernorm-scale", 0)
+    np.testing.assert_allclose(got["rms_small"], H5 / math.sqrt((H5**2).mean() + 1), atol=1e-9)  # 10^-6 / 10^-6
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_layernorm_scale_matches_numpy(catalog: Catalog, seed: int) -> None:
     h = np.asarray(catalog.variant("layernorm-scale", seed).params["h"], dtype=float)
@@ -175,14 +202,15 @@ def test_layernorm_scale_matches_numpy(catalog: Catalog, seed: int) -> None:
     np.testing.assert_allclose(got["ln_big"], layer_norm(10 * h), atol=1e-9)
     np.testing.assert_allclose(got["ln_big"], layer_norm(h), atol=1e-4)  # unchanged up to ε: not in 3 decimals
     np.testing.assert_allclose(got["y_big"], 10 * h + toy_mlp(layer_norm(10 * h)), atol=1e-9)
-    np.testing.assert_allclose(got["rms_small"], rms_norm(h / 1000), atol=1e-9)
+    np.testing.assert_allclose(got["rms_small"], rms_norm(h / 1000, eps=RMS_EPS), atol=1e-9)
 
 
 @pytest.mark.parametrize("seed", [0, 11, 42])
 def test_layernorm_scale_mistakes_are_named(catalog: Catalog, seed: int) -> None:
     h = np.asarray(catalog.variant("layernorm-scale", seed).params["h"], dtype=float)
     scaled = 10 * layer_norm(h)
-    wrong = {"ln_big": typed(scaled), "y_big": typed(10 * h + toy_mlp(scaled)), "rms_small": typed(rms_norm(h) / 1000)}
+    wrong = {"ln_big": typed(scaled), "y_big": typed(10 * h + toy_mlp(scaled)),
+             "rms_small": typed(rms_norm(h, eps=RMS_EPS) / 1000)}
     assert named(catalog, "layernorm-scale", seed, **wrong) == dict.fromkeys(wrong, "scaled-output")
     assert named(catalog, "layernorm-scale", seed, y_big=typed(h + toy_mlp(layer_norm(h)))) == {
         "y_big": "output-unscaled"

@@ -193,3 +193,12 @@ def test_page_texts_keep_their_markup_and_escape_their_values(app: Flask) -> Non
     with app.test_request_context("/"), force_locale("ru"):
         said = render_template_string('{{ ngettext("%(num)d attempt left", "%(num)d attempts left", 5) }}')
     assert said == "осталось 5 попыток"
+
+
+def test_a_zero_count_of_attempts_reads_naturally(app: Flask, learner: FlaskClient) -> None:
+    # CLDR puts 0 with 1 in Portuguese ("0 usada"): the page says a zero count in a sentence of its own.
+    choose(learner, "pt", "/")
+    html = learner.get("/exercises/block-layernorm").get_data(as_text=True)
+    assert "Tentativas ilimitadas · 0 usadas" in html and "0 usada<" not in html
+    choose(learner, "ru", "/")
+    assert "Попытки не ограничены · использовано 0" in learner.get("/exercises/block-layernorm").get_data(as_text=True)
