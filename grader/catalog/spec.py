@@ -15,6 +15,7 @@ from grader.catalog.misconceptions import MISCONCEPTIONS, known_words
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.formula_model import FORMULA, FormulaMistake, FormulaText, formula_scenario_of
 from grader.catalog.scenarios import SCENARIOS, Scenario
+from grader.catalog.skills import SkillId, distinct
 from grader.catalog.strict import Strict
 from grader.catalog.translations import Localised, Locale, Translation
 from grader.markup import math_problems
@@ -94,6 +95,7 @@ class MisconceptionRef(Strict):
     # Why a draw may give this mistake's answer and still be right (the erf GELU agrees with the tanh one
     # to 3 decimals for many inputs); without a reason such a draw is refused, as it does not test the step.
     reason: str | None = Field(default=None, min_length=1, max_length=500)
+    skills: list[SkillId] = Field(default=[], max_length=12)  # the skills this mistake shows; none: the part's
 
     @model_validator(mode="after")
     def _reason_for_optional(self) -> MisconceptionRef:
@@ -118,6 +120,7 @@ class PartSpec(Strict):
     partial_credit: bool = False
     weight: float = Field(default=1.0, gt=0, le=MAX_WEIGHT, allow_inf_nan=False)
     entry: int | None = Field(default=None, ge=0, le=MAX_ENTRY)  # pick one entry of a vector quantity
+    skills: list[SkillId] = Field(default=[], max_length=12)  # grader.catalog.skills; none: the exercise's
 
     @model_validator(mode="before")
     @classmethod
@@ -214,6 +217,18 @@ class ExerciseSpec(Localised, AttemptPolicy):
     well_posed: list[FormulaText] | None = None
     # Steps whose skipped-step mutants (grader.catalog.skipped) a draw need not tell apart, with why.
     unchecked: dict[str, Annotated[str, Field(min_length=1, max_length=500)]] | None = None
+    skills: list[SkillId] = Field(default=[], max_length=12)  # the skills of parts that name none of their own
+
+    def part_skills(self, part_id: str) -> tuple[str, ...]:
+        """The skills a part practises: its own, else the exercise's (none for an unknown part)."""
+        part = next((p for p in self.parts if p.id == part_id), None)
+        return () if part is None else distinct(part.skills or self.skills)
+
+    def mistake_skills(self, part_id: str, mistake: str) -> tuple[str, ...]:
+        """The skills a named mistake on a part shows: the mistake's own, else the part's."""
+        part = next((p for p in self.parts if p.id == part_id), None)
+        ref = next((m for m in part.misconceptions if m.name == mistake), None) if part else None
+        return distinct(ref.skills) if ref and ref.skills else self.part_skills(part_id)
 
     @property
     def scenario(self) -> Scenario:

@@ -16,6 +16,7 @@ from grader.catalog.loader import SpecError, collect, is_code_source, read_sourc
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.spec import CODE_KIND, MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Place, Slug, Title
 from grader.catalog.translations import CodeTranslation, Locale, Localised
+from grader.catalog.skills import SkillId
 from grader.catalog.strict import Strict
 from grader.codecheck.formula_task import FormulaReference, formula_task
 from grader.codecheck.tasks import TASKS, Task, get_task, visible_edge_count
@@ -93,6 +94,7 @@ class CodeExerciseSpec(Localised, AttemptPolicy):
     translations: dict[Locale, CodeHelpTranslation] = {}
     # task: formula brings its reference, mistakes and inputs as formulas (grader.codecheck.formula_task).
     reference: FormulaReference | None = None
+    skills: list[SkillId] = Field(default=[], max_length=12)  # grader.catalog.skills: what the function practises
 
     @property
     def task_object(self) -> Task:
