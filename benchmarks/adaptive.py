@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,7 @@ from load_stack import PYTHON, ROOT, Processes, create_database, flask, free_por
 from grader.catalog.lessons import exercise_order  # noqa: E402
 from grader.catalog.loader import load_specs  # noqa: E402
 from grader.catalog.spec import ExerciseSpec  # noqa: E402
+from grader.catalog.variants import make_variant  # noqa: E402
 
 PASSWORD = "adaptive benchmark password"
 PARALLEL = 4  # learners simulated at once (each one request at a time)
@@ -153,7 +155,7 @@ def print_parameters(args: argparse.Namespace, chosen: list[ExerciseSpec], left_
     print(f"{len(skills)} skills: {', '.join(skills)}")
 
 
-def print_tutor(name: str, outcomes: list[Outcome] | str, limit: int, seconds: float) -> float | None:
+def print_tutor(name: str, outcomes: list[Outcome] | str, limit: int, seconds: float, note: str = "") -> float | None:
     """One tutor's figures; returns its mean attempts to mastery (None when not available)."""
     if isinstance(outcomes, str):
         print(f"{name:<9} not available: {outcomes}")
@@ -164,7 +166,7 @@ def print_tutor(name: str, outcomes: list[Outcome] | str, limit: int, seconds: f
     print(f"{name:<9} attempts to mastery: median {statistics.median(counts):.1f}, mean {statistics.mean(counts):.1f} "
           f"(never reached counted as {limit}); reached within {limit}: {len(reached)}/{len(outcomes)} "
           f"= {len(reached) / len(outcomes):.2f} (mean among them {among}); "
-          f"{sum(o.requests for o in outcomes)} requests in {seconds:.0f} s")  # fmt: skip
+          + (note or f"{sum(o.requests for o in outcomes)} requests in {seconds:.0f} s"))  # fmt: skip
     return statistics.mean(counts)
 
 
@@ -176,6 +178,7 @@ def main() -> int:
     parser.add_argument("--max-attempts", type=int, default=200)
     parser.add_argument("--postgres", metavar="ADMIN_URL", help="run the service on new databases on this server")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
     specs, problems = load_specs(ROOT / "exercises")
     if problems:
         raise SystemExit(f"the exercise files do not load: {problems[0]}")
@@ -185,6 +188,11 @@ def main() -> int:
     traits = [model.draw_traits(args.seed, i, skills, mistakes) for i in range(args.learners)]
     print_parameters(args, chosen, left_out, skills)
     started, means = time.monotonic(), {}
+    exercises = [(spec, make_variant(spec, 1)) for spec in chosen]
+    oracle = [model.oracle(model.Learner.start(traits[i], args.seed, i), exercises, args.max_attempts)
+              for i in range(args.learners)]  # fmt: skip
+    print_tutor("oracle", [Outcome(r, 0, 0) for r in oracle], args.max_attempts, 0.0, "in-process, sees the hidden "
+                "state: the exercise of the weakest skill each time; a bound, not a tutor")
     by_id, order = {s.id: s for s in chosen}, [s.id for s in chosen]
     for tutor in ("fixed", "random", "adaptive"):
         began = time.monotonic()
