@@ -12,7 +12,7 @@ import json
 import random
 import urllib.parse
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import numpy as np
 
@@ -25,6 +25,15 @@ COURSE = "sim"
 
 class Refused(RuntimeError):
     """The service answered a learner's request with a status the simulation cannot go on from."""
+
+
+class Transport(Protocol):
+    """How a learner's requests reach the service: Api below over HTTP; a test may pass Flask's test client."""
+
+    requests: int
+
+    def call(self, method: str, path: str, query: dict[str, str] | None = None,
+             body: dict[str, Any] | None = None) -> tuple[int, Any]: ...  # fmt: skip
 
 
 @dataclass
@@ -68,12 +77,13 @@ def shown_params(spec: ExerciseSpec, params: dict[str, Any]) -> dict[str, Any]:
 class Run:
     """One simulated learner under one tutor: their client, their hidden state, and their finished variants."""
 
-    api: Api
+    api: Transport
     learner: Learner
     specs: dict[str, ExerciseSpec]
     max_attempts: int
     finished: set[str] = field(default_factory=set)  # exercises whose own (scored) variant is done
     reached: int | None = None  # attempts made when mastery was first reached
+    verdict: Any = None  # the service's reply to the last answers posted
 
     def done(self) -> bool:
         """True once the learner masters every skill (noted) or has used up the attempts."""
@@ -92,6 +102,7 @@ class Run:
         answers = self.learner.answer(self.specs[exercise], self._variant(exercise, shown))
         status, verdict = self.api.call("POST", f"/exercises/{exercise}/attempts", body={"answers": answers,
                                                                                          "version": shown["version"]})
+        self.verdict = verdict
         if status == 409 and "attempts" in str(verdict):  # none left: finished
             self.finished.add(exercise)
             return True
@@ -108,6 +119,7 @@ class Run:
         status, verdict = self.api.call("POST", f"/exercises/{exercise}/practice",
                                         body={"numbers": shown["numbers"], "answers": answers})  # fmt: skip
         _expect(status, verdict, 200)
+        self.verdict = verdict
         return bool(verdict["score"] >= 1.0)
 
     def own_or_practice(self, exercise: str) -> None:
