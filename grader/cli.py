@@ -201,6 +201,7 @@ def register_commands(app: Flask) -> None:
     app.cli.add_command(users)
     app.cli.add_command(exercises)
     app.cli.add_command(submissions_group)
-    from grader.course_cli import group as courses_group
+    from grader.course_cli import adaptive_group, group as courses_group
 
     app.cli.add_command(courses_group)
+    app.cli.add_command(adaptive_group)

@@ -92,3 +92,31 @@ def _report_text(code: str, report: enrolment.Report) -> str:
         lines.append("bad rows, left out:" if report.imported else "bad rows (fix them, or pass --good-rows-only):")
         lines += [f"row {p.number}: {p.given!r}: {p.reason}" for p in report.bad]
     return "\n".join(lines)
+
+
+adaptive_group = AppGroup("adaptive", help="The learner model behind “Practise next”.")
+
+
+@adaptive_group.command("fit")
+@click.option("--course", "code", default=None, help="Only this course (by code); without it, every course.")
+def fit(code: str | None) -> None:
+    """Fit BKT's parameters per skill from each course's stored answers; too little data keeps the defaults."""
+    from grader.adaptive import bkt
+    from grader.services import fitting
+
+    chosen = courses.all_courses() if code is None else [c for c in [courses.by_code(code)] if c is not None]
+    if code is not None and not chosen:
+        raise click.ClickException(f"no course with code {code}")
+    for course in chosen:
+        outcomes = fitting.fit_course(course.id)
+        if not outcomes:
+            click.echo(f"{course.code}: no answers yet; every skill keeps the defaults")
+        for done in outcomes:
+            f, p = done.fit, done.fit.params
+            if f.fitted:
+                click.echo(f"{course.code} {done.skill}: fitted from {f.learners} learners and {f.observations} "
+                           f"answers: prior {p.prior:.3f}, learn {p.learn:.3f}, guess {p.guess:.3f}, slip {p.slip:.3f}")
+            else:
+                click.echo(f"{course.code} {done.skill}: too little data ({f.learners} learners, {f.observations} "
+                           f"answers; a fit needs {bkt.MIN_LEARNERS} learners and {bkt.MIN_OBSERVATIONS} answers): "
+                           "keeps the defaults")

@@ -321,3 +321,4 @@ class AuditEvent(db.Model):  # type: ignore[name-defined,misc]
 from grader import course_models as _course_models  # noqa: E402,F401
 from grader import wrong_parts as _wrong_parts  # noqa: E402,F401
 from grader.lti import models as _lti_models  # noqa: E402,F401
+from grader import mastery_models as _mastery_models  # noqa: E402,F401

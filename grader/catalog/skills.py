@@ -29,6 +29,23 @@ SKILLS: dict[str, str] = {
 }
 
 
+# Named mistakes that belong to one skill wherever they are made (a ReLU for the GELU inside the block's output is
+# a GELU mistake, not a residual one): a mistake counts against its own `skills:` in the file, else these, else
+# its part's skills.
+_BY_SKILL = {
+    "layernorm-stats": ("sample-variance", "no-centering", "variance-not-sigma"),
+    "gelu": ("relu", "erf-gelu", "gelu-no-half"),
+    "residual-stream": ("no-residual-attention", "no-residual-mlp", "no-residual", "residual-from-x",
+                        "subtracted-residual"),
+    "attention-scores": ("scale-dh", "no-scaling"),
+    "softmax-causal-mask": ("no-causal-mask", "softmax-over-columns"),
+    "gqa-kv-cache": ("full-kv-heads", "kv-not-repeated"),
+    "swiglu": ("ffn-4d", "swiglu-floor", "swiglu-ceil", "swiglu-unrounded"),
+    "rmsnorm": ("layernorm-for-rmsnorm",),
+}
+MISTAKE_SKILLS: dict[str, tuple[str, ...]] = {name: (skill,) for skill, names in _BY_SKILL.items() for name in names}
+
+
 def _known_skill(name: str) -> str:
     if name not in SKILLS:
         raise Refusal("unknown skill %(skill)s: skills are %(known)s", skill=repr(name), known=", ".join(SKILLS))

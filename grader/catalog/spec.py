@@ -15,7 +15,7 @@ from grader.catalog.misconceptions import MISCONCEPTIONS, known_words
 from grader.catalog.policy import AttemptPolicy
 from grader.catalog.formula_model import FORMULA, FormulaMistake, FormulaText, formula_scenario_of
 from grader.catalog.scenarios import SCENARIOS, Scenario
-from grader.catalog.skills import SkillId, distinct
+from grader.catalog.skills import MISTAKE_SKILLS, SkillId, distinct
 from grader.catalog.strict import Strict
 from grader.catalog.translations import Localised, Locale, Translation
 from grader.markup import math_problems
@@ -225,10 +225,12 @@ class ExerciseSpec(Localised, AttemptPolicy):
         return () if part is None else distinct(part.skills or self.skills)
 
     def mistake_skills(self, part_id: str, mistake: str) -> tuple[str, ...]:
-        """The skills a named mistake on a part shows: the mistake's own, else the part's."""
+        """The skills a named mistake on a part shows: the mistake's own, else the catalogue's, else the part's."""
         part = next((p for p in self.parts if p.id == part_id), None)
         ref = next((m for m in part.misconceptions if m.name == mistake), None) if part else None
-        return distinct(ref.skills) if ref and ref.skills else self.part_skills(part_id)
+        if ref and ref.skills:
+            return distinct(ref.skills)
+        return MISTAKE_SKILLS.get(mistake) or self.part_skills(part_id)
 
     @property
     def scenario(self) -> Scenario:

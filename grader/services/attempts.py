@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
 
 from grader import wrong_parts
+from grader.adaptive import evidence
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.policy import AttemptPolicy, CourseRules, attempts_left, for_course, is_open
@@ -28,7 +29,7 @@ from grader.catalog.variants import Variant
 from grader.extensions import db
 from grader.course_models import Course
 from grader.models import PUBLISHED, Attempt, Exercise, ExerciseVersion, Extension, Progress, Variant as VariantRow, utcnow
-from grader.services import progress
+from grader.services import mastery, progress
 from grader.services.course_content import offered
 from grader.services.course_rules import LISTED, listed_in, opens_column, rules_columns, rules_from
 from grader.services.courses import Seat
@@ -239,11 +240,12 @@ def _record(seat: Seat, current: CurrentVersion, variant: Variant, answers: Mapp
             result: ExerciseResult) -> Submitted:  # fmt: skip
     spec = current.policy()
     digest = answers_digest(answers)
+    verdicts = {k: r.to_record() for k, r in result.parts.items()}
     # Made before the lock: other learners' attempts wait for SQLite's write lock while this holds it.
     stored = {"user_id": seat.user_id, "course_id": seat.course_id, "exercise_id": current.exercise_id,
               "version": current.version, "seed": variant.seed,
               "answers": dict(answers), "parsed": {k: r.value for k, r in result.parts.items()},
-              "results": {k: r.to_record() for k, r in result.parts.items()}, "raw_score": result.score,
+              "results": verdicts, "raw_score": result.score,
               "answers_hash": digest}  # fmt: skip
     now = utcnow()
     mine = progress.lock_counting(seat, current.exercise_id, now)  # rolled back below if it does not count
@@ -263,6 +265,7 @@ def _record(seat: Seat, current: CurrentVersion, variant: Variant, answers: Mapp
         previous = _previous(seat, current, digest)
         return Submitted("repeat", result, previous, attempts_left(spec.max_attempts, mine.attempts_used))
     wrong_parts.record(db.session.connection(), [{**stored, "id": attempt_id}])
+    mastery.record(seat, current.exercise_id, evidence.of_results(spec, verdicts, now), attempt_id)
     db.session.commit()
     return Submitted("graded", result, StoredAttempt(attempt_id, score, late), attempts_left(spec.max_attempts, number))
 

@@ -18,7 +18,8 @@ from grader.catalog.policy import AttemptPolicy
 from grader.codecheck.spec import CodeExerciseSpec
 from grader.extensions import db
 from grader.models import Progress, utcnow
-from grader.services import attempts, exercises
+from grader.adaptive.model import GIVE_UP, HINT
+from grader.services import attempts, exercises, mastery
 from grader.services.course_rules import for_learner
 from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
@@ -77,6 +78,8 @@ def take_hint(seat: Seat, exercise_id: str, available: int) -> bool:
     one was."""
     key = _ensure_row(seat, exercise_id)
     taken = _changed(db.session.execute(_NEXT_HINT, {**key, "available": available}))
+    if taken:
+        mastery.helped(seat, exercise_id, HINT, utcnow())
     db.session.commit()
     return taken
 
@@ -85,7 +88,10 @@ def give_up(seat: Seat, exercise_id: str, now: datetime | None = None) -> bool:
     """End scoring on the learner's variant in the seat's course and open its solution; True unless already
     solved or given up."""
     key = _ensure_row(seat, exercise_id)
-    ended = _changed(db.session.execute(_GIVE_UP, {**key, "now": now or utcnow()}))
+    now = now or utcnow()
+    ended = _changed(db.session.execute(_GIVE_UP, {**key, "now": now}))
+    if ended:
+        mastery.helped(seat, exercise_id, GIVE_UP, now)
     db.session.commit()
     return ended
 

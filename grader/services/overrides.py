@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from grader import grade_events
 from grader.extensions import db
 from grader.models import Progress, utcnow
-from grader.services import audit
+from grader.services import audit, mastery
 from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 from grader.texts import Refusal
@@ -69,6 +69,7 @@ def set_score(seat: Seat, exercise_id: str, percent: str, reason: str, by: int) 
     db.session.execute(for_session(_SET), {**key, **values})
     audit.note(by, "score.set", seat.user_id, exercise_id, course_id=seat.course_id, score=score, reason=reason)
     grade_events.changed(seat.course_id, seat.user_id, exercise_id)
+    mastery.replay_exercise(seat, exercise_id)
     db.session.commit()
     return score
 
@@ -84,5 +85,6 @@ def remove(seat: Seat, exercise_id: str, by: int) -> bool:
     if cleared.rowcount == 1:
         audit.note(by, "score.removed", seat.user_id, exercise_id, course_id=seat.course_id)
         grade_events.changed(seat.course_id, seat.user_id, exercise_id)
+        mastery.replay_exercise(seat, exercise_id)
     db.session.commit()
     return cleared.rowcount == 1

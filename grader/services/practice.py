@@ -1,4 +1,5 @@
-"""Practice with new numbers: a fresh variant of an exercise, checked but never stored.
+"""Practice with new numbers: a fresh variant of an exercise, checked but never stored as an attempt (what it
+shows of the learner's skills is kept, for the learner model).
 
 It opens once the learner is done with their own variant (solved, gave up, out of attempts, or past a
 due date that leaves nothing to earn), the same moment its worked solution appears, so it can neither
@@ -20,13 +21,15 @@ from typing import Mapping
 import sqlalchemy as sa
 from itsdangerous import BadData, URLSafeSerializer
 
+from grader.adaptive import evidence
+from grader.adaptive.model import PRACTICE
 from grader.answers.results import ExerciseResult
 from grader.catalog.catalog import check_answers
 from grader.catalog.spec import NUMERIC_KIND
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
 from grader.models import PUBLISHED, Exercise, utcnow
-from grader.services import attempts
+from grader.services import attempts, mastery
 from grader.services.attempts import CurrentVersion
 from grader.services.courses import Seat
 from grader.services.exercises import spec_of
@@ -121,10 +124,16 @@ def next_in_lesson(seat: Seat, current: CurrentVersion, early: bool = False) -> 
     return None
 
 
-def check(practice: Practice, answers: Mapping[str, object]) -> ExerciseResult:
-    """Check answers against a practice variant; nothing is stored.
+def check(seat: Seat, practice: Practice, answers: Mapping[str, object]) -> ExerciseResult:
+    """Check answers against a practice variant; no attempt is stored and no score changes, but what the answers
+    show of the learner's skills is (grader.services.mastery), in one transaction.
 
     Unlike a counted attempt, a malformed field does not hide the other verdicts: there is no score
     to protect here.
     """
-    return check_answers(practice.variant, attempts.known_answers(practice.variant, answers))
+    result = check_answers(practice.variant, attempts.known_answers(practice.variant, answers))
+    verdicts = {k: r.to_record() for k, r in result.parts.items()}
+    shown = evidence.of_results(spec_of(practice.current), verdicts, utcnow(), PRACTICE)
+    mastery.record(seat, practice.current.exercise_id, shown)
+    db.session.commit()
+    return result

@@ -7,7 +7,7 @@ counts as graded on that version (earlier scores are not kept: the gradebook sho
 An attempt the current version cannot read (a part it no longer has, or more digits than were
 typed) keeps its verdict and version, and so does one whose answers the learner already sent to
 the current version. Best scores and solved times are recomputed from
-the attempts. Each learner is one transaction that locks their progress row first, as an attempt
+the attempts, and the learner model's states of the exercise's skills replayed from the stored observations. Each learner is one transaction that locks their progress row first, as an attempt
 does: a learner submitting meanwhile waits for it or goes first, and other learners' attempts go
 through between two learners (SQLite's write lock is held for one learner at a time). Interrupted,
 it can simply be run again: an attempt already regraded grades the same.
@@ -25,11 +25,12 @@ from datetime import datetime
 import sqlalchemy as sa
 
 from grader import grade_events, wrong_parts
+from grader.adaptive import evidence
 from grader.catalog.catalog import check_answers
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.extensions import db
 from grader.models import Attempt, ExerciseVersion, Progress
-from grader.services import audit
+from grader.services import audit, mastery
 from grader.services.courses import Seat
 from grader.services.dialect import lock_rows
 from grader.services.attempts import CodeExercise
@@ -119,10 +120,20 @@ def _regrade_learner(seat: Seat, current: ExerciseVersion, policy: ExerciseSpec,
         {"id": a.id, "user_id": a.user_id, "course_id": a.course_id, "exercise_id": a.exercise_id,
          "answers": a.answers, "results": a.results}
         for a in regraded])  # fmt: skip
+    _replay_skills(seat, exercise_id, regraded, policy)
     if _recount(seat, exercise_id, mine, policy):
         grade_events.changed(seat.course_id, seat.user_id, exercise_id)
     audit.amend(event_id, **_so_far(report, left))
     db.session.commit()
+
+
+def _replay_skills(seat: Seat, exercise_id: str, regraded: list[Attempt], policy: ExerciseSpec) -> None:
+    """The regraded attempts' observations rewritten, and the learner's states of their skills replayed."""
+    touched: set[str] = set()
+    for attempt in regraded:
+        seen = evidence.of_results(policy, attempt.results, attempt.created_at)
+        touched |= mastery.rewrite_attempt(seat, exercise_id, attempt.id, seen)
+    mastery.recompute(seat, touched)
 
 
 def _numeric_version(exercise_id: str) -> ExerciseVersion:

@@ -84,6 +84,6 @@ def check_practice(exercise_id: str) -> ResponseReturnValue:
     token = body.get("numbers")
     if not isinstance(token, str):
         abort(400, usage)
-    result = practice.check(_opened(current, token), answers)
+    result = practice.check(course().seat, _opened(current, token), answers)
     out = PracticeOut(result.counted, result.score, part_verdicts(result))
     return jsonify(asdict(out)), 200 if result.counted else 422

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from grader.catalog.loader import load_specs, spec_from_text
-from grader.catalog.skills import SKILLS
+from grader.catalog.misconceptions import MISCONCEPTIONS
+from grader.catalog.skills import MISTAKE_SKILLS, SKILLS
 from grader.codecheck.spec import code_spec_from_text, load_code_specs
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
@@ -47,6 +48,16 @@ def test_an_unknown_skill_of_an_exercise_or_a_code_exercise_is_refused() -> None
     assert [str(e) for e in errors][0].startswith("code.yaml: skills.1: ")
 
 
+def test_a_mistake_that_belongs_to_one_skill_counts_there_wherever_it_is_made() -> None:
+    spec, errors = spec_from_text((EXERCISES / "gpt2-block" / "block-output.yaml").read_text(encoding="utf-8"), "o")
+    assert errors == [] and spec is not None
+    assert spec.part_skills("y") == ("residual-stream",)
+    assert spec.mistake_skills("y", "relu") == ("gelu",) and spec.mistake_skills("y", "sample-variance") == (
+        "layernorm-stats",)
+    assert spec.mistake_skills("y", "normalise-x") == ("residual-stream",)  # not listed: the part's
+    assert set(MISTAKE_SKILLS) <= set(MISCONCEPTIONS) and {s for v in MISTAKE_SKILLS.values() for s in v} <= set(SKILLS)
+
+
 def test_a_mistake_shows_its_own_skills_else_the_parts_and_a_part_its_own_else_the_exercises() -> None:
     text = RESIDUAL.replace("  - id: h\n", "  - id: h\n    skills: [residual-stream, layernorm-stats]\n").replace(
         "{name: subtracted-residual, optional: true}", "{name: subtracted-residual, optional: true, skills: [gelu]}")
@@ -54,7 +65,8 @@ def test_a_mistake_shows_its_own_skills_else_the_parts_and_a_part_its_own_else_t
     assert errors == [] and spec is not None
     assert spec.part_skills("h") == ("residual-stream", "layernorm-stats")
     assert spec.mistake_skills("h", "subtracted-residual") == ("gelu",)
-    assert spec.mistake_skills("h", "no-residual-attention") == ("residual-stream", "layernorm-stats")
+    assert spec.mistake_skills("h", "no-residual-attention") == ("residual-stream",)  # the catalogue's
+    assert spec.mistake_skills("h", "zero-based") == ("residual-stream", "layernorm-stats")  # the part's
     plain, _ = spec_from_text(RESIDUAL, "ex.yaml")
     assert plain is not None and plain.part_skills("h") == ("residual-stream",)
     assert plain.part_skills("nope") == ()

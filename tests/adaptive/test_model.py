@@ -1,0 +1,49 @@
+"""The per-skill fold: BKT per answer, one fsrs review per moment, and a replay that gives what the live updates gave."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from fsrs import Rating
+
+from grader.adaptive import bkt
+from grader.adaptive.model import GIVE_UP, HINT, PRACTICE, Observation, fresh, moments, rating, replay, step
+
+T0 = datetime(2026, 3, 2, 9, 0)
+
+
+def test_one_wrong_answer_in_a_moment_is_again_all_right_is_good_and_mastered_is_easy() -> None:
+    right, wrong = Observation("gelu", True, T0), Observation("gelu", False, T0, mistake="relu")
+    assert rating([right, wrong], 0.5) == Rating.Again
+    assert rating([right, right], 0.5) == Rating.Good
+    assert rating([right], 0.96) == Rating.Easy
+    assert rating([Observation("gelu", None, T0, HINT)], 0.5) == Rating.Hard
+    assert rating([Observation("gelu", False, T0, GIVE_UP)], 0.9) == Rating.Again
+
+
+def test_a_step_updates_p_known_per_answer_and_schedules_the_next_review() -> None:
+    state = fresh("gelu", bkt.DEFAULT)
+    after = step(state, [Observation("gelu", True, T0), Observation("gelu", True, T0)], bkt.DEFAULT)
+    assert after.p_known == pytest.approx(bkt.update(bkt.update(0.2, True, bkt.DEFAULT), True, bkt.DEFAULT))
+    assert after.evidence == 2 and after.card is not None
+    assert after.due_at is not None and after.due_at > T0 and not after.due(T0) and after.due(T0 + timedelta(days=400))
+    hinted = step(after, [Observation("gelu", None, T0 + timedelta(hours=1), HINT)], bkt.DEFAULT)
+    assert hinted.p_known == after.p_known and hinted.evidence == 2  # a hint is no answer
+
+
+def test_a_skill_never_seen_is_due_and_not_mastered() -> None:
+    state = fresh("swiglu", bkt.DEFAULT)
+    assert state.due(T0) and not state.mastered and state.p_known == bkt.DEFAULT.prior
+
+
+def test_a_replay_of_the_stored_moments_gives_the_state_the_live_updates_gave() -> None:
+    seen = [Observation("gelu", False, T0, mistake="relu"), Observation("gelu", True, T0),
+            Observation("gelu", None, T0 + timedelta(minutes=5), HINT),
+            Observation("gelu", True, T0 + timedelta(days=1), PRACTICE),
+            Observation("rmsnorm", True, T0 + timedelta(days=1)), Observation("gelu", True, T0 + timedelta(days=3))]
+    live = fresh("gelu", bkt.DEFAULT)
+    for moment in moments(o for o in seen if o.skill == "gelu"):
+        live = step(live, moment, bkt.DEFAULT)
+    assert replay("gelu", seen, bkt.DEFAULT) == live
+    assert len(moments(o for o in seen if o.skill == "gelu")) == 4
