@@ -3,7 +3,7 @@
 Each simulated learner has hidden knowledge per skill (BKT's parameters drawn per learner and skill, learning
 at each attempt that practises a skill, forgetting over simulated days, a chance per named mistake: the
 model is in adaptive_model.py and docs/development/adaptive-benchmark.md). The same learners (same seed)
-work under three tutors, each on a fresh database with fresh accounts:
+work under three tutors, on one fresh database, each tutor with a course and accounts of its own:
 
 - adaptive: whatever GET /api/v1/practice/next chooses;
 - fixed: the course's exercises in order, each on the learner's own numbers until finished, then practice
@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # Run as a script, so benchmarks/ is on sys.path.
 import adaptive_model as model  # noqa: E402
-from adaptive_tutors import COURSE, TUTORS, Api, Refused, Run  # noqa: E402
+from adaptive_tutors import TUTORS, Api, Refused, Run  # noqa: E402
 from load_stack import PYTHON, ROOT, Processes, create_database, flask, free_port, listening, wait_until  # noqa: E402
 
 from grader.catalog.lessons import exercise_order  # noqa: E402
@@ -76,65 +76,73 @@ def simulated(specs: list[ExerciseSpec]) -> tuple[list[ExerciseSpec], dict[str, 
     return chosen, left_out
 
 
-def prepare(env: dict[str, str], exercises: list[str], learners: int) -> list[str]:
-    """Migrate, sync the exercises, make the course and its learners; returns their API tokens."""
+def prepare(env: dict[str, str], exercises: list[str], learners: int) -> dict[str, list[str]]:
+    """Migrate, sync the exercises, and make per tutor a course and its learners; returns their API tokens."""
     flask(env, "db", "upgrade")
     flask(env, "exercises", "sync")
     script = (
         "from grader import create_app\nfrom grader.services import accounts, courses\n"
         "from grader.services.course_content import use_exercises\napp = create_app()\n"
         "with app.app_context():\n"
-        f"    course = courses.create({COURSE!r}, 'Simulated learners')\n"
-        f"    use_exercises(course.id, {exercises!r})\n"
-        f"    for i in range({learners}):\n"
-        f"        user = accounts.create_user(f'sim{{i}}@example.com', {PASSWORD!r}, 'learner')\n"
-        "        courses.add_member(course, user, 'learner')\n"
-        "        print(accounts.create_token(user, 'adaptive benchmark'))\n"
+        f"    for tutor in {list(TUTORS)!r}:\n"
+        "        course = courses.create(f'sim-{tutor}', f'Simulated learners, {tutor} tutor')\n"
+        f"        use_exercises(course.id, {exercises!r})\n"
+        f"        for i in range({learners}):\n"
+        f"            user = accounts.create_user(f'sim-{{tutor}}-{{i}}@example.com', {PASSWORD!r}, 'learner')\n"
+        "            courses.add_member(course, user, 'learner')\n"
+        "            print(tutor, accounts.create_token(user, 'adaptive benchmark'))\n"
     )
     done = subprocess.run([PYTHON, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"making the learners failed:\n{done.stderr}")
-    return done.stdout.split()
+    tokens: dict[str, list[str]] = {tutor: [] for tutor in TUTORS}
+    for line in done.stdout.splitlines():
+        tutor, token = line.split()
+        tokens[tutor].append(token)
+    return tokens
 
 
 @contextmanager
-def service(work: Path, postgres: str | None, exercises: list[str], learners: int) -> Iterator[tuple[int, list[str]]]:
-    """A fresh database with the course and learners, served by gunicorn; yields its port and the tokens."""
-    url, drop = create_database(postgres) if postgres else (f"sqlite:///{work / 'grader.db'}", lambda: None)
-    port, processes = free_port(), Processes(work)
-    env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "s" * 64, "GRADER_RATELIMIT_ENABLED": "false",
-           "GRADER_BIND": f"127.0.0.1:{port}", "GRADER_LOG_LEVEL": "warning",
-           "GRADER_ACCESS_LOG": str(work / "access.log"), "GRADER_RATELIMIT_STORAGE": "memory://"}  # fmt: skip
-    try:
-        tokens = prepare(env, exercises, learners)
-        processes.start("gunicorn", [PYTHON, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), "wsgi:app"], env)
-        wait_until(lambda: listening(port), 60, "gunicorn")
-        yield port, tokens
-    finally:
-        processes.stop_all()
-        drop()
+def service(postgres: str | None, exercises: list[str], learners: int) -> Iterator[tuple[int, dict[str, list[str]]]]:
+    """A fresh database with the courses and learners, served by gunicorn; yields its port and the tokens."""
+    with tempfile.TemporaryDirectory(prefix="grader-adaptive-") as directory:
+        work = Path(directory)
+        url, drop = create_database(postgres) if postgres else (f"sqlite:///{work / 'grader.db'}", lambda: None)
+        port, processes = free_port(), Processes(work)
+        env = {**os.environ, "GRADER_DATABASE_URL": url, "GRADER_SECRET_KEY": "s" * 64,
+               "GRADER_RATELIMIT_ENABLED": "false", "GRADER_RATELIMIT_STORAGE": "memory://",
+               "GRADER_BIND": f"127.0.0.1:{port}", "GRADER_LOG_LEVEL": "warning",
+               "GRADER_ACCESS_LOG": str(work / "access.log")}  # fmt: skip
+        try:
+            tokens = prepare(env, exercises, learners)
+            processes.start("gunicorn", [PYTHON, "-m", "gunicorn", "-c", str(ROOT / "gunicorn.conf.py"), "wsgi:app"],
+                            env)  # fmt: skip
+            wait_until(lambda: listening(port), 60, "gunicorn")
+            yield port, tokens
+        finally:
+            processes.stop_all()
+            drop()
 
 
-def one_learner(tutor: str, port: int, token: str, index: int, args: argparse.Namespace,
-                specs: dict[str, ExerciseSpec], order: list[str], traits: model.Traits) -> Outcome:  # fmt: skip
+def one_learner(tutor: str, api: Api, index: int, args: argparse.Namespace, specs: dict[str, ExerciseSpec],
+                order: list[str], traits: model.Traits) -> Outcome:  # fmt: skip
     """Learner `index` under one tutor, from no attempts to mastery or the attempt limit."""
-    run = Run(Api(port, token), model.Learner.start(traits, args.seed, index), specs, args.max_attempts)
+    run = Run(api, model.Learner.start(traits, args.seed, index), specs, args.max_attempts)
     TUTORS[tutor](run, order, random.Random(f"{args.seed}/tutor/{tutor}/{index}"))
     return Outcome(run.reached, run.learner.attempts, run.api.requests)
 
 
-def run_tutor(tutor: str, args: argparse.Namespace, specs: dict[str, ExerciseSpec], order: list[str],
-              traits: list[model.Traits]) -> list[Outcome] | str:  # fmt: skip
-    """Every learner under one tutor on a service of its own; or why the tutor is not available."""
-    with tempfile.TemporaryDirectory(prefix=f"grader-adaptive-{tutor}-") as directory:
-        with service(Path(directory), args.postgres, order, args.learners) as (port, tokens):
-            if tutor == "adaptive":
-                status, body = Api(port, tokens[0]).call("GET", "/practice/next")
-                if status != 200:
-                    return f"GET /api/v1/practice/next answered {status} {body}"
-            job: Callable[[int], Outcome] = lambda i: one_learner(tutor, port, tokens[i], i, args, specs, order, traits[i])
-            with ThreadPoolExecutor(PARALLEL) as pool:
-                return list(pool.map(job, range(args.learners)))
+def run_tutor(tutor: str, port: int, tokens: list[str], args: argparse.Namespace, specs: dict[str, ExerciseSpec],
+              order: list[str], traits: list[model.Traits]) -> list[Outcome] | str:  # fmt: skip
+    """Every learner under one tutor, in the tutor's own course; or why the tutor is not available."""
+    apis = [Api(port, token, f"sim-{tutor}") for token in tokens]
+    if tutor == "adaptive":
+        status, body = Api(port, tokens[0], f"sim-{tutor}").call("GET", "/practice/next")
+        if status != 200:
+            return f"GET /api/v1/practice/next answered {status} {body}"
+    job: Callable[[int], Outcome] = lambda i: one_learner(tutor, apis[i], i, args, specs, order, traits[i])
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        return list(pool.map(job, range(args.learners)))
 
 
 def to_mastery(outcomes: list[Outcome], limit: int) -> list[int]:
@@ -194,10 +202,12 @@ def main() -> int:
     print_tutor("oracle", [Outcome(r, 0, 0) for r in oracle], args.max_attempts, 0.0, "in-process, sees the hidden "
                 "state: the exercise of the weakest skill each time; a bound, not a tutor")
     by_id, order = {s.id: s for s in chosen}, [s.id for s in chosen]
-    for tutor in ("fixed", "random", "adaptive"):
-        began = time.monotonic()
-        outcomes = run_tutor(tutor, args, by_id, order, traits)
-        means[tutor] = print_tutor(tutor, outcomes, args.max_attempts, time.monotonic() - began)
+    with service(args.postgres, order, args.learners) as (port, tokens):
+        print(f"service ready after {time.monotonic() - started:.0f} s")
+        for tutor in ("fixed", "random", "adaptive"):
+            began = time.monotonic()
+            outcomes = run_tutor(tutor, port, tokens[tutor], args, by_id, order, traits)
+            means[tutor] = print_tutor(tutor, outcomes, args.max_attempts, time.monotonic() - began)
     print(f"run time {time.monotonic() - started:.0f} s")
     adaptive, fixed = means["adaptive"], means["fixed"]
     ratio = f"{adaptive / fixed:.2f}" if adaptive is not None and fixed else "n/a (adaptive not available)"

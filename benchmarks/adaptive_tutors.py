@@ -20,9 +20,6 @@ from adaptive_model import Learner
 from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant, variant_from_params
 
-COURSE = "sim"
-
-
 class Refused(RuntimeError):
     """The service answered a learner's request with a status the simulation cannot go on from."""
 
@@ -38,17 +35,18 @@ class Transport(Protocol):
 
 @dataclass
 class Api:
-    """One learner's bearer-token client, on one keep-alive connection to the service."""
+    """One learner's bearer-token client in one course, on one keep-alive connection to the service."""
 
     port: int
     token: str
+    course: str
     requests: int = 0
     _connection: http.client.HTTPConnection | None = None
 
     def call(self, method: str, path: str, query: dict[str, str] | None = None,
              body: dict[str, Any] | None = None) -> tuple[int, Any]:  # fmt: skip
-        """Send one request in the simulation's course; returns the status and the JSON body."""
-        url = f"/api/v1{path}?{urllib.parse.urlencode({'course': COURSE, **(query or {})})}"
+        """Send one request in the learner's course; returns the status and the JSON body."""
+        url = f"/api/v1{path}?{urllib.parse.urlencode({'course': self.course, **(query or {})})}"
         headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
         data = None if body is None else json.dumps(body).encode()
         for retry in (False, True):  # a kept-alive connection the server has closed is opened again, once
