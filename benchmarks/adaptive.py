@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # Run as a script, so benchmarks/ is on sys.path.
 import adaptive_model as model  # noqa: E402
-from adaptive_tutors import TUTORS, Api, Refused, Run  # noqa: E402
+from adaptive_tutors import STOP, TUTORS, Api, Refused, Run  # noqa: E402
 from load_stack import PYTHON, ROOT, Processes, create_database, flask, free_port, listening, wait_until  # noqa: E402
 
 from grader.catalog.lessons import exercise_order  # noqa: E402
@@ -178,6 +178,12 @@ def print_tutor(name: str, outcomes: list[Outcome] | str, limit: int, seconds: f
     return statistics.mean(counts)
 
 
+def stop(*_: object) -> None:
+    """On SIGTERM: end the learners' runs, then the servers, on the way out."""
+    STOP.set()
+    sys.exit(143)
+
+
 def main() -> int:
     """Simulate, print the parameters and figures, and end with the adaptive/fixed ratio."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -186,7 +192,7 @@ def main() -> int:
     parser.add_argument("--max-attempts", type=int, default=200)
     parser.add_argument("--postgres", metavar="ADMIN_URL", help="run the service on new databases on this server")
     args = parser.parse_args()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers on the way out
+    signal.signal(signal.SIGTERM, stop)
     specs, problems = load_specs(ROOT / "exercises")
     if problems:
         raise SystemExit(f"the exercise files do not load: {problems[0]}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
@@ -19,6 +20,9 @@ import numpy as np
 from adaptive_model import Learner
 from grader.catalog.spec import ExerciseSpec
 from grader.catalog.variants import Variant, variant_from_params
+
+STOP = threading.Event()  # set to end every run at its next attempt (the script is being stopped)
+
 
 class Refused(RuntimeError):
     """The service answered a learner's request with a status the simulation cannot go on from."""
@@ -84,7 +88,10 @@ class Run:
     verdict: Any = None  # the service's reply to the last answers posted
 
     def done(self) -> bool:
-        """True once the learner masters every skill (noted) or has used up the attempts."""
+        """True once the learner masters every skill (noted) or has used up the attempts; raises Refused when
+        the script is being stopped."""
+        if STOP.is_set():
+            raise Refused("stopped")
         if self.reached is None and self.learner.mastered():
             self.reached = self.learner.attempts
         return self.reached is not None or self.learner.attempts >= self.max_attempts
