@@ -15,7 +15,7 @@ exercises whose parameters the API shows in full are simulated (the learner's an
 them); code exercises would need the sandbox queue. A run stops when the learner masters every skill (each
 skill's hidden knowledge probability above 0.95) or after --max-attempts attempts.
 
-    .venv/bin/python benchmarks/adaptive.py [--learners 16] [--seed 33] [--max-attempts 200] [--postgres ADMIN_URL]
+    .venv/bin/python benchmarks/adaptive.py [--learners 6] [--seed 33] [--max-attempts 200] [--postgres ADMIN_URL]
 
 The last line is `adaptive/fixed attempts to mastery: R`, the ratio of the mean attempts to mastery.
 """
@@ -60,6 +60,7 @@ class Outcome:
     reached: int | None
     attempts: int
     requests: int
+    weakest: float  # the hidden knowledge probability of the learner's weakest skill at the end
 
 
 def simulated(specs: list[ExerciseSpec]) -> tuple[list[ExerciseSpec], dict[str, str]]:
@@ -129,7 +130,7 @@ def one_learner(tutor: str, api: Api, index: int, args: argparse.Namespace, spec
     """Learner `index` under one tutor, from no attempts to mastery or the attempt limit."""
     run = Run(api, model.Learner.start(traits, args.seed, index), specs, args.max_attempts)
     TUTORS[tutor](run, order, random.Random(f"{args.seed}/tutor/{tutor}/{index}"))
-    return Outcome(run.reached, run.learner.attempts, run.api.requests)
+    return Outcome(run.reached, run.learner.attempts, run.api.requests, min(run.learner.known.values()))
 
 
 def run_tutor(tutor: str, port: int, tokens: list[str], args: argparse.Namespace, specs: dict[str, ExerciseSpec],
@@ -173,7 +174,8 @@ def print_tutor(name: str, outcomes: list[Outcome] | str, limit: int, seconds: f
     among = f"{statistics.mean(reached):.1f}" if reached else "-"
     print(f"{name:<9} attempts to mastery: median {statistics.median(counts):.1f}, mean {statistics.mean(counts):.1f} "
           f"(never reached counted as {limit}); reached within {limit}: {len(reached)}/{len(outcomes)} "
-          f"= {len(reached) / len(outcomes):.2f} (mean among them {among}); "
+          f"= {len(reached) / len(outcomes):.2f} (mean among them {among}); weakest skill's p at the end: mean "
+          f"{statistics.mean(o.weakest for o in outcomes):.2f}; "
           + (note or f"{sum(o.requests for o in outcomes)} requests in {seconds:.0f} s"))  # fmt: skip
     return statistics.mean(counts)
 
@@ -187,7 +189,7 @@ def stop(*_: object) -> None:
 def main() -> int:
     """Simulate, print the parameters and figures, and end with the adaptive/fixed ratio."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--learners", type=int, default=16)
+    parser.add_argument("--learners", type=int, default=6)
     parser.add_argument("--seed", type=int, default=33)
     parser.add_argument("--max-attempts", type=int, default=200)
     parser.add_argument("--postgres", metavar="ADMIN_URL", help="run the service on new databases on this server")
@@ -203,10 +205,11 @@ def main() -> int:
     print_parameters(args, chosen, left_out, skills)
     started, means = time.monotonic(), {}
     exercises = [(spec, make_variant(spec, 1)) for spec in chosen]
-    oracle = [model.oracle(model.Learner.start(traits[i], args.seed, i), exercises, args.max_attempts)
-              for i in range(args.learners)]  # fmt: skip
-    print_tutor("oracle", [Outcome(r, 0, 0) for r in oracle], args.max_attempts, 0.0, "in-process, sees the hidden "
-                "state: the exercise of the weakest skill each time; a bound, not a tutor")
+    learners = [model.Learner.start(traits[i], args.seed, i) for i in range(args.learners)]
+    oracle = [Outcome(model.oracle(one, exercises, args.max_attempts), one.attempts, 0, min(one.known.values()))
+              for one in learners]  # fmt: skip
+    print_tutor("oracle", oracle, args.max_attempts, 0.0, "in-process, sees the hidden state: the exercise of the "
+                "weakest skill each time; a bound, not a tutor")
     by_id, order = {s.id: s for s in chosen}, [s.id for s in chosen]
     with service(args.postgres, order, args.learners) as (port, tokens):
         print(f"service ready after {time.monotonic() - started:.0f} s")
