@@ -9,7 +9,8 @@ import pytest
 
 PURE = ["grader.texts", "grader.reference", "grader.answers.kinds", "grader.answers.syntax", "grader.catalog.catalog",
         "grader.catalog.selfcheck", "grader.catalog.misconceptions", "grader.catalog.policy", "grader.codecheck.verdict",
-        "grader.codecheck.selfcheck", "grader.pictures", "grader.grade_events"]  # fmt: skip
+        "grader.codecheck.selfcheck", "grader.pictures", "grader.grade_events", "grader.catalog.skills",
+        "grader.adaptive.bkt", "grader.adaptive.model", "grader.adaptive.choose", "grader.adaptive.evidence"]  # fmt: skip
 # The sandbox's pool (processes, threads, bwrap) is the services' to start, never the pure core's.
 WEB_ONLY = ["flask", "sqlalchemy", "flask_babel", "babel", "werkzeug", "grader.sandbox.pool"]
 

@@ -43,6 +43,6 @@ def set_switches(course_id: int, lesson: str, enabled: bool, pinned: bool, by: i
         row = AdaptiveSwitch(course_id=course_id, lesson=lesson)
         db.session.add(row)
     row.enabled, row.pinned = enabled, pinned
-    audit.note(by, "course.settings", course_id=course_id,
-               practise_next={"lesson": lesson or None, "enabled": enabled, "pinned": pinned})
+    choice = "off" if not enabled else "pinned to the course's order" if pinned else "chosen by the model"
+    audit.note(by, "course.settings", course_id=course_id, practise_next=f"{lesson or 'the whole course'}: {choice}")
     db.session.commit()

@@ -18,14 +18,15 @@ PARAM_ROWS = 6
 PART_ROWS = 8
 TOP_KEYS = ("id", "title", "lesson", "position", "model", "params", "prompt", "parts", "solution", "opens",
             "max_attempts", "penalty", "due", "late_credit", "offer_hints", "hint_penalty", "solution_after",
-            "translations")  # fmt: skip
+            "translations", "skills")  # fmt: skip
 TRANSLATION_KEYS = ("title", "prompt", "solution", "labels")
 _TRANSLATION_FIELD = re.compile(r"translation-([a-z]{2})-(title|prompt|solution)")
 _LABEL_FIELD = re.compile(r"translation-([a-z]{2})-label-(\d{1,3})")  # by part row; bounded, as int() reads it
 PARAM_KEYS = {"shape", "random", "page", "show"}
 RANDOM_KEYS = {"low", "high", "decimals", "choices", "exclude_zero"}
 PART_KEYS = {"id", "label", "type", "quantity", "tolerance", "misconceptions", "partial_credit", "weight",
-             "entry"}  # fmt: skip
+             "entry", "skills"}  # fmt: skip
+MISTAKE_KEYS = {"name", "optional", "reason"}  # a mistake's own skills: the YAML editor holds them
 TOLERANCE_KINDS = ("exact", "abs", "rel", "sigfigs")
 Values = dict[str, Any]
 
@@ -133,7 +134,7 @@ def _part(form: Any, j: int, draft: Draft) -> None:
         "id": get("id"), "label": get("label"), "type": get("type"), "quantity": get("quantity"),
         "tolerance": tolerance, "misconceptions": _misconceptions(form, j) or None,
         "partial_credit": True if form.get(f"part-{j}-partial_credit") else None,
-        "weight": _scalar(get("weight")), "entry": _scalar(get("entry")),
+        "weight": _scalar(get("weight")), "entry": _scalar(get("entry")), "skills": _listy(get("skills")),
     }))  # fmt: skip
 
 
@@ -182,6 +183,7 @@ def draft_from_form(form: Any) -> Draft:
         "penalty": _scalar(get("penalty")), "due": _scalar(get("due")), "late_credit": _scalar(get("late_credit")),
         "offer_hints": False if form.get("no_hints") else None, "hint_penalty": _scalar(get("hint_penalty")),
         "solution_after": _scalar(get("solution_after")), "translations": _translations(form) or None,
+        "skills": _listy(get("skills")),
     }))  # fmt: skip
     for i in range(PARAM_ROWS):
         _param(form, i, draft)
@@ -226,7 +228,8 @@ def _part_values(j: int, part: dict[str, Any]) -> Values:
                                             ensure_ascii=False) if any(r.get("reason") for r in refs) else "",
             f"part-{j}-partial_credit": bool(part.get("partial_credit")),
             f"part-{j}-weight": _text(part.get("weight")),
-            f"part-{j}-entry": _text(part.get("entry"))}  # fmt: skip
+            f"part-{j}-entry": _text(part.get("entry")),
+            f"part-{j}-skills": ", ".join(map(str, part.get("skills") or []))}  # fmt: skip
 
 
 def _fits(data: Any) -> bool:
@@ -237,7 +240,8 @@ def _fits(data: Any) -> bool:
     if len(params) > PARAM_ROWS or len(parts) > PART_ROWS:
         return False
     ok_params = all(set(p) <= PARAM_KEYS and set(p.get("random", {})) <= RANDOM_KEYS for p in params.values())
-    ok_parts = all(set(p) <= PART_KEYS for p in parts)
+    ok_parts = all(set(p) <= PART_KEYS and all(isinstance(m, str) or set(m) <= MISTAKE_KEYS
+                                               for m in p.get("misconceptions") or []) for p in parts)
     ids = [p.get("id") for p in parts if isinstance(p, dict)]
     return ok_params and ok_parts and _one_paragraph_steps(data) and _translations_fit(data.get("translations"), ids)
 
@@ -271,6 +275,7 @@ def values_from_source(source: str) -> Values | None:
         return None
     values: Values = {k: _text(data.get(k)) for k in TOP_KEYS if k not in ("params", "parts", "solution", "translations")}
     values["no_hints"] = data.get("offer_hints") is False
+    values["skills"] = ", ".join(map(str, data.get("skills") or []))
     values["prompt"] = str(data.get("prompt", "")).rstrip("\n")
     values["solution"] = "\n\n".join(map(str, data.get("solution") or []))
     part_rows = {part.get("id"): j for j, part in enumerate(data.get("parts") or [])}

@@ -16,6 +16,7 @@ import sqlalchemy as sa
 
 from grader.course_models import CourseMember
 from grader.extensions import db
+from grader.mastery_models import SkillEvent, SkillState
 from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utc_text, utcnow
 from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
@@ -65,6 +66,13 @@ def export(user: User) -> dict[str, Any]:
                              where=Submission.user_id == uid, order=[Submission.id]),
         "extensions": _rows(Extension.exercise_id.label("exercise"), Extension.due_at, Extension.created_at,
                             where=Extension.user_id == uid, order=[Extension.exercise_id]),
+        # The learner model's view of them (grader.services.mastery): per skill, and the evidence it rests on.
+        "mastery": _rows(SkillState.skill, SkillState.p_known, SkillState.evidence, SkillState.due_at,
+                         SkillState.updated_at, where=SkillState.user_id == uid,
+                         order=[SkillState.course_id, SkillState.skill]),
+        "skill_evidence": _rows(SkillEvent.exercise_id.label("exercise"), SkillEvent.part, SkillEvent.skill,
+                                SkillEvent.source, SkillEvent.correct, SkillEvent.mistake, SkillEvent.at,
+                                where=SkillEvent.user_id == uid, order=[SkillEvent.id]),
         **{name: _rows(*columns, where=user_column == uid, order=[order])
            for name, (columns, user_column, order) in _MORE.items()},
     }  # fmt: skip

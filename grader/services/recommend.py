@@ -16,6 +16,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from grader.adaptive.choose import Choice, Mistake, Offered, choose, pinned
+from grader.answers.tolerance import Tolerance
 from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.catalog.variants import VariantError, make_variant
 from grader.extensions import db
@@ -26,7 +27,7 @@ from grader.services.adaptive_switches import switches
 from grader.services.courses import Seat
 from grader.services.exercises import spec_of
 
-CANDIDATES = 32  # practice seeds tried for numbers that expose a mistake
+CANDIDATES = 8  # practice seeds tried for numbers that expose a mistake (each is a variant: ~50 ms on a busy box)
 RECENT = timedelta(days=7)  # "this week": mistakes older than this no longer steer the choice
 
 
@@ -44,7 +45,7 @@ class Recommendation:
     mistake_title: str | None = None  # the recent mistake's title (English; the page translates it)
 
 
-def _offered(seat: Seat, lesson: str | None, now: datetime) -> tuple[list[Offered], dict[str, ExerciseSpec]]:
+def offered_exercises(seat: Seat, lesson: str | None, now: datetime) -> tuple[list[Offered], dict[str, ExerciseSpec]]:
     """The open exercises with typed answers of the course (or lesson), in the lineup's order, and their specs."""
     ids = [e.id for summary in progress.dashboard(seat, now) if lesson in (None, summary.slug)
            for e in summary.exercises]  # fmt: skip
@@ -59,6 +60,16 @@ def _offered(seat: Seat, lesson: str | None, now: datetime) -> tuple[list[Offere
     lessons = {r.id: r.lesson for r in rows}
     offered = [Offered(i, lessons[i], _skills(specs[i]), last.get(i)) for i in ids if i in specs]
     return offered, specs
+
+
+def offered_in(course_id: int, lesson: str) -> bool:
+    """Whether "Practise next" is offered in the lesson: it has published exercises with typed answers, and the
+    course's instructors did not switch it off there."""
+    if not switches(course_id, lesson).enabled:
+        return False
+    typed = sa.select(Exercise.id).where(Exercise.lesson == lesson, Exercise.kind == NUMERIC_KIND,
+                                         Exercise.status == PUBLISHED).limit(1)  # fmt: skip
+    return db.session.execute(typed).first() is not None
 
 
 def _skills(spec: ExerciseSpec) -> tuple[str, ...]:
@@ -84,12 +95,17 @@ def recent_mistakes(seat: Seat, now: datetime) -> list[Mistake]:
             in rows]  # fmt: skip
 
 
-def _gap(right: Any, wrong: Any) -> float:
-    """How far a mistake's answer is from the right one, relative to the right one's size (0 if they agree)."""
+def _gap(right: Any, wrong: Any, tolerance: Tolerance | None = None) -> float:
+    """How far a mistake's answer is from the right one: in widths of the part's accepted band where it has one
+    (the largest over entries: how plainly the grader, and the learner, can tell them apart), else relative to the
+    right answer's size; 0 if they agree."""
     try:
         a, b = np.asarray(right, dtype=float), np.asarray(wrong, dtype=float)
         if a.shape != b.shape:
             return 1.0
+        band = tolerance.half_width(a) if tolerance is not None else np.zeros_like(a)
+        if a.size and np.all(band > 0):
+            return float(np.max(np.abs(b - a) / band))
         return float(np.linalg.norm(b - a) / max(float(np.linalg.norm(a)), 1e-9))
     except (TypeError, ValueError):  # shapes, sets: they differ or they do not
         return 0.0 if right == wrong else 1.0
@@ -104,7 +120,7 @@ def exposing_seed(spec: ExerciseSpec, mistake: Mistake, seeds: list[int]) -> int
             return -1.0
         part = next((p for p in variant.parts if p.spec.id == mistake.part), None)
         found = next((m for m in part.target.mutants if m.name == mistake.name), None) if part else None
-        return -1.0 if part is None or found is None else _gap(part.target.exact, found.routes[0])
+        return -1.0 if part is None or found is None else _gap(part.target.exact, found.routes[0], part.tolerance)
 
     return max(seeds, key=gap)
 
@@ -119,7 +135,7 @@ def next_for(seat: Seat, lesson: str | None, secret: str, early: bool = False,
     chosen_switches = switches(seat.course_id, lesson)
     if not chosen_switches.enabled:
         raise SwitchedOff(lesson or "")
-    offered, specs = _offered(seat, lesson, now)
+    offered, specs = offered_exercises(seat, lesson, now)
     if chosen_switches.pinned:
         choice = pinned(offered, {o.exercise_id: _finished(seat, o.exercise_id, early) for o in offered})
     else:

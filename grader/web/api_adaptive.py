@@ -9,9 +9,9 @@ from flask.typing import ResponseReturnValue
 from flask_babel import force_locale
 
 from grader.catalog.skills import SKILLS, skill_title
-from grader.services import mastery, recommend
+from grader.services import mastery, mastery_views, recommend
 from grader.web.api import bearer, bp, course, language
-from grader.web.api_schema import PRACTICE_TOKEN, QUERY_TEXT, InLanguage
+from grader.web.api_schema import PRACTICE_TOKEN, QUERY_TEXT, InCourse, InLanguage
 from grader.web.i18n import translated
 from grader.web.openapi import ErrorBody, Reply, documented
 from grader.web.practise_next import reason
@@ -85,6 +85,39 @@ def practice_next() -> ResponseReturnValue:
         why = reason(found)
     choice = found.choice
     return jsonify(asdict(NextOut(choice.exercise_id, choice.lesson, choice.skill, found.scored, found.numbers, why)))
+
+
+@dataclass(frozen=True)
+class LearnerMastery:
+    """One learner of the course and their mastery of each skill with evidence (skill -> P(known))."""
+
+    learner: str
+    skills: dict[str, float]
+
+
+@dataclass(frozen=True)
+class ClassMasteryOut:
+    """The course's learners × skills: skills with evidence in the course, in the catalogue's order."""
+
+    skills: list[str]
+    learners: list[LearnerMastery]
+
+
+@bp.get("/mastery/class")
+@documented("The course's mastery (its staff only)", {
+    200: Reply("Every learner of the course and their mastery of each skill with evidence.", ClassMasteryOut),
+    403: Reply("You are a learner in that course.", ErrorBody),
+}, query=InCourse)  # fmt: skip
+@bearer
+def class_mastery() -> ResponseReturnValue:
+    """Each learner's mastery per skill in the course (?course=), for the course's instructors and TAs."""
+    here = course()  # 404 for a course the caller is not in: another course's staff see nothing of it
+    if not here.staff:
+        abort(403, "Only the course's instructors and TAs see its learners' mastery.")
+    found = mastery_views.class_mastery(here.seat.course_id)
+    learners = [LearnerMastery(email, {s: round(found.cells[(uid, s)][0], 4) for s in found.skills
+                                       if (uid, s) in found.cells}) for uid, email in found.learners]  # fmt: skip
+    return jsonify(asdict(ClassMasteryOut(found.skills, learners)))
 
 
 @bp.get("/mastery")

@@ -176,7 +176,7 @@ def _register(app: Flask) -> None:
     from grader.web import api, auth, course_pages, course_settings_pages, errors, health, learn, teach
     from grader.web import course_content_pages  # noqa: F401
     from grader.web import analytics_pages, api_adaptive, api_code, api_courses, api_help, api_practice, audit_pages  # noqa: F401
-    from grader.web import practise_next  # noqa: F401
+    from grader.web import adaptive_settings_pages, mastery_pages, practise_next  # noqa: F401
     from grader.web import gradebook_pages  # noqa: F401
     from grader.web import help, practice, publishing_pages, regrading, sign_in_pages  # noqa: F401
     # (they add routes to the api, auth, learn and teach blueprints)

@@ -53,11 +53,9 @@ def destination(found: Recommendation) -> str:
 
 
 def _offered_in(lesson: str) -> bool:
-    """Whether the page shows "Practise next" for the lesson: on unless the course's instructors switched it off."""
-    from grader.services.adaptive_switches import switches
-
-    seat = here().seat
-    return switches(seat.course_id, lesson).enabled
+    """Whether the page shows "Practise next" for the lesson: it has exercises with typed answers, and the course's
+    instructors did not switch it off."""
+    return recommend.offered_in(here().seat.course_id, lesson)
 
 
 @bp.app_context_processor

@@ -11,6 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
+from grader.mastery_models import SkillEvent, SkillState
 from grader.models import ApiToken, Attempt, Extension, Progress, Submission, User, Variant
 from grader.services import accounts
 from grader.wrong_parts import WrongPart
@@ -23,7 +24,7 @@ from tests.web.test_due_dates import with_due
 from tests.web.test_extensions import set_due, user_id
 from tests.web.test_learn import expected, fmt, post_answers
 
-OWN_TABLES = (ApiToken, Attempt, Extension, Progress, Submission, Variant, WrongPart)
+OWN_TABLES = (ApiToken, Attempt, Extension, Progress, Submission, Variant, WrongPart, SkillEvent, SkillState)
 
 
 def rows_of(app: Flask, uid: int) -> dict[str, int]:
@@ -74,6 +75,10 @@ def test_the_download_holds_the_learners_work_and_no_secrets(app: Flask, learner
     assert code["exercise"] == "code-layer-norm" and code["source"] == GOOD and code["status"] == "graded"
     assert [t["prefix"][:3] for t in data["api_tokens"]] == ["gr_"]
     assert [e["due_at"] for e in data["extensions"]] == ["2999-06-01T10:00:00Z"]
+    [residual] = data["mastery"]  # the learner model's view of her, and the answers it rests on
+    assert residual["skill"] == "residual-stream" and residual["evidence"] == 2 and residual["due_at"].endswith("Z")
+    assert [(e["exercise"], e["part"], e["correct"]) for e in data["skill_evidence"]] == [
+        ("block-residual", "h", False), ("block-residual", "h", True)]
     with app.app_context():
         ada = db.session.scalar(sa.select(User).where(User.email == "ada@example.com"))
         secrets = [ada.password_hash, *db.session.scalars(sa.select(ApiToken.token_hash))]
@@ -123,6 +128,7 @@ def test_deleting_erases_the_account_and_everything_of_it_and_nothing_else(app: 
     assert "Your account and everything kept with it were deleted." in learner.get("/login").get_data(as_text=True)
     assert rows_of(app, ada) == dict.fromkeys(rows_of(app, ada), 0)
     assert rows_of(app, bob_id) == bob_before and bob_before["attempts"] == bob_before["wrong_parts"] == 1
+    assert bob_before["skill_states"] == 1 and bob_before["skill_events"] == 1  # his mastery stays, hers is gone
     with app.app_context():
         assert db.session.get(User, ada) is None
         assert accounts.authenticate("ada@example.com", PASSWORD) is None
