@@ -285,6 +285,16 @@ def make_variant(spec: ExerciseSpec, seed: int, draws: Draws | None = None) -> V
         raise VariantError(f"{spec.id}: no variant for seed {seed}: {error}") from None
 
 
+def variant_from_params(spec: ExerciseSpec, params: Mapping[str, Any]) -> Variant:
+    """The variant that drawn parameters make (a learner's shown numbers read back); raises VariantError when
+    they are not well posed."""
+    with time_budget(VARIANT_SECONDS):
+        built = _build(spec, 0, dict(params))
+    if isinstance(built, str):
+        raise VariantError(f"{spec.id}: these parameters are ill-posed: {built}")
+    return built
+
+
 def _make(spec: ExerciseSpec, seed: int, draws: Draws) -> Variant:
     page = _page_params(spec) if seed == 0 else None
     if page is not None:

@@ -115,3 +115,22 @@ def test_optional_mistakes_that_give_the_same_number_are_none_of_them_named() ->
     scenario_reason = "part n: count-biases cannot be told apart from ['forget-layers']"
     with pytest.raises(AssertionError, match=re.escape(scenario_reason)):
         _named_on_a_count(clash, {"forget-layers"})
+
+
+def test_the_shown_parameters_read_back_give_the_same_variant(catalog: Catalog) -> None:
+    """What a simulated learner (benchmarks/adaptive.py) does with the parameters the API shows."""
+    spec = catalog.get("attention-by-hand")
+    drawn = make_variant(spec, 23)
+    shown = {name: np.asarray(value.tolist()) if hasattr(value, "tolist") else value for name, value in drawn.params.items()}
+    rebuilt = variants_module.variant_from_params(spec, shown)
+    assert rebuilt.prompt == drawn.prompt
+    for again, part in zip(rebuilt.parts, drawn.parts):
+        assert np.array_equal(again.target.exact, part.target.exact)
+        assert [m.name for m in again.target.mutants] == [m.name for m in part.target.mutants]
+
+
+def test_ill_posed_parameters_are_refused_when_read_back(catalog: Catalog) -> None:
+    spec = catalog.get("block-layernorm")
+    flat = {**make_variant(spec, 5).params, "x": np.zeros(4), "a": np.zeros(4)}  # sigma 0: no LayerNorm
+    with pytest.raises(VariantError, match="ill-posed"):
+        variants_module.variant_from_params(spec, flat)

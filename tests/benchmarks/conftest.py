@@ -1,0 +1,10 @@
+"""The benchmark scripts import each other as scripts do: with benchmarks/ on sys.path."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+if str(BENCHMARKS) not in sys.path:
+    sys.path.insert(0, str(BENCHMARKS))
