@@ -82,7 +82,7 @@ def prepare(env: dict[str, str], exercises: list[str], learners: int) -> dict[st
     flask(env, "db", "upgrade")
     flask(env, "exercises", "sync")
     script = (
-        "from grader import create_app\nfrom grader.services import accounts, courses\n"
+        "from grader import create_app\nfrom grader.services import accounts, api_tokens, courses\n"
         "from grader.services.course_content import use_exercises\napp = create_app()\n"
         "with app.app_context():\n"
         f"    for tutor in {list(TUTORS)!r}:\n"
@@ -91,7 +91,7 @@ def prepare(env: dict[str, str], exercises: list[str], learners: int) -> dict[st
         f"        for i in range({learners}):\n"
         f"            user = accounts.create_user(f'sim-{{tutor}}-{{i}}@example.com', {PASSWORD!r}, 'learner')\n"
         "            courses.add_member(course, user, 'learner')\n"
-        "            print(tutor, accounts.create_token(user, 'adaptive benchmark'))\n"
+        "            print(tutor, api_tokens.create_token(user, 'adaptive benchmark'))\n"
     )
     done = subprocess.run([PYTHON, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
     if done.returncode != 0:

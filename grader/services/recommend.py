@@ -16,6 +16,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from grader.adaptive.choose import Choice, Mistake, Offered, choose, pinned
+from grader.adaptive.model import SkillState, fresh
 from grader.answers.tolerance import Tolerance
 from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.catalog.variants import VariantError, make_variant
@@ -139,7 +140,7 @@ def next_for(seat: Seat, lesson: str | None, secret: str, early: bool = False,
     if chosen_switches.pinned:
         choice = pinned(offered, {o.exercise_id: _finished(seat, o.exercise_id, early) for o in offered})
     else:
-        choice = choose(offered, mastery.states_of(seat), recent_mistakes(seat, now), now)
+        choice = choose(offered, _states(seat, offered), recent_mistakes(seat, now), now)
     if choice is None:
         return None
     spec = specs[choice.exercise_id]
@@ -148,6 +149,13 @@ def next_for(seat: Seat, lesson: str | None, secret: str, early: bool = False,
     seeds = [practice.new_seed() for _ in range(CANDIDATES if choice.mistake else 1)]
     seed = exposing_seed(spec, choice.mistake, seeds) if choice.mistake else seeds[0]
     return Recommendation(choice, False, practice.numbers_token(spec.lesson, seed, secret), _title(spec, choice))
+
+
+def _states(seat: Seat, offered: list[Offered]) -> dict[str, SkillState]:
+    """The learner's states of the offered exercises' skills; a skill not yet seen at the course's prior for it."""
+    known = mastery.states_of(seat)
+    unseen = {s for o in offered for s in o.skills} - set(known)
+    return {**{s: fresh(s, p) for s, p in mastery.params_for(seat.course_id, unseen).items()}, **known}
 
 
 def _finished(seat: Seat, exercise_id: str, early: bool) -> bool:

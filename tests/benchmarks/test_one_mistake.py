@@ -15,7 +15,7 @@ import adaptive_model as model
 from adaptive import simulated
 from adaptive_tutors import Run
 from grader.catalog.loader import load_specs
-from grader.services import accounts, courses
+from grader.services import accounts, api_tokens, courses
 from grader.services.course_content import use_exercises
 from tests.web.conftest import PASSWORD, app  # noqa: F401 - the fixture
 
@@ -56,7 +56,7 @@ def enrolled(app: Flask) -> str:  # noqa: F811 - the fixture's name
         use_exercises(course.id, [spec.id for spec in SPECS])
         user = accounts.create_user("one-mistake@example.com", PASSWORD, "learner")
         courses.add_member(course, user, "learner")
-        return accounts.create_token(user, "test")
+        return api_tokens.create_token(user, "test")
 
 
 def test_a_learner_who_always_makes_one_mistake_is_sent_to_its_skill_within_3_recommendations(app: Flask) -> None:  # noqa: F811
