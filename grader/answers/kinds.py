@@ -128,9 +128,9 @@ def _graded_as_typed(resolution: np.ndarray, coarse: np.ndarray, accepts: _Accep
 def _zero_or_one_beside_full_entries(values: np.ndarray, resolution: np.ndarray, coarse: np.ndarray) -> np.ndarray:
     """Per entry of a vector or matrix: typed "0" or "1" where other entries are typed to the precision asked.
 
-    Such an entry is that exact number (a causal mask's 0, a weight of 1), not a rounded one, so it asks
-    for no digits: the answer is graded and its mistake named. Whatever the expected entries are, so the
-    rule tells nothing about them."""
+    Such an entry may be that exact number (a causal mask's 0, a weight of 1), not a rounded one: when the
+    answer read so is right or a named mistake, it asks for no digits and is graded, its mistake named
+    (which a fully typed answer would say too); else a "1" for 0.98 is a request for digits, as before."""
     unit = (np.asarray(resolution, dtype=float) == 1.0) & np.isin(values, (0.0, 1.0))
     if values.ndim == 0 or not (~coarse & ~unit).any():
         return np.zeros_like(unit)
@@ -191,7 +191,10 @@ class NumericKind:
         accepts, values = self._accepts(target, tolerance), parsed.values
         inside = accepts.bands.contains(values)
         coarse = fewer_digits_than_asked(parsed.resolution, values, accepts.coarsest, tolerance)
-        coarse &= ~_zero_or_one_beside_full_entries(values, parsed.resolution, coarse)
+        unit = _zero_or_one_beside_full_entries(values, parsed.resolution, coarse)
+        rest = coarse & ~unit
+        if unit.any() and (rest.any() or inside.all() or _matching_mutant(values, accepts) is not None):
+            coarse = rest  # the 0s and 1s are exact: the answer is graded, or asked for digits elsewhere only
         short = coarse.any() and not _typed_a_mistake_exactly(values, accepts)
         if short and not _graded_as_typed(parsed.resolution, coarse, accepts):
             return _too_few_digits(coarse, digits_request(accepts.exact, tolerance, self.integral), parsed.json)

@@ -219,9 +219,9 @@ def parse_matrix(text: str, shape: tuple[int, int] | None = None) -> list[list[N
     """Parse a matrix: rows on lines, rows separated by ';', or nested lists '[[1, 2], [3, 4]]'."""
     body = _prepare(text, True, say("enter a matrix, e.g. [[1, 2], [3, 4]]"))
     inner, _ = _unwrap(body)
-    if not inner:
+    rows = _matrix_rows(inner) if inner else []
+    if not rows:  # nothing, or only separators (",\r;")
         raise AnswerFormatError(say("the matrix is empty: enter at least one row"))
-    rows = _matrix_rows(inner)
     words: list[str] = []
     labels: list[Text] = []
     for r, row in enumerate(rows, 1):

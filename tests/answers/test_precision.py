@@ -166,15 +166,18 @@ MASKED = np.array([[1.0, 0.0, 0.0], [0.8044, 0.1956, 0.0], [0.3057, 0.0743, 0.62
 OVER_COLUMNS = np.array([[0.5, 0.0, 0.0], [0.3, 0.6, 0.0], [0.2, 0.4, 1.0]])
 
 
-def test_a_typed_0_or_1_in_a_wrong_matrix_is_that_number_so_the_mistake_is_named() -> None:
+def test_a_typed_0_or_1_in_a_wrong_matrix_is_that_number_when_it_names_the_mistake() -> None:
     mistake = Mutant("softmax-over-columns", "softmax over columns", "Each row sums to 1.", (OVER_COLUMNS,))
     target = Target((MASKED,), (mistake,))
     # The mask's zeros typed "0" and the last column's 1 typed "1", the other entries with 3 decimals.
     typed = "[0,500; 0; 0]; [0,300; 0,600; 0]; [0,200; 0,400; 1]"
     assert grade_part("matrix", typed, target, ABS).misconception == "softmax-over-columns"
-    result = grade_part("matrix", "[1; 0; 0]; [0,804; 0,196; 0]; [0,306; 0,074; 0]", target, ABS)
-    assert result.status == "incorrect" and "entry (3, 3)" in result.message  # the "0" there is read as 0, and wrong
     assert grade_part("matrix", "[1; 0; 0]; [0,804; 0,196; 0]; [0,306; 0,074; 0,620]", target, ABS).status == "correct"
+    # Read as exact, neither right nor a named mistake: the 0s and 1s ask for digits (no attempt used), all of
+    # them, so the request does not say which is wrong.
+    result = grade_part("matrix", "[1; 0; 0]; [0,804; 0,196; 0]; [0,306; 0,074; 0]", target, ABS)
+    assert (result.status, result.message) == ("invalid", "Too few digits (entries (1, 1), (1, 2), (1, 3), (2, 3) "
+                                               "and (3, 3)): give at least 3 decimal places.")  # fmt: skip
 
 
 def test_a_typed_0_or_1_reads_as_exact_wherever_it_is_so_a_refusal_still_says_nothing_of_the_answer() -> None:
@@ -186,4 +189,6 @@ def test_a_typed_0_or_1_reads_as_exact_wherever_it_is_so_a_refusal_still_says_no
             "invalid", "Too few digits (entries (2, 1) and (2, 2)): give at least 3 decimal places."), typed
     # Alone, with no entry typed to the precision asked, a 0 or a 1 is a short number like any other.
     assert grade_part("vector", "[1; 0]", vector(0.998, 0.002), ABS).status == "invalid"
-    assert grade_part("vector", "[1; 0; 0,500]", vector(0.998, 0.002, 0.5), ABS).status == "incorrect"
+    # Beside full entries, a 1 for 0.998 is a rounded one: asked for digits, not a counted wrong attempt.
+    assert grade_part("vector", "[1; 0; 0,500]", vector(0.998, 0.002, 0.5), ABS).status == "invalid"
+    assert grade_part("vector", "[1; 0; 0,500]", vector(1, 0, 0.5), ABS).status == "correct"

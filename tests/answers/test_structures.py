@@ -212,3 +212,10 @@ def test_bad_index_set_is_rejected_with_a_clear_message(text: str, phrase: str) 
     with pytest.raises(AnswerFormatError) as caught:
         parse_index_set(text)
     assert phrase in caught.value.message
+
+
+@pytest.mark.parametrize("text", [",\r;", ";", "[;]", ",;,"])
+def test_a_matrix_of_separators_only_is_empty(text: str) -> None:
+    """Found by the parser property test: only separators made no row, and reading the first one failed."""
+    with pytest.raises(AnswerFormatError, match="the matrix is empty"):
+        parse_matrix(text)
