@@ -44,7 +44,7 @@ import numpy  # noqa: E402
 
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
-from grader.services import accounts, api_tokens, api_tokens  # noqa: E402
+from grader.services import accounts, api_tokens  # noqa: E402
 from grader.services.sync import sync_directory  # noqa: E402
 
 PATH = "/api/v1/exercises/block-residual/attempts"

@@ -41,7 +41,7 @@ from class_build import PASSWORD, Plan, analyze, build_course, migrate  # noqa: 
 from grader import create_app  # noqa: E402
 from grader.extensions import db  # noqa: E402
 from grader.models import User  # noqa: E402
-from grader.services import accounts, api_tokens, api_tokens  # noqa: E402
+from grader.services import api_tokens  # noqa: E402
 
 EXERCISE = "block-residual"  # a numeric exercise every course uses
 LESSON = "gpt2-block"

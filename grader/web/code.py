@@ -10,7 +10,7 @@ from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
 from grader.services import exercises, help, submissions
 from grader.services.course_rules import for_learner
-from grader.models import Submission, utcnow
+from grader.models import utcnow
 from grader.services.attempts import finished as finished_with, progress_of
 from grader.web import code_feedback
 from grader.web.course_context import current as here

@@ -24,7 +24,7 @@ from flask import Flask
 
 from grader.extensions import db
 from grader.models import Attempt, Progress
-from grader.services import accounts, api_tokens, api_tokens
+from grader.services import accounts, api_tokens
 from tests.queue.support import SECRET, Gunicorn, env_for
 from tests.web.conftest import PASSWORD, build_app, empty_database
 

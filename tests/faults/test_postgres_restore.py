@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 from grader import create_app
 from grader.extensions import db
-from grader.services import accounts, api_tokens, api_tokens
+from grader.services import accounts, api_tokens
 from tests.faults.test_postgres_faults import SERVER, needs_postgres
 from tests.web.api_support import auth
 from tests.web.conftest import PASSWORD, _drop_database, empty_database

@@ -14,7 +14,7 @@ from limits import parse
 
 from grader.extensions import db
 from grader.models import ApiToken, User
-from grader.services import accounts, api_tokens, api_tokens
+from grader.services import accounts, api_tokens
 from grader.web import login_limits
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import PASSWORD, build_app, csrf_from, login, make_user

@@ -13,7 +13,7 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.models import User
-from grader.services import accounts, api_tokens, api_tokens
+from grader.services import api_tokens
 from tests.web.conftest import csrf_from, login, make_user
 
 PUBLIC, LEARNER, INSTRUCTOR, API, API_INSTRUCTOR = "public", "learner", "instructor", "api", "api-instructor"
