@@ -11,8 +11,10 @@ PURE = ["grader.texts", "grader.reference", "grader.answers.kinds", "grader.answ
         "grader.catalog.selfcheck", "grader.catalog.misconceptions", "grader.catalog.policy", "grader.codecheck.verdict",
         "grader.codecheck.selfcheck", "grader.pictures", "grader.grade_events", "grader.catalog.skills",
         "grader.adaptive.bkt", "grader.adaptive.model", "grader.adaptive.choose", "grader.adaptive.evidence"]  # fmt: skip
-# The sandbox's pool (processes, threads, bwrap) is the services' to start, never the pure core's.
-WEB_ONLY = ["flask", "sqlalchemy", "flask_babel", "babel", "werkzeug", "grader.sandbox.pool"]
+# The sandbox's pool (processes, threads, bwrap) is the services' to start, never the pure core's. Babel itself may
+# load: its CLDR plural rules are plain data the core needs to word exercise texts (grader.catalog.plurals); the
+# translation catalogues, Flask-Babel's, stay the web's.
+WEB_ONLY = ["flask", "sqlalchemy", "flask_babel", "babel.support", "werkzeug", "grader.sandbox.pool"]
 
 
 @pytest.mark.parametrize("module", PURE)

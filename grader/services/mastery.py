@@ -56,12 +56,19 @@ def _locked_states(seat: Seat, params: dict[str, bkt.Params]) -> dict[str, Skill
     return {r["skill"]: SkillState(r["skill"], r["p_known"], r["evidence"], r["card"], r["due_at"]) for r in rows}
 
 
+_UPDATE_STATE = sa.update(_STATES).where(
+    _STATES.c.course_id == sa.bindparam("b_course"), _STATES.c.user_id == sa.bindparam("b_user"),
+    _STATES.c.skill == sa.bindparam("b_skill"),
+).values(p_known=sa.bindparam("b_p"), evidence=sa.bindparam("b_evidence"), card=sa.bindparam("b_card"),
+         due_at=sa.bindparam("b_due"), updated_at=sa.bindparam("b_at"))  # fmt: skip
+
+
 def _store(seat: Seat, states: Iterable[SkillState], now: datetime) -> None:
-    for state in states:
-        db.session.execute(sa.update(_STATES).where(
-            _STATES.c.course_id == seat.course_id, _STATES.c.user_id == seat.user_id, _STATES.c.skill == state.skill,
-        ).values(p_known=state.p_known, evidence=state.evidence, card=state.card, due_at=state.due_at,
-                 updated_at=now))  # fmt: skip
+    """Every changed state in one statement (executemany), however many skills the moment touched."""
+    rows = [{"b_course": seat.course_id, "b_user": seat.user_id, "b_skill": s.skill, "b_p": s.p_known,
+             "b_evidence": s.evidence, "b_card": s.card, "b_due": s.due_at, "b_at": now} for s in states]  # fmt: skip
+    if rows:
+        db.session.execute(_UPDATE_STATE, rows)
 
 
 def record(seat: Seat, exercise_id: str, observations: Sequence[Observation], attempt_id: int | None = None) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -88,9 +89,28 @@ def test_a_wrong_layer_norm_shows_the_named_mistake_and_inputs_to_paste(service:
 
 
 def _draw(shown: str, name: str) -> None:
-    """The verdict as a notebook shows it, drawn by Chromium at a desktop and a phone width; it fits both."""
+    """The verdict as a notebook shows it, drawn by Chromium at a desktop and a phone width; it fits both.
+
+    In a thread of its own: the kernel client leaves an asyncio loop on this one, where Playwright's sync API
+    refuses to run."""
     if not CHROMIUM.exists():
         return
+    failed: list[BaseException] = []
+
+    def draw() -> None:
+        try:
+            _draw_here(shown, name)
+        except BaseException as error:  # noqa: BLE001 - handed back to the test's thread
+            failed.append(error)
+
+    worker = threading.Thread(target=draw)
+    worker.start()
+    worker.join()
+    if failed:
+        raise failed[0]
+
+
+def _draw_here(shown: str, name: str) -> None:
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ def statements(app: Flask) -> Iterator[list[str]]:
     sa.event.remove(engine, "commit", committed)
 
 
-def test_a_graded_attempt_is_seven_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
+def test_a_graded_attempt_is_twelve_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
                                                             statements: list[str]) -> None:  # fmt: skip
     # The first attempt makes the learner's seed and notes the token's use: each once, not per attempt.
     assert post(client, token, typed(answers_of(app, mistake=MISTAKE))).status_code == 201
@@ -49,7 +49,12 @@ def test_a_graded_attempt_is_seven_statements_and_one_commit(app: Flask, client:
         "UPDATE progress SET",  # the attempt counted
         "SELECT lti_grade_links.id, lti_grade_links.account_id,",  # LMS line items owed the changed score
         "INSERT INTO attempts",  # the attempt itself
-        "COMMIT",  # both, durably, before the reply
+        "INSERT INTO skill_events",  # what the answers show of each skill, for the learner model
+        "SELECT skill_params.course_id, skill_params.skill,",  # the course's fitted BKT parameters, if any
+        "INSERT INTO skill_states",  # the learner's states of those skills, made where missing
+        "SELECT skill_states.course_id, skill_states.user_id,",  # and locked
+        "UPDATE skill_states SET",  # all of them in one statement, however many skills
+        "COMMIT",  # all of it, durably, before the reply
     ]
     assert [row.id for row in attempt_rows(app)][-1] == response.get_json()["attempt_id"]
 
@@ -70,6 +75,11 @@ def test_an_attempt_that_changes_no_score_writes_progress_once(app: Flask, clien
         "INSERT INTO progress",  # locks the row and counts the attempt
         "INSERT INTO attempts",
         "INSERT INTO wrong_parts",  # its wrong parts, for the class figures
+        "INSERT INTO skill_events",  # what the answers show of each skill, for the learner model
+        "SELECT skill_params.course_id, skill_params.skill,",  # the course's fitted BKT parameters, if any
+        "INSERT INTO skill_states",  # the learner's states of those skills, made where missing
+        "SELECT skill_states.course_id, skill_states.user_id,",  # and locked
+        "UPDATE skill_states SET",  # all of them in one statement, however many skills
         "COMMIT",
     ]
     with app.app_context():
@@ -102,7 +112,8 @@ def test_a_wrong_attempt_stores_its_wrong_parts_in_the_same_commit(app: Flask, c
     response = post(client, token, typed(answers_of(app, mistake=MISTAKE)))
     assert response.status_code == 201
     stored = statements[statements.index("INSERT INTO attempts"):]
-    assert stored == ["INSERT INTO attempts", "INSERT INTO wrong_parts", "COMMIT"]  # one statement for all its parts
+    assert stored[:2] == ["INSERT INTO attempts", "INSERT INTO wrong_parts"]  # one statement for all its parts
+    assert stored[-1] == "COMMIT" and stored.count("COMMIT") == 1  # with the learner model's, in the same commit
     with app.app_context():
         rows = db.session.execute(sa.text("SELECT attempt_id, part, misconception FROM wrong_parts")).all()
     wrong = [part for part, verdict in response.get_json()["parts"].items() if verdict["status"] == "incorrect"]

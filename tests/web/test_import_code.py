@@ -111,7 +111,8 @@ def test_the_preview_of_a_code_exercise_lists_its_cases(instructor: FlaskClient)
     html = response.get_data(as_text=True)
     assert response.status_code == 200
     assert "Valid, and the self-check passed on the cases of 5 seeds." in html
-    assert "def gelu(z):" in html and "<span class=\"pill\">erf-gelu</span>" in html
+    # Its mistakes by their titles, as learners read them (not their ids)
+    assert "def gelu(z):" in html and "<span class=\"pill\">the exact (erf) GELU instead of GPT-2&#39;s tanh form</span>" in html
     assert html.count("only whether it passed") == 8  # cases: {random: 8}
     assert "its inputs, output and any error" in html
     assert "<p><strong>Escreva a GELU</strong></p>" in html  # each translation, title included
