@@ -1,7 +1,8 @@
-"""A learner's state per skill: BKT's P(known) and an fsrs review card, folded from what they did, one moment at a time.
+"""A learner's state per skill: P(known) and an fsrs review card, folded from what they did, one moment at a time.
 
 A moment is one graded attempt, practice check, hint or give-up: it brings one observation per part and skill
-(a hint brings one with no answer). BKT updates once per answered observation; the fsrs card is reviewed once
+(a hint brings one with no answer). A moment with answers is an opportunity: P(known) is then read from the
+learner's own learning curve over all their opportunities (grader.adaptive.curve); the fsrs card is reviewed once
 per moment and skill: Again when any answer was wrong (a give-up counts as wrong), Hard for a hint alone, Good
 when all were right, Easy when they were right and the skill is now mastered. The live update and a replay (after
 a regrade) run this same fold, so a replay of the stored moments gives the state the live updates gave.
@@ -17,7 +18,7 @@ from typing import Iterable, Sequence
 
 from fsrs import Card, Rating, Scheduler
 
-from grader.adaptive import bkt
+from grader.adaptive import bkt, curve
 
 MASTERED = 0.95  # P(known) from which a skill counts as mastered (and comes back only when fsrs says it is due)
 # Fuzzing off: a replay must give the same due dates as the live updates did.
@@ -80,16 +81,23 @@ def rating(observations: Sequence[Observation], p_known: float) -> Rating:
     return Rating.Easy if p_known >= MASTERED else Rating.Good
 
 
-def step(state: SkillState, moment: Sequence[Observation], params: bkt.Params) -> SkillState:
-    """The state after one moment's observations on this skill (all at the same time)."""
-    p_known, evidence = state.p_known, state.evidence
-    for observation in moment:
-        if observation.correct is not None:
-            p_known, evidence = bkt.update(p_known, observation.correct, params), evidence + 1
+def answers_by_opportunity(moments_of_skill: Iterable[Sequence[Observation]]) -> list[list[bool]]:
+    """The answers of each moment that brought any (an opportunity to use the skill), oldest first."""
+    answered = ([o.correct for o in moment if o.correct is not None] for moment in moments_of_skill)
+    return [answers for answers in answered if answers]
+
+
+def step(state: SkillState, moment: Sequence[Observation], params: bkt.Params,
+         history: Sequence[Sequence[bool]]) -> SkillState:  # fmt: skip
+    """The state after one moment's observations on this skill (all at the same time); `history` holds the answers
+    of each earlier opportunity, oldest first."""
+    answers = [o.correct for o in moment if o.correct is not None]
+    p_known = curve.p_known([*history, answers], params) if answers else state.p_known
     at = _aware(moment[0].at)
     card = Card.from_dict(json.loads(state.card)) if state.card else Card(card_id=1, due=at)
     card, _ = _SCHEDULER.review_card(card, rating(moment, p_known), review_datetime=at)
-    return replace(state, p_known=p_known, evidence=evidence, card=json.dumps(card.to_dict()), due_at=_naive(card.due))
+    return replace(state, p_known=p_known, evidence=state.evidence + len(answers), card=json.dumps(card.to_dict()),
+                   due_at=_naive(card.due))
 
 
 def moments(observations: Iterable[Observation]) -> list[list[Observation]]:
@@ -97,11 +105,17 @@ def moments(observations: Iterable[Observation]) -> list[list[Observation]]:
     return [list(group) for _, group in groupby(observations, key=lambda o: (o.at, o.source))]
 
 
+def history_of(skill: str, observations: Iterable[Observation]) -> list[list[bool]]:
+    """The answers on `skill` at each opportunity among these observations (in order), oldest first."""
+    return answers_by_opportunity(moments(o for o in observations if o.skill == skill))
+
+
 def replay(skill: str, observations: Iterable[Observation], params: bkt.Params) -> SkillState:
     """The state of a skill from nothing, folding every stored observation on it in order."""
-    state = fresh(skill, params)
+    state, history = fresh(skill, params), list[list[bool]]()
     for moment in moments(o for o in observations if o.skill == skill):
-        state = step(state, moment, params)
+        state = step(state, moment, params, history)
+        history.extend(answers_by_opportunity([moment]))
     return state
 
 

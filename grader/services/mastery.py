@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 import sqlalchemy as sa
 
 from grader.adaptive import bkt, evidence
-from grader.adaptive.model import Observation, SkillState, fresh, replay, step
+from grader.adaptive.model import Observation, SkillState, fresh, history_of, replay, step
 from grader.catalog.skills import skill_order
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.codecheck.spec import CodeExerciseSpec
@@ -75,10 +75,12 @@ def record(seat: Seat, exercise_id: str, observations: Sequence[Observation], at
     """Store one moment's observations and fold them into the learner's states (in the caller's transaction)."""
     if not observations:
         return
-    db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, attempt_id, o) for o in observations])
     params = params_for(seat.course_id, dict.fromkeys(o.skill for o in observations))
     states = _locked_states(seat, params)
-    changed = [step(states[skill], [o for o in observations if o.skill == skill], p) for skill, p in params.items()]
+    earlier = stored_observations(seat, params)
+    db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, attempt_id, o) for o in observations])
+    changed = [step(states[skill], [o for o in observations if o.skill == skill], p, history_of(skill, earlier))
+               for skill, p in params.items()]  # fmt: skip
     _store(seat, changed, observations[0].at)
 
 

@@ -1,4 +1,4 @@
-"""The per-skill fold: BKT per answer, one fsrs review per moment, and a replay that gives what the live updates gave."""
+"""The per-skill fold: the learning curve per opportunity, one fsrs review per moment, and a replay that gives what the live updates gave."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from datetime import datetime, timedelta
 import pytest
 from fsrs import Rating
 
-from grader.adaptive import bkt
-from grader.adaptive.model import GIVE_UP, HINT, PRACTICE, Observation, fresh, moments, rating, replay, step
+from grader.adaptive import bkt, curve
+from grader.adaptive.model import GIVE_UP, HINT, PRACTICE, Observation, fresh, history_of, moments, rating, replay, step
 
 T0 = datetime(2026, 3, 2, 9, 0)
 
@@ -22,13 +22,13 @@ def test_one_wrong_answer_in_a_moment_is_again_all_right_is_good_and_mastered_is
     assert rating([Observation("gelu", False, T0, GIVE_UP)], 0.9) == Rating.Again
 
 
-def test_a_step_updates_p_known_per_answer_and_schedules_the_next_review() -> None:
+def test_a_step_reads_p_known_from_every_opportunity_and_schedules_the_next_review() -> None:
     state = fresh("gelu", bkt.DEFAULT)
-    after = step(state, [Observation("gelu", True, T0), Observation("gelu", True, T0)], bkt.DEFAULT)
-    assert after.p_known == pytest.approx(bkt.update(bkt.update(0.2, True, bkt.DEFAULT), True, bkt.DEFAULT))
+    after = step(state, [Observation("gelu", True, T0), Observation("gelu", True, T0)], bkt.DEFAULT, [[False]])
+    assert after.p_known == pytest.approx(curve.p_known([[False], [True, True]], bkt.DEFAULT))
     assert after.evidence == 2 and after.card is not None
     assert after.due_at is not None and after.due_at > T0 and not after.due(T0) and after.due(T0 + timedelta(days=400))
-    hinted = step(after, [Observation("gelu", None, T0 + timedelta(hours=1), HINT)], bkt.DEFAULT)
+    hinted = step(after, [Observation("gelu", None, T0 + timedelta(hours=1), HINT)], bkt.DEFAULT, [[False], [True, True]])
     assert hinted.p_known == after.p_known and hinted.evidence == 2  # a hint is no answer
 
 
@@ -44,6 +44,7 @@ def test_a_replay_of_the_stored_moments_gives_the_state_the_live_updates_gave() 
             Observation("rmsnorm", True, T0 + timedelta(days=1)), Observation("gelu", True, T0 + timedelta(days=3))]
     live = fresh("gelu", bkt.DEFAULT)
     for moment in moments(o for o in seen if o.skill == "gelu"):
-        live = step(live, moment, bkt.DEFAULT)
+        live = step(live, moment, bkt.DEFAULT, history_of("gelu", [o for o in seen if o.at < moment[0].at]))
     assert replay("gelu", seen, bkt.DEFAULT) == live
+    assert history_of("gelu", seen) == [[False, True], [True], [True]]  # the hint is no opportunity
     assert len(moments(o for o in seen if o.skill == "gelu")) == 4

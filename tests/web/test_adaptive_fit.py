@@ -9,7 +9,7 @@ import numpy as np
 import sqlalchemy as sa
 from flask import Flask
 
-from grader.adaptive import bkt
+from grader.adaptive import bkt, curve
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillParams, SkillState
 from grader.models import utcnow
@@ -54,7 +54,5 @@ def test_enough_answers_are_fitted_stored_and_replayed(app: Flask) -> None:
         fitted = bkt.Params(stored.prior, stored.learn, stored.guess, stored.slip)
         first = db.session.get(SkillState, (course.id, learners[0], "gelu"))
         assert first is not None
-        p = fitted.prior
-        for right in answers[0]:
-            p = bkt.update(p, right, fitted)
+        p = curve.p_known([[right] for right in answers[0]], fitted)
         assert abs(first.p_known - p) < 1e-9  # replayed with the fitted parameters
