@@ -81,6 +81,10 @@ class Learner:
         """A learner before any practice (its answers' randomness seeded apart from its traits)."""
         return cls(traits, random.Random(f"{seed}/answers/{index}"), dict(traits.prior))
 
+    def day(self) -> int:
+        """The learner's simulated days so far: a day ends after every ATTEMPTS_PER_DAY attempts."""
+        return self.attempts // ATTEMPTS_PER_DAY
+
     def mastered(self) -> bool:
         """True when every skill's knowledge probability is above MASTERED."""
         return all(p > MASTERED for p in self.known.values())

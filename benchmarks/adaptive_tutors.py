@@ -45,6 +45,7 @@ class Api:
     token: str
     course: str
     requests: int = 0
+    days: Callable[[], int] | None = None  # the learner's simulated days so far, sent as X-Simulated-Days
     _connection: http.client.HTTPConnection | None = None
 
     def call(self, method: str, path: str, query: dict[str, str] | None = None,
@@ -52,6 +53,8 @@ class Api:
         """Send one request in the learner's course; returns the status and the JSON body."""
         url = f"/api/v1{path}?{urllib.parse.urlencode({'course': self.course, **(query or {})})}"
         headers = {"Authorization": f"Bearer {self.token}", "Content-Type": "application/json"}
+        if self.days is not None:
+            headers["X-Simulated-Days"] = str(self.days())
         data = None if body is None else json.dumps(body).encode()
         for retry in (False, True):  # a kept-alive connection the server has closed is opened again, once
             if self._connection is None:

@@ -40,6 +40,6 @@ def test_the_simulation_runs_every_tutor_through_the_api_and_ends_with_the_ratio
     # Nobody masters 11 skills in 5 attempts: each learner uses them all, each attempt one GET and one POST
     # (and the adaptive tutor's GET /practice/next before it).
     for tutor, per_attempt in (("fixed", 2), ("random", 2), ("adaptive", 3)):
-        assert f"reached within {ATTEMPTS}: 0/{LEARNERS}" in by_tutor[tutor], by_tutor[tutor]
+        assert f"reached within 200: 0/{LEARNERS} = 0.00; within {ATTEMPTS}: 0/{LEARNERS}" in by_tutor[tutor], by_tutor[tutor]
         assert f" {LEARNERS * ATTEMPTS * per_attempt} requests in " in by_tutor[tutor], by_tutor[tutor]
     assert re.fullmatch(r"adaptive/fixed attempts to mastery: \d+\.\d\d", lines[-1]), lines[-1]
