@@ -11,22 +11,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.codecheck.prepare import cases_for
-from grader.services import exercises, submissions
+from grader.services import exercises
 from tests.layer_norm_sources import GOOD
-from tests.web.test_code import rows, send
+from tests.web.test_code import graded_page, rows
 
 # The sample variance: every case fails, visible and hidden alike.
 SAMPLE_VARIANCE = GOOD.replace("var = ((x - mu) ** 2).mean(-1, keepdims=True)",
                                "var = ((x - mu) ** 2).sum(-1, keepdims=True) / (x.shape[-1] - 1)")
 SHOWN = re.compile(r'<pre class="detail inputs" id="inputs-\d+" tabindex="0" role="region" aria-label="[^"]*">(.*?)</pre>', re.DOTALL)
-
-
-def graded_page(app: Flask, learner: FlaskClient, source: str) -> str:
-    """Send the code and return its page once graded (on a busy machine the first look may still be pending)."""
-    location = send(learner, source).headers["Location"]
-    with app.app_context():
-        submissions.wait_until_graded(rows(app)[0].id, seconds=120)
-    return learner.get(location).get_data(as_text=True)
 
 
 def called_with(text: str) -> dict[str, Any]:
