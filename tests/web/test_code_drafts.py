@@ -23,6 +23,7 @@ from grader.services import accounts, courses, submissions
 from tests.web.conftest import PASSWORD, csrf_from, empty_database, seat_key
 from tests.web.test_app import flask_cli
 from tests.web.test_help import _progress, _user_id
+from tests.web.test_i18n import choose
 
 URL = "/exercises/code-gelu"
 TYPED = "import numpy as np\n\n\ndef gelu(z):\n    # half way: <b>tanh</b> next\n    return z\n"
@@ -146,6 +147,12 @@ def test_code_too_large_to_keep_is_refused_by_the_editor_and_the_hint_still_come
     mine = _progress(app, "code-gelu")
     assert mine is not None and mine.hints_used == 2
     assert editor(learner.get(URL).get_data(as_text=True)) == TYPED
+
+
+def test_the_refusal_to_keep_code_is_said_in_the_pages_language(learner: FlaskClient) -> None:
+    choose(learner, "ru", URL)
+    page = press(learner, "hint", source="x = 1\n" * (MAX_SOURCE_BYTES // 6 + 1)).get_data(as_text=True)
+    assert "Ваш код не удалось сохранить: Код больше 64 КБ. Он останется в редакторе" in html.unescape(page)
 
 
 def test_giving_up_with_code_too_large_to_keep_asks_gives_up_and_says_so(app: Flask, learner: FlaskClient) -> None:
