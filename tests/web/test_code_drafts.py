@@ -10,17 +10,18 @@ import re
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
 from grader import create_app
-from grader.code_grading import MAX_SOURCE_BYTES
+from grader.code_grading import MAX_SOURCE_BYTES, SourceRejected
 from grader.extensions import db
 from grader.course_models import Course
 from grader.models import CodeDraft, Exercise, Progress, Submission
-from grader.services import accounts, courses, submissions
-from tests.web.conftest import PASSWORD, csrf_from, empty_database, seat_key
+from grader.services import accounts, code_drafts, courses, submissions
+from tests.web.conftest import PASSWORD, csrf_from, empty_database, seat, seat_key
 from tests.web.test_app import flask_cli
 from tests.web.test_help import _progress, _user_id
 from tests.web.test_i18n import choose
@@ -147,6 +148,17 @@ def test_code_too_large_to_keep_is_refused_by_the_editor_and_the_hint_still_come
     mine = _progress(app, "code-gelu")
     assert mine is not None and mine.hints_used == 2
     assert editor(learner.get(URL).get_data(as_text=True)) == TYPED
+
+
+def test_code_a_submission_would_refuse_is_not_kept_but_empty_code_is(app: Flask, learner: FlaskClient) -> None:
+    response = press(learner, "hint", source="x = 1\x00\n")
+    assert response.status_code == 422 and "could not be kept: The code contains a NUL byte." in response.get_data(
+        as_text=True)
+    with app.app_context(), pytest.raises(SourceRejected, match="not valid Unicode"):
+        code_drafts.keep(seat(_user_id(app)), "code-gelu", "x = '\ud800'\n")  # what no form sends, the API might
+    assert drafts(app) == []
+    assert press(learner, "hint", source="").status_code == 303  # an emptied editor comes back empty
+    assert [d.source for d in drafts(app)] == [""] and editor(learner.get(URL).get_data(as_text=True)) == ""
 
 
 def test_the_refusal_to_keep_code_is_said_in_the_pages_language(learner: FlaskClient) -> None:
