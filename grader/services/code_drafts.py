@@ -8,7 +8,6 @@ checked as submissions are (UTF-8, at most 64 KB, no NUL byte) but may be empty,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -38,12 +37,12 @@ def _mine(seat: Seat, exercise_id: str) -> sa.ColumnElement[bool]:
                    CodeDraft.exercise_id == exercise_id)  # fmt: skip
 
 
-def keep(seat: Seat, exercise_id: str, typed: str, now: datetime | None = None) -> None:
+def keep(seat: Seat, exercise_id: str, typed: str) -> None:
     """Store `typed` as the learner's draft of the exercise in the seat's course, replacing theirs; commits.
     Raises SourceRejected, storing nothing, for code a submission would refuse for its size or encoding."""
     source = read_text(typed)
     row = {"course_id": seat.course_id, "user_id": seat.user_id, "exercise_id": exercise_id, "source": source,
-           "updated_at": now or utcnow()}  # fmt: skip
+           "updated_at": utcnow()}  # fmt: skip
     db.session.execute(for_session(_KEEP), row)
     db.session.commit()
 
