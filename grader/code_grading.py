@@ -41,7 +41,15 @@ def too_large() -> SourceRejected:
 
 
 def read_source(raw: bytes | str) -> str:
-    """Check an upload: UTF-8, at most 64 KB, no NUL bytes; returns the text."""
+    """Check an upload: UTF-8, at most 64 KB, no NUL bytes, not empty; returns the text."""
+    text = read_text(raw)
+    if not text.strip():
+        raise SourceRejected("The code is empty.")
+    return text
+
+
+def read_text(raw: bytes | str) -> str:
+    """Check code that may be empty (a draft): UTF-8, at most 64 KB, no NUL bytes; returns the text."""
     try:
         data = raw.encode("utf-8") if isinstance(raw, str) else raw
     except UnicodeEncodeError:
@@ -54,8 +62,6 @@ def read_source(raw: bytes | str) -> str:
         raise SourceRejected("The code is not UTF-8 text (byte %(at)d cannot be read).", at=error.start) from None
     if "\x00" in text:
         raise SourceRejected("The code contains a NUL byte.")
-    if not text.strip():
-        raise SourceRejected("The code is empty.")
     return text
 
 

@@ -300,6 +300,18 @@ class Submission(db.Model):  # type: ignore[name-defined,misc]
     grading_ms: Mapped[float | None] = mapped_column(default=None)
 
 
+class CodeDraft(db.Model):  # type: ignore[name-defined,misc]
+    """The code a learner had in a code exercise's editor when they asked for help: kept, never graded."""
+
+    __tablename__ = "code_drafts"
+
+    course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    exercise_id: Mapped[str] = mapped_column(sa.ForeignKey("exercises.id", ondelete="CASCADE"), primary_key=True)
+    source: Mapped[str] = mapped_column(sa.Text)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class AuditEvent(db.Model):  # type: ignore[name-defined,misc]
     """Something an instructor or an operator did to grades, dates, exercises or accounts, and when.
 

@@ -17,7 +17,8 @@ import sqlalchemy as sa
 from grader.course_models import Course, CourseMember
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
-from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, Submission, User, utc_text, utcnow
+from grader.models import (ApiToken, Attempt, CodeDraft, Extension, Progress, SignIn, Submission, User, utc_text,
+                           utcnow)
 from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
 
@@ -67,6 +68,9 @@ def export(user: User) -> dict[str, Any]:
                              Submission.created_at, Submission.status, Submission.late, Submission.score,
                              Submission.source, Submission.result, Submission.graded_at,
                              where=Submission.user_id == uid, order=[Submission.id]),
+        # Code kept from the editor when they asked for help (grader.services.code_drafts).
+        "code_drafts": _rows(CodeDraft.exercise_id.label("exercise"), CodeDraft.source, CodeDraft.updated_at,
+                             where=CodeDraft.user_id == uid, order=[CodeDraft.exercise_id, CodeDraft.course_id]),
         "extensions": _rows(Extension.exercise_id.label("exercise"), Extension.due_at, Extension.created_at,
                             where=Extension.user_id == uid, order=[Extension.exercise_id]),
         # The learner model's view of them (grader.services.mastery): per skill, and the evidence it rests on.

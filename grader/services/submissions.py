@@ -33,7 +33,7 @@ from grader import tasks
 from grader.extensions import db
 from grader.models import Exercise, Submission, utcnow
 from grader.sandbox import SandboxUnavailable, default_pool
-from grader.services import progress
+from grader.services import code_drafts, progress
 from grader.texts import say
 from grader.services.attempts import ensure_open, progress_of
 from grader.services.course_content import uses
@@ -104,6 +104,8 @@ def create(seat: Seat, exercise_id: str, raw: bytes | str, early: bool = False) 
         Submission.exercise_id == exercise_id, Submission.version == stored.version, Submission.source_hash == digest))  # fmt: skip
     if same is not None:  # not a new attempt, so never refused: it shows the one that counts
         db.session.rollback()
+        code_drafts.forget(seat, exercise_id)
+        db.session.commit()
         return Submitted(same, False)
     if mine.gave_up_at is not None or has_ended(seat.course_id):
         db.session.rollback()
@@ -114,6 +116,7 @@ def create(seat: Seat, exercise_id: str, raw: bytes | str, early: bool = False) 
     row = Submission(user_id=seat.user_id, course_id=seat.course_id, exercise_id=exercise_id, version=stored.version,
                      seed=secrets.randbelow(2**31 - 1) + 1, source=source, source_hash=digest)  # fmt: skip
     db.session.add(row)
+    code_drafts.forget(seat, exercise_id)  # the code sent is what the editor shows now
     db.session.commit()
     return Submitted(row, True)
 

@@ -8,7 +8,7 @@ from werkzeug.wrappers import Response
 
 from grader.catalog.lessons import lesson_title
 from grader.code_grading import SourceRejected
-from grader.services import exercises, help, submissions
+from grader.services import code_drafts, exercises, help, submissions
 from grader.services.course_rules import for_learner
 from grader.models import utcnow
 from grader.services.attempts import finished as finished_with, progress_of
@@ -35,17 +35,32 @@ def page(exercise_id: str, error: str | None = None, status: int = 200, source: 
     mine = progress_of(here().seat, exercise_id)
     finished = finished_with(mine, spec, utcnow())
     offered = help.help_for(spec, spec.hints_in(str(get_locale())), mine, finished)
+    if source is None:  # not code just sent back: what the learner last had (grader.services.code_drafts)
+        source = code_drafts.in_editor(here().seat, exercise_id, history, shown, spec.stub)
     html = render_template(
         "learn/code.html", spec=spec, lesson=lesson_title(spec.lesson), history=history, shown=shown, now=utcnow(),
         pending=bool(shown and shown.status == "pending"), labels=LABELS, words=STATUS_WORDS, form=AnswerForm(),
-        error=error,
-        source=source if source is not None else (shown.source if shown else spec.stub),
+        error=error, source=source,
         mistake_title=code_feedback.mistake_title(shown), said=code_feedback.said(shown),
         inputs=code_feedback.inputs(shown),
         used=mine.attempts_used if mine else 0, mine=mine,
         left=submissions.left_for(here().seat, exercise_id, spec.max_attempts), help=offered, finished=finished,
     )  # fmt: skip
     return html, status
+
+
+def keep_draft(exercise_id: str) -> str | None:
+    """Keep the code a help button sent along as the learner's draft; None when kept (or none came), else why
+    it could not be, to show by the editor."""
+    typed = request.form.get("source")
+    if typed is None:
+        return None
+    try:
+        code_drafts.keep(here().seat, exercise_id, typed)
+    except SourceRejected as error:
+        return gettext("Your code could not be kept: %(why)s It stays in the editor only until you leave this page.",
+                       why=translated(error.text))  # fmt: skip
+    return None
 
 
 def _uploaded_or_typed() -> bytes | str:

@@ -138,3 +138,60 @@ def test_without_javascript_the_plain_textarea_is_the_editor(
             assert row is not None and row.source.replace("\r\n", "\n") == RELU
     finally:
         context.close()
+
+
+def test_a_hint_and_giving_up_keep_the_code_in_the_editor(
+    live_server: LiveServer, page: Page, unique_email: Emails, artifacts: Path
+) -> None:
+    register(page, live_server.url, unique_email("helped"))
+    page.goto(live_server.url + URL)
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("import numpy as np\n\n\ndef gelu(z):\n")
+    page.keyboard.type("return 0.5 * z  # half way\n")
+    typed = editor_text(page)
+    assert "half way" in typed
+    page.get_by_role("button", name="Show a hint").click()  # a button of the hint card, sending the code form
+    page.wait_for_url(re.compile(r"/exercises/code-gelu#hints$"))
+    expect(page.locator("#hints ol.hints li")).to_have_count(1)
+    assert editor_text(page).replace("\r\n", "\n") == typed
+    page.screenshot(path=str(artifacts / "code-hint-kept-desktop.png"), full_page=True)
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.get_by_role("button", name="Give up and show the solution").click()
+    assert asked and "stops counting" in asked[0]
+    expect(page.locator("section.solution")).to_have_count(0)  # declined: nothing sent
+    page.locator(EDITOR).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# and more")
+    typed = editor_text(page)
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Give up and show the solution").click()
+    page.wait_for_url(re.compile(r"#solution$"))
+    expect(page.locator("section.solution")).to_contain_text("You gave up on this exercise")
+    assert editor_text(page).replace("\r\n", "\n") == typed
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts / "code-gave-up-kept-phone.png"), full_page=True)
+
+
+def test_without_javascript_giving_up_asks_on_a_page_and_no_leads_back_to_the_typed_code(
+    live_server: LiveServer, browser: Browser, unique_email: Emails
+) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 800})
+    try:
+        page = context.new_page()
+        register(page, live_server.url, unique_email("nojs-help"))
+        page.goto(live_server.url + URL)
+        page.locator("textarea#source").fill(RELU)
+        page.get_by_role("button", name="Give up and show the solution").click()
+        expect(page.locator("h1")).to_have_text("Give up?")
+        page.get_by_role("button", name="No, back to the exercise").click()
+        page.wait_for_url(re.compile(r"/exercises/code-gelu$"))
+        assert page.locator("textarea#source").input_value().replace("\r\n", "\n") == RELU
+        expect(page.locator("section.solution")).to_have_count(0)
+        page.get_by_role("button", name="Show a hint").click()
+        page.wait_for_url(re.compile(r"/exercises/code-gelu#hints$"))
+        expect(page.locator("#hints ol.hints li")).to_have_count(1)
+        assert page.locator("textarea#source").input_value().replace("\r\n", "\n") == RELU
+    finally:
+        context.close()

@@ -12,19 +12,21 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
-from grader.models import ApiToken, Attempt, Extension, Progress, Submission, User, Variant
-from grader.services import accounts
+from grader.models import ApiToken, Attempt, CodeDraft, Extension, Progress, Submission, User, Variant
+from grader.services import accounts, code_drafts
 from grader.wrong_parts import WrongPart
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth, token_for
-from tests.web.conftest import PASSWORD, csrf_from, empty_database, login, make_user
+from tests.web.conftest import PASSWORD, csrf_from, empty_database, login, make_user, seat
 from tests.web.test_app import flask_cli
 from tests.web.test_code import send
+from tests.web.test_code_drafts import TYPED as DRAFT
 from tests.web.test_due_dates import with_due
 from tests.web.test_extensions import set_due, user_id
 from tests.web.test_learn import expected, fmt, post_answers
 
-OWN_TABLES = (ApiToken, Attempt, Extension, Progress, Submission, Variant, WrongPart, SkillEvent, SkillState)
+OWN_TABLES = (ApiToken, Attempt, CodeDraft, Extension, Progress, Submission, Variant, WrongPart, SkillEvent,
+              SkillState)
 
 
 def rows_of(app: Flask, uid: int) -> dict[str, int]:
@@ -35,13 +37,16 @@ def rows_of(app: Flask, uid: int) -> dict[str, int]:
 
 
 def some_work(app: Flask, learner: FlaskClient, instructor: FlaskClient) -> int:
-    """Ada answers block-residual twice, sends code, has a token and an extension; returns her id."""
+    """Ada answers block-residual twice, sends code, keeps a draft of other code, has a token and an extension;
+    returns her id."""
     right = fmt(expected(app, "block-residual")["h"])
     post_answers(learner, "block-residual", {"h": "[1,000; 2,000; 3,000; 4,000]"})
     post_answers(learner, "block-residual", {"h": right})
     send(learner, GOOD)
-    token_for(app)
     ada = user_id(app, "ada@example.com")
+    with app.app_context():  # as a hint would keep it, without the hint's evidence about her skills
+        code_drafts.keep(seat(ada), "code-gelu", DRAFT)
+    token_for(app)
     granted = set_due(instructor, ada, with_due(app, "2000-01-01T00:00:00Z"))
     assert granted.status_code == 303
     instructor.get(granted.headers["Location"])  # shows (and so clears) the flashed confirmation
@@ -73,6 +78,8 @@ def test_the_download_holds_the_learners_work_and_no_secrets(app: Flask, learner
     assert progress["attempts_used"] == 2 and progress["best_score"] == 1.0 and progress["solved_at"].endswith("Z")
     [code] = data["submissions"]
     assert code["exercise"] == "code-layer-norm" and code["source"] == GOOD and code["status"] == "graded"
+    [draft] = data["code_drafts"]
+    assert draft["exercise"] == "code-gelu" and draft["source"] == DRAFT and draft["updated_at"].endswith("Z")
     assert [t["prefix"][:3] for t in data["api_tokens"]] == ["gr_"]
     assert [e["due_at"] for e in data["extensions"]] == ["2999-06-01T10:00:00Z"]
     [residual] = data["mastery"]  # the learner model's view of her, and the answers it rests on
