@@ -14,7 +14,7 @@ from typing import Iterable, Mapping, Sequence
 import sqlalchemy as sa
 
 from grader.adaptive import bkt, evidence
-from grader.adaptive.model import PRACTICE, Observation, SkillState, fresh, replay, step
+from grader.adaptive.model import Observation, SkillState, fresh, replay, step
 from grader.catalog.skills import skill_order
 from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.codecheck.spec import CodeExerciseSpec
@@ -26,9 +26,9 @@ from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 
 _EVENTS, _STATES, _PARAMS = SkillEvent.__table__, StateRow.__table__, SkillParams.__table__
-# The skill of the rows that note a practice answer already checked (its fingerprint in `part`): no skill at all, so
-# no reader of the evidence (a replay, a fit, the recent mistakes) ever takes one for an observation.
-CHECKED = ""
+# The rows that note a practice answer already checked (its fingerprint in `part`) have a source of their own and no
+# skill, so no reader of the evidence (a replay, a fit, the recent mistakes) ever takes one for an observation.
+CHECKED, NO_SKILL = "checked", ""
 _STATE_KEY = [_STATES.c.course_id, _STATES.c.user_id, _STATES.c.skill]
 _NEW_STATE = per_dialect(lambda d: d.insert(_STATES).on_conflict_do_nothing(index_elements=_STATE_KEY))
 
@@ -95,10 +95,11 @@ def record_check(seat: Seat, exercise_id: str, observations: Sequence[Observatio
         return
     _locked_states(seat, params)  # first: the same answers checked twice at once wait here, then find the first noted
     noted = set(db.session.scalars(sa.select(_EVENTS.c.part).where(
-        _EVENTS.c.course_id == seat.course_id, _EVENTS.c.user_id == seat.user_id, _EVENTS.c.skill == CHECKED,
-        _EVENTS.c.exercise_id == exercise_id, _EVENTS.c.part.in_(list(fingerprints.values())))))  # fmt: skip
+        _EVENTS.c.course_id == seat.course_id, _EVENTS.c.user_id == seat.user_id, _EVENTS.c.skill == NO_SKILL,
+        _EVENTS.c.source == CHECKED, _EVENTS.c.exercise_id == exercise_id,
+        _EVENTS.c.part.in_(list(fingerprints.values())))))  # fmt: skip
     new = {part for part, mark in fingerprints.items() if mark not in noted}
-    marks = [Observation(CHECKED, None, observations[0].at, PRACTICE, None, fingerprints[part]) for part in new]
+    marks = [Observation(NO_SKILL, None, observations[0].at, CHECKED, None, fingerprints[part]) for part in new]
     if marks:
         db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, None, o) for o in marks])
     record(seat, exercise_id, [o for o in observations if o.part in new])
