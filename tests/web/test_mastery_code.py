@@ -11,9 +11,11 @@ from flask.testing import FlaskClient
 from grader.adaptive import bkt
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
-from grader.models import Submission
+from grader.catalog.spec import NUMERIC_KIND
+from grader.models import Exercise, Submission
 from grader.services import overrides, submissions
 from tests.layer_norm_sources import GOOD, NO_EPS
+from tests.web.api_support import API, auth
 from tests.web.conftest import seat
 from tests.web.test_code import rows, send
 from tests.web.test_mastery import _user, events, states
@@ -81,3 +83,20 @@ def test_an_override_on_a_code_exercise_replays_its_code_evidence(app: Flask, le
         db.session.commit()
         overrides.set_score(seat(_user(app)), "code-layer-norm", "90", "a case was unfair", by=_user(app))
     assert states(app)[SKILL] == live
+
+
+def test_a_mistake_named_in_code_sends_practice_to_its_skill_without_claiming_numbers_expose_it(
+        app: Flask, client: FlaskClient, token: str) -> None:  # fmt: skip
+    # no-eps is the code grader's mistake; no typed part names it, so no numbers can be chosen to show it.
+    made = client.post(f"{API}/exercises/code-layer-norm/submissions", json={"source": NO_EPS}, headers=auth(token))
+    assert made.get_json()["result"]["misconception"] == "no-eps"
+    with app.app_context():  # done with the lesson's own numbers, so what comes next is practice numbers
+        typed_ones = list(db.session.scalars(sa.select(Exercise.id).where(Exercise.lesson == "gpt2-block",
+                                                                          Exercise.kind == NUMERIC_KIND)))  # fmt: skip
+    for exercise_id in typed_ones:
+        assert client.post(f"{API}/exercises/{exercise_id}/give-up", headers=auth(token)).status_code == 200
+    reply = client.get(f"{API}/practice/next?lesson=gpt2-block", headers=auth(token))
+    assert reply.status_code == 200, reply.get_data(as_text=True)
+    body = reply.get_json()
+    assert (body["skill"], body["scored"]) == (SKILL, False) and body["numbers"]
+    assert "“no ε under the square root”" in body["reason"] and "These numbers make it show" not in body["reason"]
