@@ -3,8 +3,9 @@
 A moment is one graded attempt, graded code submission, practice check, hint or give-up: it brings one observation
 per part and skill (for code, one per skill; a hint brings one with no answer). BKT updates once per answered
 observation; the fsrs card is reviewed once per moment and skill: Again when any answer was wrong (a give-up counts
-as wrong), Hard for a hint alone, Good when all were right, Easy when they were right and the skill is now mastered. The live update and a replay (after
-a regrade) run this same fold, so a replay of the stored moments gives the state the live updates gave.
+as wrong), Hard for a hint alone, Good when all were right, Easy when they were right and the skill is now mastered.
+The live update and a replay (after a regrade) run this same fold, so a replay of the stored moments gives the state
+the live updates gave.
 """
 
 from __future__ import annotations
