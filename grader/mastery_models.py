@@ -2,7 +2,8 @@
 
 skill_events is the stored sequence of observations (answers, graded code, practice checks, hints, give-ups) that a
 regrade replays, with notes of the practice answers already checked (source `checked`, no skill, the answer's
-fingerprint in `part`: a repeat adds nothing); skill_states is the fold of it that pages read (nothing is refitted per request).
+fingerprint in `part`: a repeat adds nothing); skill_states is the fold of it that pages read (nothing is refitted
+per request).
 """
 
 from __future__ import annotations

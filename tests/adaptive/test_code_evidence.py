@@ -39,7 +39,8 @@ def test_a_mistake_the_catalogue_does_not_place_counts_against_the_exercises_ski
 
 def test_any_other_failure_is_wrong_on_the_exercises_skills() -> None:
     for status in ("failed", "error", "timeout", "memory_limit"):
-        assert seen(CodeResult(status, 0.0)) == [("residual-stream", False, "code", None)], status  # type: ignore[arg-type]
+        result = CodeResult(status, 0.0)  # type: ignore[arg-type]
+        assert seen(result) == [("residual-stream", False, "code", None)], status
 
 
 def test_code_that_was_not_graded_says_nothing() -> None:

@@ -43,7 +43,8 @@ def web_never_grades(monkeypatch: pytest.MonkeyPatch) -> None:
 def code_evidence(app: Flask) -> list[tuple[str, str, bool | None]]:
     """The learner model's observations stored so far (by whichever process recorded the verdict)."""
     with app.app_context():
-        return [(e.source, e.skill, e.correct) for e in db.session.scalars(sa.select(SkillEvent).order_by(SkillEvent.id))]
+        stored = db.session.scalars(sa.select(SkillEvent).order_by(SkillEvent.id))
+        return [(e.source, e.skill, e.correct) for e in stored]
 
 
 def grading_now(worker: Worker, jobs: int = 1) -> None:
