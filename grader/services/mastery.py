@@ -80,29 +80,38 @@ def record(seat: Seat, exercise_id: str, observations: Sequence[Observation], at
         return
     db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, attempt_id, o) for o in observations])
     params = params_for(seat.course_id, dict.fromkeys(o.skill for o in observations))
-    states = _locked_states(seat, params)
-    changed = [step(states[skill], [o for o in observations if o.skill == skill], p) for skill, p in params.items()]
-    _store(seat, changed, observations[0].at)
+    _fold(seat, observations, params, _locked_states(seat, params))
+
+
+def _fold(seat: Seat, observations: Sequence[Observation], params: dict[str, bkt.Params],
+          states: dict[str, SkillState]) -> None:  # fmt: skip
+    """Step the locked states of the skills the moment's observations touch, and store them."""
+    if not observations:
+        return
+    touched = [skill for skill in params if any(o.skill == skill for o in observations)]
+    _store(seat, [step(states[s], [o for o in observations if o.skill == s], params[s]) for s in touched],
+           observations[0].at)  # fmt: skip
 
 
 def record_check(seat: Seat, exercise_id: str, observations: Sequence[Observation],
                  fingerprints: Mapping[str, str]) -> None:  # fmt: skip
     """Store a practice check's observations, but none of a part whose answer was already checked on the same numbers
-    (`fingerprints`: each answered part's practice_fingerprint); note the new answers' fingerprints. In the caller's
+    (`fingerprints`: each answered part's practice.fingerprint); note the new answers' fingerprints. In the caller's
     transaction."""
     params = params_for(seat.course_id, dict.fromkeys(o.skill for o in observations))
     if not params:
         return
-    _locked_states(seat, params)  # first: the same answers checked twice at once wait here, then find the first noted
+    states = _locked_states(seat, params)  # first: the same answers checked twice at once wait here, then see them
     noted = set(db.session.scalars(sa.select(_EVENTS.c.part).where(
         _EVENTS.c.course_id == seat.course_id, _EVENTS.c.user_id == seat.user_id, _EVENTS.c.skill == NO_SKILL,
         _EVENTS.c.source == CHECKED, _EVENTS.c.exercise_id == exercise_id,
         _EVENTS.c.part.in_(list(fingerprints.values())))))  # fmt: skip
     new = {part for part, mark in fingerprints.items() if mark not in noted}
+    shown = [o for o in observations if o.part in new]
     marks = [Observation(NO_SKILL, None, observations[0].at, CHECKED, None, fingerprints[part]) for part in new]
-    if marks:
-        db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, None, o) for o in marks])
-    record(seat, exercise_id, [o for o in observations if o.part in new])
+    if marks:  # the notes and the observations in one statement
+        db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, None, o) for o in [*marks, *shown]])
+    _fold(seat, shown, params, states)
 
 
 def _spec(exercise_id: str) -> ExerciseSpec | CodeExerciseSpec:
