@@ -1,7 +1,9 @@
 """The learner model's tables: each learner's evidence and state per course and skill, fitted parameters, switches.
 
-skill_events is the stored sequence of observations (answers, practice checks, hints, give-ups) that a regrade
-replays; skill_states is the fold of it that pages read (nothing is refitted per request).
+skill_events is the stored sequence of observations (answers, graded code, practice checks, hints, give-ups) that a
+regrade replays, with notes of the practice answers already checked (source `checked`, no skill, the answer's
+fingerprint in `part`: a repeat adds nothing); skill_states is the fold of it that pages read (nothing is refitted
+per request).
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ class SkillEvent(db.Model):  # type: ignore[name-defined,misc]
     course_id: Mapped[int] = mapped_column(sa.ForeignKey("courses.id", ondelete="CASCADE"))
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id", ondelete="CASCADE"))
     exercise_id: Mapped[str] = mapped_column(sa.String(80))
-    # The graded attempt it came from (a regrade rewrites these); None for practice, hints and give-ups.
+    # The graded attempt it came from (a regrade rewrites these); None for code, practice, hints and give-ups.
     attempt_id: Mapped[int | None] = mapped_column(sa.ForeignKey("attempts.id", ondelete="CASCADE"), default=None,
                                                    index=True)
-    source: Mapped[str] = mapped_column(sa.String(10))  # attempt | practice | hint | give-up
+    source: Mapped[str] = mapped_column(sa.String(10))  # attempt | code | practice | hint | give-up | checked
     part: Mapped[str | None] = mapped_column(sa.String(80), default=None)
     skill: Mapped[str] = mapped_column(sa.String(40))
     correct: Mapped[bool | None] = mapped_column(default=None)  # None: a hint, no answer

@@ -1,11 +1,12 @@
 """A learner's state per skill: P(known) and an fsrs review card, folded from what they did, one moment at a time.
 
-A moment is one graded attempt, practice check, hint or give-up: it brings one observation per part and skill
-(a hint brings one with no answer). A moment with answers is an opportunity: P(known) is then read from the
-learner's own learning curve over all their opportunities (grader.adaptive.curve); the fsrs card is reviewed once
-per moment and skill: Again when any answer was wrong (a give-up counts as wrong), Hard for a hint alone, Good
-when all were right, Easy when they were right and the skill is now mastered. The live update and a replay (after
-a regrade) run this same fold, so a replay of the stored moments gives the state the live updates gave.
+A moment is one graded attempt, graded code submission, practice check, hint or give-up: it brings one observation
+per part and skill (for code, one per skill; a hint brings one with no answer). A moment with answers is an
+opportunity: P(known) is then read from the learner's own learning curve over all their opportunities
+(grader.adaptive.curve); the fsrs card is reviewed once per moment and skill: Again when any answer was wrong (a
+give-up counts as wrong), Hard for a hint alone, Good when all were right, Easy when they were right and the skill
+is now mastered. The live update and a replay (after a regrade) run this same fold, so a replay of the stored
+moments gives the state the live updates gave.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from grader.adaptive import bkt, curve
 MASTERED = 0.95  # P(known) from which a skill counts as mastered (and comes back only when fsrs says it is due)
 # Fuzzing off: a replay must give the same due dates as the live updates did.
 _SCHEDULER = Scheduler(enable_fuzzing=False)
-HINT, ATTEMPT, PRACTICE, GIVE_UP = "hint", "attempt", "practice", "give-up"
+HINT, ATTEMPT, PRACTICE, GIVE_UP, CODE = "hint", "attempt", "practice", "give-up", "code"
 
 
 @dataclass(frozen=True)

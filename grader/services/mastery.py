@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import sqlalchemy as sa
 
@@ -26,6 +26,9 @@ from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 
 _EVENTS, _STATES, _PARAMS = SkillEvent.__table__, StateRow.__table__, SkillParams.__table__
+# The rows that note a practice answer already checked (its fingerprint in `part`) have a source of their own and no
+# skill, so no reader of the evidence (a replay, a fit, the recent mistakes) ever takes one for an observation.
+CHECKED, NO_SKILL = "checked", ""
 _STATE_KEY = [_STATES.c.course_id, _STATES.c.user_id, _STATES.c.skill]
 _NEW_STATE = per_dialect(lambda d: d.insert(_STATES).on_conflict_do_nothing(index_elements=_STATE_KEY))
 
@@ -79,9 +82,40 @@ def record(seat: Seat, exercise_id: str, observations: Sequence[Observation], at
     states = _locked_states(seat, params)
     earlier = stored_observations(seat, params)
     db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, attempt_id, o) for o in observations])
-    changed = [step(states[skill], [o for o in observations if o.skill == skill], p, history_of(skill, earlier))
-               for skill, p in params.items()]  # fmt: skip
-    _store(seat, changed, observations[0].at)
+    _fold(seat, observations, params, states, earlier)
+
+
+def _fold(seat: Seat, observations: Sequence[Observation], params: dict[str, bkt.Params],
+          states: dict[str, SkillState], earlier: Sequence[Observation]) -> None:  # fmt: skip
+    """Step the locked states of the skills the moment's observations touch, after the `earlier` stored ones (the
+    learner's curve so far), and store them."""
+    if not observations:
+        return
+    touched = [skill for skill in params if any(o.skill == skill for o in observations)]
+    _store(seat, [step(states[s], [o for o in observations if o.skill == s], params[s], history_of(s, earlier))
+                  for s in touched], observations[0].at)  # fmt: skip
+
+
+def record_check(seat: Seat, exercise_id: str, observations: Sequence[Observation],
+                 fingerprints: Mapping[str, str]) -> None:  # fmt: skip
+    """Store a practice check's observations, but none of a part whose answer was already checked on the same numbers
+    (`fingerprints`: each answered part's practice.fingerprint); note the new answers' fingerprints. In the caller's
+    transaction."""
+    params = params_for(seat.course_id, dict.fromkeys(o.skill for o in observations))
+    if not params:
+        return
+    states = _locked_states(seat, params)  # first: the same answers checked twice at once wait here, then see them
+    noted = set(db.session.scalars(sa.select(_EVENTS.c.part).where(
+        _EVENTS.c.course_id == seat.course_id, _EVENTS.c.user_id == seat.user_id, _EVENTS.c.skill == NO_SKILL,
+        _EVENTS.c.source == CHECKED, _EVENTS.c.exercise_id == exercise_id,
+        _EVENTS.c.part.in_(list(fingerprints.values())))))  # fmt: skip
+    new = {part for part, mark in fingerprints.items() if mark not in noted}
+    shown = [o for o in observations if o.part in new]
+    marks = [Observation(NO_SKILL, None, observations[0].at, CHECKED, None, fingerprints[part]) for part in new]
+    earlier = stored_observations(seat, params) if shown else []
+    if marks:  # the notes and the observations in one statement
+        db.session.execute(sa.insert(_EVENTS), [_event_row(seat, exercise_id, None, o) for o in [*marks, *shown]])
+    _fold(seat, shown, params, states, earlier)
 
 
 def _spec(exercise_id: str) -> ExerciseSpec | CodeExerciseSpec:

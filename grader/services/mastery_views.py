@@ -97,3 +97,11 @@ def class_mastery_csv(course_id: int) -> Iterator[str]:
 def level(p: float) -> int:
     """A heatmap colour band, 0 (not known) to 4 (mastered)."""
     return 4 if p >= MASTERED else min(3, int(p * 4))
+
+
+def level_bands() -> list[tuple[int, int, int]]:
+    """Each heatmap band with the lowest and highest whole percentage in it, for the page's colour key."""
+    bands: dict[int, list[int]] = {}
+    for percent in range(101):
+        bands.setdefault(level(percent / 100), []).append(percent)
+    return [(band, min(shown), max(shown)) for band, shown in sorted(bands.items())]

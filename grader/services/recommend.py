@@ -18,12 +18,13 @@ import sqlalchemy as sa
 from grader.adaptive.choose import Choice, Mistake, Offered, choose, pinned
 from grader.adaptive.model import SkillState, fresh
 from grader.answers.tolerance import Tolerance
+from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.spec import NUMERIC_KIND, ExerciseSpec
 from grader.catalog.variants import VariantError, make_variant
 from grader.extensions import db
 from grader.mastery_models import SkillEvent
 from grader.models import PUBLISHED, Exercise, ExerciseVersion, utcnow
-from grader.services import attempts, mastery, practice, progress
+from grader.services import attempts, insights, mastery, practice, progress
 from grader.services.adaptive_switches import switches
 from grader.services.courses import Seat
 from grader.services.exercises import spec_of
@@ -44,6 +45,7 @@ class Recommendation:
     scored: bool
     numbers: str | None
     mistake_title: str | None = None  # the recent mistake's title (English; the page translates it)
+    shows_mistake: bool = False  # the numbers were chosen so that the mistake shows (it was made in one of its parts)
 
 
 def offered_exercises(seat: Seat, lesson: str | None, now: datetime) -> tuple[list[Offered], dict[str, ExerciseSpec]]:
@@ -146,9 +148,13 @@ def next_for(seat: Seat, lesson: str | None, secret: str, early: bool = False,
     spec = specs[choice.exercise_id]
     if not _finished(seat, choice.exercise_id, early):
         return Recommendation(choice, True, None, _title(spec, choice))
-    seeds = [practice.new_seed() for _ in range(CANDIDATES if choice.mistake else 1)]
-    seed = exposing_seed(spec, choice.mistake, seeds) if choice.mistake else seeds[0]
-    return Recommendation(choice, False, practice.numbers_token(spec.lesson, seed, secret), _title(spec, choice))
+    # A mistake named in code, or in another exercise, is no part of this one: new numbers, said plainly.
+    made = choice.mistake
+    shows = made is not None and made.exercise_id == spec.id and any(p.id == made.part for p in spec.parts)
+    seeds = [practice.new_seed() for _ in range(CANDIDATES if shows else 1)]
+    seed = exposing_seed(spec, choice.mistake, seeds) if shows and choice.mistake else seeds[0]
+    token = practice.numbers_token(spec.lesson, seed, secret)
+    return Recommendation(choice, False, token, _title(spec, choice), shows)
 
 
 def _states(seat: Seat, offered: list[Offered]) -> dict[str, SkillState]:
@@ -169,4 +175,10 @@ def _finished(seat: Seat, exercise_id: str, early: bool) -> bool:
 
 
 def _title(spec: ExerciseSpec, choice: Choice) -> str | None:
-    return spec.mistake_words(choice.mistake.name)[0] if choice.mistake else None
+    """The recent mistake's title: the exercise's or the catalogue's, else (a mistake named in code) its task's."""
+    if choice.mistake is None:
+        return None
+    name = choice.mistake.name
+    if name in (spec.mistakes or {}) or name in MISCONCEPTIONS:
+        return spec.mistake_words(name)[0]
+    return insights.mistake_titles(choice.mistake.exercise_id).get(name)

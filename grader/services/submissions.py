@@ -25,15 +25,17 @@ import sqlalchemy as sa
 from flask import Flask, current_app
 from sqlalchemy.exc import SQLAlchemyError
 
+from grader.adaptive import evidence
 from grader.catalog.spec import CODE_KIND
 from grader.code_grading import Runner, grade_code, read_source
 from grader.catalog.policy import AttemptPolicy, attempts_left
 from grader.codecheck.results import CodeResult
+from grader.codecheck.spec import CodeExerciseSpec
 from grader import tasks
 from grader.extensions import db
 from grader.models import Exercise, Submission, utcnow
 from grader.sandbox import SandboxUnavailable, default_pool
-from grader.services import code_drafts, progress
+from grader.services import code_drafts, mastery, progress
 from grader.texts import say
 from grader.services.attempts import ensure_open, progress_of
 from grader.services.course_content import uses
@@ -146,8 +148,9 @@ def grade_pending(submission_id: int, runner: Runner) -> Submission | None:
     return record(submission_id, grade_code(spec, source, seed, runner), spec)
 
 
-def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = AttemptPolicy()) -> Submission | None:
-    """Store a verdict exactly once, with the learner's progress, in one transaction.
+def record(submission_id: int, result: CodeResult, spec: CodeExerciseSpec | None = None) -> Submission | None:
+    """Store a verdict exactly once, with the learner's progress and what it shows of the learner's skills (the
+    exercise's `spec`, as graded: None for a verdict of no grading, which shows nothing), in one transaction.
 
     A submission is late by when it was sent, however long it waited for grading. A verdict never
     takes attempts_used past the exercise's current max_attempts: a submission accepted before an
@@ -167,6 +170,7 @@ def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = Attem
         result = CodeResult("invalid", 0.0, text=LIMIT_REACHED, duration_ms=result.duration_ms)
     elif result.counted and mine.gave_up_at is not None:  # sent before giving up, graded after: the solution was seen
         result = CodeResult("invalid", 0.0, text=GAVE_UP, duration_ms=result.duration_ms)
+    policy = spec or AttemptPolicy()
     if result.counted:
         row.number, row.score = progress.credit(mine, result.score, policy, row.created_at)
         row.late = policy.is_late(row.created_at)
@@ -174,6 +178,8 @@ def record(submission_id: int, result: CodeResult, policy: AttemptPolicy = Attem
         row.status = "failed"
     row.result, row.feedback = result.to_json(), result.texts_json()
     row.grading_ms, row.graded_at = result.duration_ms, utcnow()
+    if spec is not None:  # at the verdict's time, so a replay keeps it where the live update put it
+        mastery.record(mine.seat, row.exercise_id, evidence.of_code(spec, result, row.graded_at))
     db.session.commit()
     return row
 

@@ -31,7 +31,8 @@ def my_mastery() -> str:
 def class_mastery() -> str:
     """The course's learners × skills, the weakest skills and the learners stuck on each."""
     found = mastery_views.class_mastery(here().seat.course_id)
-    return render_template("teach/mastery.html", found=found, level=mastery_views.level)
+    return render_template("teach/mastery.html", found=found, level=mastery_views.level,
+                           bands=mastery_views.level_bands())  # fmt: skip
 
 
 @teach.bp.get("/mastery.csv")

@@ -35,7 +35,7 @@ def reason(found: Recommendation) -> str:
                            "You made the mistake “%(title)s” %(num)d times this week.", choice.mistake.times,
                            title=title)  # fmt: skip
         said = translated(text)
-        if not found.scored:
+        if not found.scored and found.shows_mistake:
             said += " " + translated(N_("These numbers make it show."))
     else:
         said = translated(say(_REASONS[choice.why], skill=skill))

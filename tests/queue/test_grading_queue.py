@@ -11,9 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
+from grader.extensions import db
+from grader.mastery_models import SkillEvent
 from grader.services import submissions
 from tests.queue.conftest import EXERCISE, VISIBILITY_TIMEOUT, poll, stored, submit
 from tests.layer_norm_sources import GOOD
@@ -37,6 +40,13 @@ def web_never_grades(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(submissions, "default_pool", refuse)
 
 
+def code_evidence(app: Flask) -> list[tuple[str, str, bool | None]]:
+    """The learner model's observations stored so far (by whichever process recorded the verdict)."""
+    with app.app_context():
+        stored = db.session.scalars(sa.select(SkillEvent).order_by(SkillEvent.id))
+        return [(e.source, e.skill, e.correct) for e in stored]
+
+
 def grading_now(worker: Worker, jobs: int = 1) -> None:
     """Wait until the worker has received its `jobs`-th job and its sandbox is running, then a moment more."""
     wait_for(lambda: len(worker.received()) >= jobs, 15, "the worker to receive the job")
@@ -56,6 +66,7 @@ def test_code_is_graded_by_a_worker_not_the_web_process(app: Flask, client: Flas
     body = poll(client, token, response.get_json()["submission_id"])
     assert (body["status"], body["score"], body["result"]["status"]) == ("graded", 1.0, "passed")
     assert len(worker.succeeded()) == 1
+    assert code_evidence(app) == [("code", "layernorm-stats", True)]  # the worker's verdict moves the skill
 
 
 def test_a_job_whose_pool_process_is_killed_is_delivered_again_and_counted_once(
@@ -72,6 +83,7 @@ def test_a_job_whose_pool_process_is_killed_is_delivered_again_and_counted_once(
     assert (body["status"], body["score"], body["result"]["status"]) == ("graded", 1.0, "passed")
     row, counted = stored(app, submission_id)
     assert (row.number, counted) == (1, 1)
+    assert code_evidence(app) == [("code", "layernorm-stats", True)]  # and is evidence once
     [task] = set(worker.received())
     assert worker.received() == [task, task], "the same message, delivered twice"
     assert worker.child() != killed and worker.started.process.poll() is None

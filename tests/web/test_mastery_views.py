@@ -46,6 +46,9 @@ def test_the_course_s_staff_see_its_learners_mastery_and_another_course_s_instru
     t1 = signed_in(app, "t1@example.com", "ml101")
     page = t1.get("/teach/mastery").get_data(as_text=True)
     assert "bo@example.com" in page and 'class="level-0"' in page and "Weakest skills" in page
+    key = page[page.index('<ul class="heat-legend"'):]
+    assert '<li class="level-0">0–24 %</li>' in key and '<li class="level-4">95–100 % · mastered</li>' in key
+    assert '<li class="level-none">— no answers yet</li>' in key[:key.index("</ul>")]
     csv = t1.get("/teach/mastery.csv").get_data(as_text=True).splitlines()
     assert csv[0] == "learner,residual-stream" and csv[1] == "ada@example.com," and csv[2].startswith("bo@example.com,0.")
     t2 = signed_in(app, "t2@example.com", "ml102")

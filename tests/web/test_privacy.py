@@ -82,10 +82,13 @@ def test_the_download_holds_the_learners_work_and_no_secrets(app: Flask, learner
     assert draft["exercise"] == "code-gelu" and draft["source"] == DRAFT and draft["updated_at"].endswith("Z")
     assert [t["prefix"][:3] for t in data["api_tokens"]] == ["gr_"]
     assert [e["due_at"] for e in data["extensions"]] == ["2999-06-01T10:00:00Z"]
-    [residual] = data["mastery"]  # the learner model's view of her, and the answers it rests on
+    # The learner model's view of her, and the answers it rests on: her typed answers and her graded code.
+    layernorm, residual = sorted(data["mastery"], key=lambda m: m["skill"])
     assert residual["skill"] == "residual-stream" and residual["evidence"] == 2 and residual["due_at"].endswith("Z")
-    assert [(e["exercise"], e["part"], e["correct"]) for e in data["skill_evidence"]] == [
-        ("block-residual", "h", False), ("block-residual", "h", True)]
+    assert layernorm["skill"] == "layernorm-stats" and layernorm["evidence"] == 1
+    assert [(e["exercise"], e["source"], e["part"], e["correct"]) for e in data["skill_evidence"]] == [
+        ("block-residual", "attempt", "h", False), ("block-residual", "attempt", "h", True),
+        ("code-layer-norm", "code", None, True)]
     with app.app_context():
         ada = db.session.scalar(sa.select(User).where(User.email == "ada@example.com"))
         secrets = [ada.password_hash, *db.session.scalars(sa.select(ApiToken.token_hash))]
@@ -130,6 +133,9 @@ def test_deleting_erases_the_account_and_everything_of_it_and_nothing_else(app: 
     bob_id = user_id(app, "bob@example.com")
     bob_before = rows_of(app, bob_id)
     ada_token = token_for(app)
+    with app.app_context():  # her graded code is evidence too, and goes with the rest
+        assert db.session.scalar(sa.select(sa.func.count()).select_from(SkillEvent).where(
+            SkillEvent.user_id == ada, SkillEvent.source == "code")) == 1  # fmt: skip
     response = close(learner, PASSWORD)
     assert response.status_code == 303 and response.headers["Location"].endswith("/login")
     assert "Your account and everything kept with it were deleted." in learner.get("/login").get_data(as_text=True)
