@@ -210,7 +210,7 @@ def _flash_notes(notes: tuple[Text, ...]) -> None:
     """The self-check's notes on a saved exercise, as warnings beside the saved message (a few: the
     session cookie carries them; the preview lists them all)."""
     for note in notes[:NOTES_FLASHED]:
-        flash(gettext("Saved, with a note from the self-check: %(note)s", note=translated(note)), "warning")
+        flash(gettext("Note from the self-check: %(note)s", note=translated(note)), "warning")
     if len(notes) > NOTES_FLASHED:
         more = len(notes) - NOTES_FLASHED
         flash(ngettext("… and %(num)d more note: the preview lists them all.",

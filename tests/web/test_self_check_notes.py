@@ -69,7 +69,7 @@ def test_the_check_and_the_save_show_a_code_mistakes_notes_and_the_save_is_store
     page = instructor.get(saved.headers["Location"]).get_data(as_text=True)
     assert "Saved a new version of code-rmsnorm as a draft" in page
     for note in NOTES:
-        assert f'<p class="flash warn" role="status">Saved, with a note from the self-check: {note}</p>' in page
+        assert f'<p class="flash warn" role="status">Note from the self-check: {note}</p>' in page
     assert "self-check" not in instructor.get(saved.headers["Location"]).get_data(as_text=True)  # shown once
 
 
@@ -78,8 +78,8 @@ def test_the_live_preview_shows_the_notes_in_the_instructors_language(instructor
     html = preview(instructor, retitled(RMSNORM, "RMSNorm in Russian")).get_data(as_text=True)
     notes = notes_in(html)
     assert "У самопроверки 2 замечания. Они не мешают сохранить" in notes
-    assert ("<li>code-rmsnorm: ошибка no-eps проходит 50 из 50 скрытых тестов на зёрнах 0–4 (зерно 0, random-1, "
-            "зерно 0, random-2, зерно 0, random-3, ...); там она не видна</li>") in notes  # fmt: skip
+    assert ("<li>code-rmsnorm: ошибка no-eps проходит 50 из 50 скрытых тестов на зёрнах 0–4 (зерно 0 random-1, "
+            "зерно 0 random-2, зерно 0 random-3, ...); там она не видна</li>") in notes  # fmt: skip
 
 
 def test_a_clean_exercise_gets_no_note(instructor: FlaskClient) -> None:
@@ -121,5 +121,5 @@ def test_a_save_with_many_notes_shows_a_few_and_counts_the_rest(app: Flask) -> N
     with app.test_request_context():
         teach._flash_notes(tuple(say("note %(n)d", n=n) for n in range(7)))
         flashed = get_flashed_messages(with_categories=True)
-    assert flashed == [*(("warning", f"Saved, with a note from the self-check: note {n}") for n in range(5)),
+    assert flashed == [*(("warning", f"Note from the self-check: note {n}") for n in range(5)),
                        ("warning", "… and 2 more notes: the preview lists them all.")]  # fmt: skip
