@@ -13,7 +13,7 @@ from grader.web import teach
 from tests.web.conftest import csrf_from
 from tests.web.test_i18n import choose
 from tests.web.test_learn import EXERCISES
-from tests.web.test_teach import exercise_row, source_of
+from tests.web.test_teach import exercise_row, source_of, upload
 
 RMSNORM = (EXERCISES / "code" / "code-rmsnorm.yaml").read_text(encoding="utf-8")
 SWIGLU = (EXERCISES / "code" / "code-swiglu.yaml").read_text(encoding="utf-8")
@@ -123,3 +123,12 @@ def test_a_save_with_many_notes_shows_a_few_and_counts_the_rest(app: Flask) -> N
         flashed = get_flashed_messages(with_categories=True)
     assert flashed == [*(("warning", f"Note from the self-check: note {n}") for n in range(5)),
                        ("warning", "… and 2 more notes: the preview lists them all.")]  # fmt: skip
+
+
+def test_an_imported_file_with_notes_is_stored_and_its_page_shows_them(app: Flask, instructor: FlaskClient) -> None:
+    copy = RMSNORM.replace("id: code-rmsnorm", "id: my-rmsnorm")
+    imported = upload(instructor, copy.encode(), "my-rmsnorm.yaml")
+    assert imported.status_code == 303 and exercise_row(app, "my-rmsnorm") == (1, 1)
+    page = instructor.get(imported.headers["Location"]).get_data(as_text=True)
+    assert "Created my-rmsnorm as a draft" in page
+    assert page.count('<p class="flash warn" role="status">Note from the self-check: my-rmsnorm: mistake ') == 2
