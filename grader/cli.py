@@ -103,6 +103,8 @@ def sync() -> None:
     report = sync_directory(current_app.config["EXERCISES_DIR"])
     for error in report.errors:
         click.echo(f"error: {error}", err=True)
+    for note in report.notes:  # stored all the same: worth a look, not an error
+        click.echo(f"note: {note}")
     for exercise_id in report.kept:
         click.echo(f"kept {exercise_id}: edited on the web since; export it to update the file")
     click.echo(f"exercises: {len(report.created)} created, {len(report.updated)} updated, "

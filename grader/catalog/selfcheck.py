@@ -16,20 +16,21 @@ from grader.catalog.display import ENGLISH, Notation, fill, notation, quantity_d
 from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, Place
 from grader.catalog.variants import PartVariant, Variant, VariantError, make_variant
 from grader.markup import STRAY_DOLLAR, has_stray_dollar
+from grader.texts import Text
 
 SELF_CHECK_SEEDS = 20  # what the editor, the import page and a sync check before a numeric exercise is stored
 
 
 @dataclass
 class SelfCheckReport:
-    """Counts of what was checked, a line per failure, and a line per note: what is allowed but worth an
-    author's look (a code mistake that passes some hidden cases)."""
+    """Counts of what was checked, a line per failure, and a sentence per note: what is allowed but worth an
+    author's look (a code mistake that passes some hidden cases), translatable where the editor shows it."""
 
     exercises: int = 0
     variants: int = 0
     checks: int = 0
     failures: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)
 
     def merge(self, other: SelfCheckReport) -> None:
         """Add another report's counts, failures and notes to this one."""

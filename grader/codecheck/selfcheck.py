@@ -29,6 +29,7 @@ from grader.formulas.budget import time_budget
 from grader.formulas.expression import FormulaError
 from grader.codecheck.verdict import grade
 from grader.sandbox.results import CaseRun, RunResult
+from grader.texts import Text, joined, say, say_n
 
 # Fewer seeds than a numeric exercise's 20: a seed of a whole block's cases, with every mistake
 # graded, takes about 0.1 s. MARGIN makes up for the seeds not checked.
@@ -73,12 +74,16 @@ class _Passes:
     hidden: int = 0
     passed: list[tuple[int, str]] = field(default_factory=list)
 
-    def note(self, exercise: str, mistake: str, seeds: str) -> str:
+    def note(self, exercise: str, mistake: str, seeds: Text) -> Text:
         """The note on a mistake that passed some hidden cases, with a few of them."""
-        shown = ", ".join(f"seed {seed} {case}" for seed, case in self.passed[:NOTE_EXAMPLES])
-        more = ", ..." if len(self.passed) > NOTE_EXAMPLES else ""
-        return (f"{exercise}: mistake {mistake} passes {len(self.passed)} of {self.hidden} hidden cases at {seeds} "
-                f"({shown}{more}); those cases do not test it")  # fmt: skip
+        shown = [say("seed %(seed)d %(case)s", seed=seed, case=case) for seed, case in self.passed[:NOTE_EXAMPLES]]
+        more = [Text(", ...")] if len(self.passed) > NOTE_EXAMPLES else []
+        # The count that picks the plural form is the hidden cases' ("1 of 10 hidden cases").
+        return say_n("%(exercise)s: mistake %(mistake)s passes %(passed)d of %(num)d hidden case %(seeds)s "
+                     "(%(shown)s); that case does not test it",
+                     "%(exercise)s: mistake %(mistake)s passes %(passed)d of %(num)d hidden cases %(seeds)s "
+                     "(%(shown)s); those cases do not test it", self.hidden, exercise=exercise, mistake=mistake,
+                     passed=len(self.passed), seeds=seeds, shown=joined([joined(shown, ", "), *more], ""))  # fmt: skip
 
 
 def _hidden_passes(spec: CodeExerciseSpec, seed: int, prepared: Prepared, passes: dict[str, _Passes]) -> None:
@@ -124,7 +129,9 @@ def check_code_spec(spec: CodeExerciseSpec, seeds: Iterable[int]) -> SelfCheckRe
     checked = list(seeds)
     for seed in checked:
         _check_seed(spec, loose, seed, report, passes)
-    span = f"seed {checked[0]}" if len(checked) == 1 else f"seeds {min(checked, default=0)} to {max(checked, default=0)}"
+    first, last = min(checked, default=0), max(checked, default=0)
+    span = (say("at seed %(seed)d", seed=first) if len(checked) == 1
+            else say("at seeds %(first)d to %(last)d", first=first, last=last))  # fmt: skip
     report.notes.extend(tally.note(spec.id, name, span) for name, tally in passes.items() if tally.passed)
     return report
 

@@ -21,7 +21,8 @@ from grader.texts import Refusal, Text, say
 from grader.services import exercise_form, exercise_yaml
 from grader.services.dialect import lock_rows
 from grader.services.exercises import (AnySpec, SpecInvalid, code_spec_of, kind_change, latest_version,
-                                       parse_any_source, parse_source, save_source, self_check, spec_of)
+                                       parse_any_source, parse_source, save_source, spec_of)
+from grader.services.save_check import self_check
 
 
 class UploadError(Refusal):
@@ -41,11 +42,12 @@ Sample = Variant | CodeCases  # what a preview shows of an exercise: its numbers
 
 @dataclass
 class Checked:
-    """A source after validation and self-check."""
+    """A source after validation and self-check: errors and failures refuse it, notes are warnings."""
 
     spec: AnySpec | None
     errors: list[SpecError] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    notes: tuple[Text, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -61,7 +63,8 @@ def check(source: str, problems: list[SpecError] | None = None) -> Checked:
         return Checked(None, [*(problems or []), *error.errors])
     if problems:
         return Checked(spec, list(problems))
-    return Checked(spec, [], self_check(source))
+    found = self_check(source)
+    return Checked(spec, [], found.failures, found.notes)
 
 
 def _id_error(spec: AnySpec, editing: str | None, new: bool, course_id: int | None,

@@ -12,14 +12,10 @@ from sqlalchemy.orm import InstrumentedAttribute, contains_eager
 
 from grader.catalog.lessons import exercise_order
 from grader.catalog.loader import SpecError, spec_from_text
-from grader.catalog.selfcheck import SELF_CHECK_SEEDS, check_spec
 from grader.catalog.spec import CODE_KIND, NUMERIC_KIND, ExerciseSpec
-from grader.catalog.draw_check import SAVE_CHECK_SECONDS
-from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS, check_code_spec, check_formula_draws
 from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text, code_spec_from_text
 from grader.catalog.variants import Variant, make_variant
 from grader.extensions import db
-from grader.formulas.budget import time_budget
 from grader.models import DRAFT, PUBLISHED, Exercise, ExerciseVersion, utcnow
 from grader.services import audit
 from grader.texts import Text, say
@@ -259,44 +255,3 @@ def save_source(source: str, user_id: int | None, origin: str = "web", publish: 
                    course_id=exercise.course_id if exercise else None, origin=origin, outcome=outcome)  # fmt: skip
     db.session.commit()
     return spec, outcome
-
-
-def _self_check(spec: AnySpec) -> list[str]:
-    # Instructors' formulas are also tried at random seeds, as learners get them, within budgets well
-    # inside the learners' (check_formula_draws), and the whole check within one budget.
-    with time_budget(SAVE_CHECK_SECONDS):
-        if isinstance(spec, CodeExerciseSpec):
-            return check_formula_draws(spec) or check_code_spec(spec, range(CODE_SELF_CHECK_SEEDS)).failures
-        return check_formula_draws(spec) or check_spec(spec, range(SELF_CHECK_SEEDS)).failures
-
-
-class _Failed(Exception):
-    """The self-check's failures, raised so that lru_cache keeps only passes."""
-
-    def __init__(self, failures: list[str]) -> None:
-        super().__init__(failures)
-        self.failures = failures
-
-
-@lru_cache(maxsize=256)
-def _passes_by_hash(digest: str, source: str) -> bool:
-    # A source that passed is not checked again in this process, so a save after a preview, or a sync
-    # after an import, does not repeat it. A failure is not kept: a draw that ran out of time on a busy
-    # machine, or at an unlucky random seed, is tried afresh.
-    failures = _self_check(parse_any_source(source, "stored"))
-    if failures:
-        raise _Failed(failures)
-    return True
-
-
-def self_check(source: str) -> list[str]:
-    """The self-check's failures on a valid source (empty: it may be stored): on SELF_CHECK_SEEDS
-    variants of a numeric exercise, or the cases of CODE_SELF_CHECK_SEEDS seeds of a code one, and for
-    instructors' formulas the draws at random seeds too."""
-    try:
-        _passes_by_hash(source_hash(source), source)
-    except _Failed as failed:
-        return failed.failures
-    except Exception as error:  # noqa: BLE001 - never a 500, nor a stopped sync
-        return [f"the reference computation failed: {error}"]
-    return []

@@ -24,7 +24,8 @@ from grader.services.attempts import known_answers, seed_of
 from grader.services.course_rules import opens_in
 from grader.services.dialect import lock_rows
 from grader.services.exercises import (AnySpec, SpecInvalid, existing, latest_version, make_current,
-                                       parse_any_source, self_check, variant_of)
+                                       parse_any_source, variant_of)
+from grader.services.save_check import self_check
 
 
 class CannotPublish(ValueError):
@@ -64,7 +65,7 @@ def publish(exercise_id: str, actor_id: int | None, course_id: int | None = None
     except SpecInvalid as error:
         db.session.rollback()
         raise CannotPublish(str(error)) from error
-    failures = self_check(newest.source)  # a draft stored before the save check learnt of random seeds
+    failures = self_check(newest.source).failures  # a draft stored before the save check learnt of random seeds
     if failures:
         db.session.rollback()
         raise CannotPublish(failures[0])

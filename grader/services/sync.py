@@ -10,7 +10,9 @@ from grader.catalog.loader import SpecError, read_sources, shared_ids
 from grader.codecheck.spec import any_spec_from_text
 from grader.extensions import db
 from grader.models import Exercise
-from grader.services.exercises import AnySpec, kind_change, latest_version, self_check, source_hash, store
+from grader.services.exercises import AnySpec, kind_change, latest_version, source_hash, store
+from grader.services.save_check import self_check
+from grader.texts import Text
 
 
 @dataclass
@@ -22,17 +24,21 @@ class SyncReport:
     unchanged: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)  # edited on the web since: the file does not win
     errors: list[SpecError] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)  # the self-check's, on the files stored: warnings only
 
 
 
-def _refused_by_self_check(name: str, source: str, spec: AnySpec) -> SpecError | None:
-    """The error for a file that would be a new version but fails the self-check, else None."""
+def _refused_by_self_check(name: str, source: str, spec: AnySpec, notes: list[Text]) -> SpecError | None:
+    """The error for a file that would be a new version but fails the self-check, else None (and the
+    self-check's notes on it are added to `notes`)."""
     digest = source_hash(source)
     stored = latest_version(spec.id)
     if stored is not None and stored.source_hash == digest:
-        return None  # an unchanged file was checked when it was stored
-    failures = self_check(source)
+        return None  # an unchanged file was checked, and its notes printed, when it was stored
+    checked = self_check(source)
+    failures = checked.failures
     if not failures:
+        notes.extend(checked.notes)
         return None
     more = f" (and {len(failures) - 1} more; see python -m grader selfcheck --exercise {spec.id})"
     return SpecError(name, "(self-check)", f"fails the self-check, so it is not stored: {failures[0]}"
@@ -69,7 +75,7 @@ def sync_directory(root: Path) -> SyncReport:
         if changed_kind is not None:
             report.errors.append(SpecError(name, "kind", str(changed_kind), changed_kind))
             continue
-        failed = _refused_by_self_check(name, source, spec)
+        failed = _refused_by_self_check(name, source, spec, report.notes)
         if failed is not None:
             report.errors.append(failed)
             continue

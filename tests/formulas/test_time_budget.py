@@ -16,7 +16,7 @@ from grader.codecheck.prepare import prepare
 from grader.codecheck.spec import CodeExerciseSpec, code_spec_from_text
 from grader.formulas.budget import OutOfTime, time_budget
 from grader.formulas.program import build_program
-from grader.services.exercises import self_check
+from grader.services.save_check import self_check
 from tests.formulas.hostile import BREAKING, HEAVY_STEPS, LURKING, SLOW, SLOW_CODE, heavy_steps, numeric
 
 
@@ -57,7 +57,7 @@ def test_the_page_example_run_when_the_file_is_read_shares_one_budget() -> None:
 def test_the_save_check_tries_random_seeds_as_learners_get_them() -> None:
     lurking = spec_of(LURKING)
     assert check_spec(lurking, range(20)).failures == []  # the file passes at the fixed seeds alone
-    failures = self_check(LURKING)
+    failures = self_check(LURKING).failures
     assert any("take too long to compute (more than 0.5 s)" in f for f in failures), failures
     seeds = random_seeds(20)
     assert len(set(seeds)) > 1 and all(1 <= s < 2**31 for s in seeds)
@@ -66,12 +66,12 @@ def test_the_save_check_tries_random_seeds_as_learners_get_them() -> None:
 def test_the_save_check_refuses_formulas_that_break_at_most_draws() -> None:
     breaking = spec_of(BREAKING)
     assert check_spec(breaking, range(20)).failures == []  # every variant is found, by redrawing
-    [failure] = self_check(BREAKING)
+    [failure] = self_check(BREAKING).failures
     assert "the formulas cannot be computed for" in failure and "too large (at most 20000)" in failure
 
 
 def test_a_slow_draw_is_refused_by_the_save_check_within_its_budget() -> None:
-    [failure] = self_check(SLOW)  # stops at the first seed: one budget, not one per seed
+    [failure] = self_check(SLOW).failures  # stops at the first seed: one budget, not one per seed
     assert "slow-formulas: no variant for seed 0: the formulas take too long to compute (more than 0.5 s)" in failure
 
 
@@ -87,7 +87,7 @@ def test_a_formula_reference_shares_one_budget_for_a_submissions_cases() -> None
 
 
 def test_the_save_check_refuses_a_slow_formula_reference() -> None:
-    [failure] = self_check(SLOW_CODE)
+    [failure] = self_check(SLOW_CODE).failures
     assert failure.startswith("slow-code seed 0: the formulas take too long to compute (more than 1 s)"), failure
 
 

@@ -94,3 +94,18 @@ def test_a_missing_exercises_folder_is_an_error_not_an_empty_sync(app: Flask, tm
     assert result.exit_code == 1, result.output
     assert f"error: {tmp_path / 'exercsies'}: (file): no such file or directory" in result.output
     assert exercise_row(app, "block-gelu") == (1, 1)  # what was stored stays
+
+
+def test_a_code_file_with_self_check_notes_is_stored_and_the_notes_are_printed(app: Flask, tmp_path: Path) -> None:
+    code = (EXERCISES / "code" / "code-rmsnorm.yaml").read_text(encoding="utf-8")
+    changed = code.replace("title: Write RMSNorm\n", "title: Write an RMSNorm\n")
+    assert changed != code
+    result = sync(app, {"code-rmsnorm.yaml": changed}, tmp_path / "exercises")
+    assert result.exit_code == 0, result.output  # a note is a warning: the file is stored
+    assert "0 created, 1 updated, 0 unchanged, 0 errors" in result.output
+    assert [line.split(" (")[0] for line in result.output.splitlines() if line.startswith("note: ")] == [
+        f"note: code-rmsnorm: mistake {name} passes 50 of 50 hidden cases at seeds 0 to 4"
+        for name in ("no-eps", "eps-outside-sqrt")]  # fmt: skip
+    assert exercise_row(app, "code-rmsnorm") == (2, 2)
+    again = sync(app, {"code-rmsnorm.yaml": changed}, tmp_path / "exercises")
+    assert again.exit_code == 0 and "note: " not in again.output  # printed when it was stored
