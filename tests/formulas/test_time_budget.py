@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grader.catalog.catalog import Catalog
-from grader.catalog.draw_check import check_draws, random_seeds
+from grader.catalog.draw_check import SAVE_SECONDS, check_draws, random_seeds
 from grader.catalog.formula_model import FORMULA
 from grader.catalog.loader import spec_from_text
 from grader.catalog.selfcheck import check_spec
@@ -96,5 +96,8 @@ def test_the_shipped_formula_exercises_pass_the_draw_check_with_room() -> None:
     assert errors == []
     formulas = [spec for spec in catalog if spec.model == FORMULA]
     assert len(formulas) >= 10
-    for spec in formulas:  # a quarter of the save check's budget, so a busy machine still passes them
-        assert check_draws(spec, [*range(20), *random_seeds(20)], seconds=0.125) == [], spec.id
+    # Half the save check's budget, so a busy machine still passes them. It was a quarter until issue 30's rules
+    # refused more draws: ffn-design-edit now needs up to 138 draws for a well-posed one (seed 22), 0.13 s of
+    # processor time on a quiet machine, and a quarter failed two runs in three at a load of 4.
+    for spec in formulas:
+        assert check_draws(spec, [*range(20), *random_seeds(20)], seconds=SAVE_SECONDS / 2) == [], spec.id
