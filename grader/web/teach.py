@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
-from flask_babel import gettext, lazy_gettext as _l, ngettext
+from flask_babel import gettext
 from flask_login import current_user
 from werkzeug.wrappers import Response as BaseResponse
 
@@ -22,18 +22,17 @@ from grader.codecheck.selfcheck import CODE_SELF_CHECK_SEEDS
 from grader.services.exercises import existing, latest_version, part_labels
 from grader.services.course_rules import in_order, opens_in
 from grader.services.save_check import SELF_CHECK_SEEDS
-from grader.texts import Text
 from grader.web.course_context import course_exercise, course_exercises, course_id, page_course, theirs_only
 from grader.web.filters import problem
 from grader.web.forms import ExerciseSourceForm, ImportForm, PageForm
 from grader.web.i18n import LANGUAGES, translated
+from grader.web.saved_notices import saved
 
 bp = Blueprint("teach", __name__, url_prefix="/teach")
 # A course's content is its instructors' to change; its TAs see and grade, and edit none of it.
 CONTENT_ENDPOINTS = frozenset({"teach.new", "teach.edit", "teach.preview", "teach.import_exercise",
                                "teach.publish_exercise", "teach.unpublish_exercise"})
 MULTI_FIELDS = ("-mistakes", "-optional")
-NOTES_FLASHED = 5  # the self-check notes a save shows on the next page
 
 
 class EditorForm(PageForm):
@@ -197,33 +196,13 @@ def _finish(editing: str | None, source: str, problems: list[SpecError],
     return checked, None, outcome
 
 
-def _saved(spec_id: str, outcome: str, notes: tuple[Text, ...]) -> BaseResponse:
-    said = {"created": _l("Created %(id)s as a draft: learners do not see it until you publish it."),
-            "updated": _l("Saved a new version of %(id)s as a draft: learners do not see it until you publish it."),
-            "unchanged": _l("No changes to %(id)s.")}  # fmt: skip
-    flash(str(said.get(outcome, _l("Saved %(id)s.")) % {"id": spec_id}))
-    _flash_notes(notes)
-    return redirect(url_for("teach.exercise", exercise_id=spec_id), code=303)
-
-
-def _flash_notes(notes: tuple[Text, ...]) -> None:
-    """The self-check's notes on a saved exercise, as warnings beside the saved message (a few: the
-    session cookie carries them; the preview lists them all)."""
-    for note in notes[:NOTES_FLASHED]:
-        flash(gettext("Note from the self-check: %(note)s", note=translated(note)), "warning")
-    if len(notes) > NOTES_FLASHED:
-        more = len(notes) - NOTES_FLASHED
-        flash(ngettext("… and %(num)d more note: the preview lists them all.",
-                       "… and %(num)d more notes: the preview lists them all.", more), "warning")
-
-
 def _structured(editing: str | None) -> BaseResponse | tuple[str, int]:
     values, draft = _posted_values(), exercise_form.draft_from_form(request.form)
     if editing:
         values["id"] = draft.data["id"] = editing  # the id of an existing exercise never changes here
     checked, variant, outcome = _finish(editing, exercise_yaml.dump(draft.data), draft.problems, from_form=True)
     if outcome and checked.spec:
-        return _saved(checked.spec.id, outcome, checked.notes)
+        return saved(checked.spec.id, outcome, checked.notes)
     placed = _place_errors(checked.errors, draft)
     return _render(editing, "form", values, checked=checked, variant=variant, placed=placed,
                    status=200 if checked.ok else 422)  # fmt: skip
@@ -236,7 +215,7 @@ def _yaml(editing: str | None) -> BaseResponse | tuple[str, int]:
     source = (source_form.source.data or "").replace("\r\n", "\n")
     checked, variant, outcome = _finish(editing, source, [], from_form=False)
     if outcome and checked.spec:
-        return _saved(checked.spec.id, outcome, checked.notes)
+        return saved(checked.spec.id, outcome, checked.notes)
     return _render(editing, "yaml", {}, source_form=source_form, checked=checked, variant=variant,
                    status=200 if checked.ok else 422)  # fmt: skip
 
@@ -314,6 +293,6 @@ def import_exercise() -> BaseResponse | tuple[str, int]:
             checked, outcome = authoring.save(source, current_user.id, "web", course_id=course_id(),
                                               catalogue=current_user.is_staff)  # fmt: skip
             if outcome and checked.spec:
-                return _saved(checked.spec.id, outcome, checked.notes)
+                return saved(checked.spec.id, outcome, checked.notes)
     status = 200 if request.method == "GET" else 422
     return render_template("teach/import.html", form=form, checked=checked, limit=MAX_EXERCISE_BYTES), status

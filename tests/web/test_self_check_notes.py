@@ -9,7 +9,7 @@ from flask.testing import FlaskClient
 
 from grader.services import save_check
 from grader.texts import say
-from grader.web import teach
+from grader.web import saved_notices
 from tests.web.conftest import csrf_from
 from tests.web.test_i18n import choose
 from tests.web.test_learn import EXERCISES
@@ -119,7 +119,7 @@ def test_a_failure_is_not_cached_and_has_no_notes(instructor: FlaskClient) -> No
 def test_a_save_with_many_notes_shows_a_few_and_counts_the_rest(app: Flask) -> None:
     # The next page's messages travel in the session cookie: a formula task may list any number of mistakes.
     with app.test_request_context():
-        teach._flash_notes(tuple(say("note %(n)d", n=n) for n in range(7)))
+        saved_notices.flash_notes(tuple(say("note %(n)d", n=n) for n in range(7)))
         flashed = get_flashed_messages(with_categories=True)
     assert flashed == [*(("warning", f"Note from the self-check: note {n}") for n in range(5)),
                        ("warning", "… and 2 more notes: the preview lists them all.")]  # fmt: skip
