@@ -22,8 +22,9 @@ STARTS = np.linspace(0.02, 0.6, 30)  # the grid of P(L0)
 RATES = np.geomspace(0.005, 0.5, 25)  # the grid of P(T): a slow learner may need hundreds of tries
 # How firmly the course's P(L0) and P(T) hold before answers: a Beta prior of this concentration around each.
 CONCENTRATION = 4.0
-# Only the latest answers are read, so a long history costs a bounded time; by then the curve has long settled.
-MAX_ANSWERS = 500
+# Only the latest opportunities are read, so one reading costs a bounded time however long the history (a replay
+# reads once per moment); by then the curve has long settled, and the older ones still count in k.
+MAX_OPPORTUNITIES = 50
 
 
 def _log_beta(x: np.ndarray, mean: float) -> np.ndarray:
@@ -36,28 +37,27 @@ def _known_after(opportunities: np.ndarray) -> np.ndarray:
     return 1 - (1 - STARTS[:, None, None]) * (1 - RATES[None, :, None]) ** opportunities[None, None, :]
 
 
-def _latest(history: Sequence[Sequence[bool]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Of the latest MAX_ANSWERS answers: each opportunity's index, and its right and wrong answers."""
-    kept, rows = MAX_ANSWERS, []
-    for k in range(len(history) - 1, -1, -1):
-        answers = history[k][-kept:] if kept > 0 else []
-        kept -= len(answers)
-        if answers:
-            rows.append((k, sum(answers), len(answers) - sum(answers)))
+def _latest(history: Sequence[Sequence[bool]], before: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of the latest MAX_OPPORTUNITIES opportunities: each one's index (after `before` unread ones), and its right and
+    wrong answers."""
+    start = max(0, len(history) - MAX_OPPORTUNITIES)
+    rows = [(before + k, sum(answers), len(answers) - sum(answers))
+            for k, answers in enumerate(history[start:], start=start)]  # fmt: skip
     table = np.array(rows, dtype=float).reshape(-1, 3)
     return table[:, 0], table[:, 1], table[:, 2]
 
 
-def p_known(history: Sequence[Sequence[bool]], params: Params) -> float:
-    """P(known) at the next opportunity, given the answers at each opportunity so far (oldest first)."""
+def p_known(history: Sequence[Sequence[bool]], params: Params, before: int = 0) -> float:
+    """P(known) at the next opportunity, given the answers at each opportunity so far (oldest first), after `before`
+    earlier opportunities not given (they count in the curve's step, their answers are not read)."""
     mean_start = min(max(params.prior, STARTS[0]), STARTS[-1])
     mean_rate = min(max(params.learn, RATES[0]), RATES[-1])
     # Each cell weighs by the Beta density alone, so the geometric grid leans towards slow learning: mastery waits
     # until a long run of answers has ruled slow learning out (measured in docs/development/adaptive-benchmark.md).
     log_weight = _log_beta(STARTS, mean_start)[:, None] + _log_beta(RATES, mean_rate)[None, :]
-    at, right, wrong = _latest(history)
+    at, right, wrong = _latest(history, before)
     if at.size:
         p_right = params.guess + (1 - params.guess - params.slip) * _known_after(at)
         log_weight = log_weight + (right * np.log(p_right) + wrong * np.log1p(-p_right)).sum(axis=2)
     weight = np.exp(log_weight - log_weight.max())
-    return float((weight * _known_after(np.array([float(len(history))]))[..., 0]).sum() / weight.sum())
+    return float((weight * _known_after(np.array([float(before + len(history))]))[..., 0]).sum() / weight.sum())

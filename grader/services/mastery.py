@@ -92,6 +92,11 @@ def _fold(seat: Seat, observations: Sequence[Observation], params: dict[str, bkt
     if not observations:
         return
     touched = [skill for skill in params if any(o.skill == skill for o in observations)]
+    if any(o.at > observations[0].at for o in earlier if o.skill in touched):
+        # A moment stored meanwhile bears a later time (this one was stamped before it waited for the lock): fold
+        # them all in time order, as a replay would, so that a later replay changes nothing.
+        recompute(seat, touched)
+        return
     _store(seat, [step(states[s], [o for o in observations if o.skill == s], params[s], history_of(s, earlier))
                   for s in touched], observations[0].at)  # fmt: skip
 

@@ -139,8 +139,8 @@ def next_in_lesson(seat: Seat, current: CurrentVersion, early: bool = False) -> 
 
 def check(seat: Seat, practice: Practice, answers: Mapping[str, object]) -> ExerciseResult:
     """Check answers against a practice variant; no attempt is stored and no score changes, but what the answers
-    show of the learner's skills is (grader.services.mastery), in one transaction: an answer already checked on
-    these numbers shows nothing new, a changed one does.
+    show of the learner's skills is (grader.services.mastery), in one transaction: only the first check of each part
+    on these numbers shows anything (a second, however the answer is spelt or changed, is no new opportunity).
 
     Unlike a counted attempt, a malformed field does not hide the other verdicts: there is no score
     to protect here.
@@ -149,14 +149,14 @@ def check(seat: Seat, practice: Practice, answers: Mapping[str, object]) -> Exer
     result = check_answers(practice.variant, typed)
     verdicts = {k: r.to_record() for k, r in result.parts.items()}
     shown = evidence.of_results(spec_of(practice.current), verdicts, utcnow(), PRACTICE)
-    marks = {part: fingerprint(practice, part, typed[part]) for part in {o.part for o in shown} if part in typed}
+    marks = {part: fingerprint(practice, part) for part in {o.part for o in shown} if part in typed}
     mastery.record_check(seat, practice.current.exercise_id, shown, marks)
     db.session.commit()
     return result
 
 
-def fingerprint(practice: Practice, part: str, text: str) -> str:
-    """What names one answer to one part of these practice numbers (version and seed; spacing aside), so that
-    checking it again adds no evidence: like a repeated attempt, it shows nothing new."""
-    numbers = f"{practice.current.exercise_id}:{practice.current.version}:{practice.variant.seed}:"
-    return hashlib.sha256((numbers + attempts.answers_digest({part: text})).encode("utf-8")).hexdigest()
+def fingerprint(practice: Practice, part: str) -> str:
+    """What names one part of these practice numbers (exercise, version, seed), so that only its first check adds
+    evidence: respelling an answer ("0.5", "0.50") or trying again on the same numbers is no new opportunity."""
+    return hashlib.sha256(f"{practice.current.exercise_id}:{practice.current.version}:{practice.variant.seed}:{part}"
+                          .encode("utf-8")).hexdigest()

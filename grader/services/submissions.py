@@ -178,7 +178,9 @@ def record(submission_id: int, result: CodeResult, spec: CodeExerciseSpec | None
         row.status = "failed"
     row.result, row.feedback = result.to_json(), result.texts_json()
     row.grading_ms, row.graded_at = result.duration_ms, utcnow()
-    if spec is not None:  # at the verdict's time, so a replay keeps it where the live update put it
+    # At the verdict's time, so a replay keeps it where the live update put it; code sent again once the exercise is
+    # solved (a comment added, say) is no new opportunity.
+    if spec is not None and mine.solved_at is None:
         mastery.record(mine.seat, row.exercise_id, evidence.of_code(spec, result, row.graded_at))
     db.session.commit()
     return row

@@ -3,14 +3,17 @@ give-up; replayed by a regrade and an override; practice never changes a score."
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import sqlalchemy as sa
 from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.adaptive import bkt, curve
+from grader.adaptive.model import ATTEMPT, Observation
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
-from grader.models import Progress
+from grader.models import Progress, utcnow
 from grader.services import accounts, mastery, overrides, regrade
 from tests.web.api_support import ADA, API, EXERCISE, MISTAKE, answers_of, attempt_rows, auth, post, typed
 from tests.web.conftest import seat
@@ -107,3 +110,20 @@ def test_mastery_of_a_skill_never_practised_is_its_prior(app: Flask, client: Fla
     with app.app_context():
         shown = mastery.mastery_of(seat(_user(app)), ["gelu"])
     assert [(m.skill, m.p_known, m.evidence, m.mastered) for m in shown] == [("gelu", bkt.DEFAULT.prior, 0, False)]
+
+
+def test_a_moment_stamped_before_one_stored_meanwhile_is_folded_as_a_replay_would(
+        app: Flask, client: FlaskClient, token: str) -> None:  # fmt: skip
+    # An attempt stamps its time, then waits for the learner's lock while a code verdict, stamped later, is stored.
+    later = utcnow()
+    with app.app_context():
+        mine = seat(_user(app))
+        mastery.record(mine, EXERCISE, [Observation("layernorm-stats", True, later, ATTEMPT, None, "mu")])
+        mastery.record(mine, EXERCISE, [Observation("layernorm-stats", False, later - timedelta(seconds=5), ATTEMPT,
+                                                    "sample-variance", "mu")])  # fmt: skip
+        db.session.commit()
+        live = mastery.states_of(mine)["layernorm-stats"]
+        mastery.recompute(mine, ["layernorm-stats"])
+        db.session.commit()
+        assert mastery.states_of(mine)["layernorm-stats"] == live
+    assert live.p_known == curve.p_known([[False], [True]], bkt.DEFAULT)  # in time order, not in the order stored

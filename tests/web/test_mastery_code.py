@@ -100,3 +100,13 @@ def test_a_mistake_named_in_code_sends_practice_to_its_skill_without_claiming_nu
     body = reply.get_json()
     assert (body["skill"], body["scored"]) == (SKILL, False) and body["numbers"]
     assert "“no ε under the square root”" in body["reason"] and "These numbers make it show" not in body["reason"]
+
+
+def test_code_sent_again_once_solved_is_no_new_evidence(app: Flask, learner: FlaskClient) -> None:
+    send(learner, GOOD)
+    send(learner, GOOD + "\n# the same code, a comment added\n")
+    with app.app_context():
+        for row in rows(app):
+            assert submissions.wait_until_graded(row.id, seconds=120) is not None
+    assert [row.score for row in rows(app)] == [1.0, 1.0]
+    assert events(app) == [("code", SKILL, True, None)]  # the first solve only

@@ -1,5 +1,5 @@
-"""A practice answer checked again on the same numbers is no new evidence for the learner model; a changed answer,
-or the same answer on new numbers, is."""
+"""Only the first check of each part on given practice numbers is evidence for the learner model: the same answer
+again, respelt or changed, is no new opportunity; the same answer on new numbers is."""
 
 from __future__ import annotations
 
@@ -43,16 +43,17 @@ def test_checking_the_same_answers_on_the_same_numbers_again_adds_nothing(
     assert len(practice(app)) == 3 and states(app)[SKILL] == after_first
 
 
-def test_a_changed_answer_on_the_same_numbers_is_new_evidence_and_only_it(
+def test_a_respelt_or_changed_answer_on_the_same_numbers_adds_nothing(
         app: Flask, client: FlaskClient, token: str) -> None:  # fmt: skip
     assert post(client, token, typed(answers_of(app))).status_code == 201
     numbers = new_numbers(client, token)
     check(client, token, numbers, WRONG)
-    check(client, token, numbers, {**WRONG, "mu": "1.000"})  # mu changed (still wrong); sigma and u as they were
-    assert practice(app) == [("practice", SKILL, False, None)] * 4
-    assert states(app)[SKILL][1] == 7
-    check(client, token, numbers, WRONG)  # back to an answer already checked: nothing new
-    assert len(practice(app)) == 4
+    after_first = states(app)[SKILL]
+    check(client, token, numbers, {**WRONG, "mu": "0.0000"})  # the same number, spelt otherwise
+    check(client, token, numbers, {**WRONG, "mu": "1.000"})  # changed (still wrong)
+    right = typed(answers_of(app))  # the learner's own numbers' answers: wrong here too, but changed again
+    check(client, token, numbers, {**WRONG, "sigma": right["sigma"]})
+    assert practice(app) == [("practice", SKILL, False, None)] * 3 and states(app)[SKILL] == after_first
 
 
 def test_the_same_answers_on_new_numbers_are_new_evidence(app: Flask, client: FlaskClient, token: str) -> None:
