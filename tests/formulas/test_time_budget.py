@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from grader.catalog.catalog import Catalog
-from grader.catalog.draw_check import SAVE_SECONDS, check_draws, random_seeds
+from grader.catalog.draw_check import random_seeds
 from grader.catalog.formula_model import FORMULA
 from grader.catalog.loader import spec_from_text
 from grader.catalog.selfcheck import check_spec
@@ -91,13 +91,17 @@ def test_the_save_check_refuses_a_slow_formula_reference() -> None:
     assert failure.startswith("slow-code seed 0: the formulas take too long to compute (more than 1 s)"), failure
 
 
-def test_the_shipped_formula_exercises_pass_the_draw_check_with_room() -> None:
+def test_the_shipped_formula_exercises_find_a_well_posed_draw_with_room() -> None:
+    # Counted in draws, not timed: a time limit fired on a loaded CI box (the processor time a draw takes grows when
+    # two workers share a core's caches). A draw costs about 1 ms (ffn-design-edit: 138 draws, 0.13 s, seed 22);
+    # at seeds 0-199 the most any exercise needs is 220 (swiglu-by-hand, seed 133), and half of MAX_DRAWS leaves
+    # room for unluckier seeds.
     catalog, errors = Catalog.from_directory()
     assert errors == []
     formulas = [spec for spec in catalog if spec.model == FORMULA]
     assert len(formulas) >= 10
-    # Half the save check's budget, so a busy machine still passes them. It was a quarter until issue 30's rules
-    # refused more draws: ffn-design-edit now needs up to 138 draws for a well-posed one (seed 22), 0.13 s of
-    # processor time on a quiet machine, and a quarter failed two runs in three at a load of 4.
     for spec in formulas:
-        assert check_draws(spec, [*range(20), *random_seeds(20)], seconds=SAVE_SECONDS / 2) == [], spec.id
+        for seed in range(200):
+            draws = Draws()
+            make_variant(spec, seed, draws)
+            assert draws.made <= MAX_DRAWS // 2, (spec.id, seed, draws.made)
