@@ -33,6 +33,17 @@ def statements(app: Flask) -> Iterator[list[str]]:
     sa.event.remove(engine, "commit", committed)
 
 
+# What an attempt's answers show of the learner's skills, in the attempt's own transaction (grader.services.mastery).
+LEARNER_MODEL = [
+    "SELECT skill_params.course_id, skill_params.skill,",  # the course's fitted BKT parameters, if any
+    "INSERT INTO skill_states",  # the learner's states of those skills, made where missing
+    "SELECT skill_states.course_id, skill_states.user_id,",  # and locked
+    "SELECT skill_events.id, skill_events.course_id,",  # the learner's earlier answers: their learning curve
+    "INSERT INTO skill_events",  # what the answers show of each skill, for the learner model
+    "UPDATE skill_states SET",  # all of them in one statement, however many skills
+]
+
+
 def test_a_graded_attempt_is_thirteen_statements_and_one_commit(app: Flask, client: FlaskClient, token: str,
                                                             statements: list[str]) -> None:  # fmt: skip
     # The first attempt makes the learner's seed and notes the token's use: each once, not per attempt.
@@ -49,12 +60,7 @@ def test_a_graded_attempt_is_thirteen_statements_and_one_commit(app: Flask, clie
         "UPDATE progress SET",  # the attempt counted
         "SELECT lti_grade_links.id, lti_grade_links.account_id,",  # LMS line items owed the changed score
         "INSERT INTO attempts",  # the attempt itself
-        "SELECT skill_params.course_id, skill_params.skill,",  # the course's fitted BKT parameters, if any
-        "INSERT INTO skill_states",  # the learner's states of those skills, made where missing
-        "SELECT skill_states.course_id, skill_states.user_id,",  # and locked
-        "SELECT skill_events.id, skill_events.course_id,",  # the learner's earlier answers: their learning curve
-        "INSERT INTO skill_events",  # what the answers show of each skill, for the learner model
-        "UPDATE skill_states SET",  # all of them in one statement, however many skills
+        *LEARNER_MODEL,
         "COMMIT",  # all of it, durably, before the reply
     ]
     assert [row.id for row in attempt_rows(app)][-1] == response.get_json()["attempt_id"]
@@ -76,12 +82,7 @@ def test_an_attempt_that_changes_no_score_writes_progress_once(app: Flask, clien
         "INSERT INTO progress",  # locks the row and counts the attempt
         "INSERT INTO attempts",
         "INSERT INTO wrong_parts",  # its wrong parts, for the class figures
-        "SELECT skill_params.course_id, skill_params.skill,",  # the course's fitted BKT parameters, if any
-        "INSERT INTO skill_states",  # the learner's states of those skills, made where missing
-        "SELECT skill_states.course_id, skill_states.user_id,",  # and locked
-        "SELECT skill_events.id, skill_events.course_id,",  # the learner's earlier answers: their learning curve
-        "INSERT INTO skill_events",  # what the answers show of each skill, for the learner model
-        "UPDATE skill_states SET",  # all of them in one statement, however many skills
+        *LEARNER_MODEL,
         "COMMIT",
     ]
     with app.app_context():
