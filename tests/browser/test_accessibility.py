@@ -13,6 +13,7 @@ from grader.services import submissions
 from tests.browser.conftest import LiveServer, NewPage, login, register, user_id
 from tests.layer_norm_sources import GOOD
 from tests.web.conftest import make_user, seat
+from tests.shots import snap
 
 PHONE = {"width": 375, "height": 812}
 NARROWEST = {"width": 320, "height": 640}
@@ -49,7 +50,7 @@ def test_learner_pages_fit_a_phone_screen(
     page.click("button.primary")
     page.wait_for_load_state()
     assert overflow(page) == 0, "exercise with feedback"
-    page.screenshot(path=str(artifacts / "exercise-phone.png"), full_page=True)
+    snap(page, artifacts / "exercise-phone.png", full_page=True)
 
 
 def test_a_code_exercise_s_worked_solution_fits_the_narrowest_screen(
@@ -65,7 +66,7 @@ def test_a_code_exercise_s_worked_solution_fits_the_narrowest_screen(
         page.get_by_role("button", name="Give up and show the solution").click()
         expect(page.locator("section.solution pre").first).to_be_visible()
         assert overflow(page) == 0, f"{exercise}'s solution at 320 px"
-    page.screenshot(path=str(artifacts / "code-solution-320.png"), full_page=True)
+    snap(page, artifacts / "code-solution-320.png", full_page=True)
 
 
 def test_instructor_pages_fit_a_phone_screen(

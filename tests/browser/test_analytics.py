@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import LiveServer, NewPage, login
 from tests.web.analytics_class import build_class
 from tests.web.conftest import make_user
+from tests.shots import snap
 
 TEACHER = "analytics-teacher@example.com"
 PHONE, SMALL_PHONE = {"width": 390, "height": 844}, {"width": 320, "height": 640}
@@ -50,10 +51,10 @@ def test_an_instructor_lands_on_the_class_dashboard(taught: LiveServer, new_page
     assert "viewed the solution" in stuck.nth(1).inner_text()
     # The learners' page is still a click away.
     assert page.locator("a.button", has_text="Lessons as a learner sees them").get_attribute("href") == "/"
-    page.screenshot(path=str(artifacts / "dashboard-1280.png"), full_page=True)
+    snap(page, artifacts / "dashboard-1280.png", full_page=True)
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=str(artifacts / "dashboard-390.png"), full_page=True)
+    snap(page, artifacts / "dashboard-390.png", full_page=True)
     # The low solve rate leads to that exercise's analytics.
     page.locator('table[data-figures="solve-rates"] a', has_text="GELU by hand").click()
     page.wait_for_url(f"{taught.url}/teach/exercises/block-gelu/analytics")
@@ -76,10 +77,10 @@ def test_an_exercise_s_analytics_draw_its_numbers(taught: LiveServer, new_page: 
     assert wrong[1][4] == "gelu(−z): 123.456" and "@" not in " ".join(wrong[0])  # examples name nobody
     bars = page.locator("figure.chart-bars rect.chart-bar")
     assert bars.count() == 2 and "chart-quiet" in (bars.nth(1).get_attribute("class") or "")
-    page.screenshot(path=str(artifacts / "exercise-analytics-1280.png"), full_page=True)
+    snap(page, artifacts / "exercise-analytics-1280.png", full_page=True)
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
-    page.screenshot(path=str(artifacts / "exercise-analytics-390.png"), full_page=True)
+    snap(page, artifacts / "exercise-analytics-390.png", full_page=True)
     csv = page.request.get(f"{taught.url}/teach/exercises/block-gelu/figures/misconceptions.csv").text()
     assert csv.splitlines()[1].startswith("ReLU in place of GELU,relu,3,6,")
 
@@ -118,7 +119,7 @@ def test_the_gradebook_on_a_phone_keeps_focused_cells_clear_of_the_learner_colum
     for _ in range(links.count() - 1):
         page.keyboard.press("Tab")
         assert _left_edge_clear(page) >= -1
-    page.screenshot(path=str(artifacts / "gradebook-320-scrolled.png"))
+    snap(page, artifacts / "gradebook-320-scrolled.png")
     page.evaluate("document.querySelector('.gradebook-scroll').scrollLeft = 1e6")
     expect(note).to_contain_text(re.compile(r"Columns off screen: [1-9]\d* to the left, 0 to the right"))
     for _ in range(links.count() - 1):
@@ -128,15 +129,15 @@ def test_the_gradebook_on_a_phone_keeps_focused_cells_clear_of_the_learner_colum
     for link in row.locator("td.cell a").all():
         box = link.bounding_box()
         assert box is not None and box["width"] >= 24 and box["height"] >= 24
-    page.screenshot(path=str(artifacts / "gradebook-320.png"), full_page=True)
+    snap(page, artifacts / "gradebook-320.png", full_page=True)
     page.set_viewport_size(PHONE)
-    page.screenshot(path=str(artifacts / "gradebook-390.png"), full_page=True)
+    snap(page, artifacts / "gradebook-390.png", full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{taught.url}/teach/gradebook")
     gelu = row.locator("td.cell").nth(
         [th.get_attribute("data-exercise") for th in page.locator("thead th.vert").all()].index("block-gelu"))
     assert "score-full" in (gelu.get_attribute("class") or "")  # ada solved it: coloured as solved
-    page.screenshot(path=str(artifacts / "gradebook-1280.png"), full_page=True)
+    snap(page, artifacts / "gradebook-1280.png", full_page=True)
 
 
 def test_a_learner_s_attempt_links_are_targets_of_24_px(taught: LiveServer, new_page: NewPage) -> None:

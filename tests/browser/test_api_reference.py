@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import ConsoleMessage, Page, Request, expect
 
 from tests.browser.conftest import LiveServer, NewPage, register
+from tests.shots import snap
 
 
 def watch(page: Page, base: str) -> tuple[list[str], list[str], list[str]]:
@@ -48,7 +49,7 @@ def test_the_profile_links_a_reference_that_lists_every_call_within_the_csp(
     expect(blocks).to_have_count(operations)
     expect(page.locator("#swagger-ui .opblock-summary-path", has_text="/api/v1/exercises/{exercise_id}/submissions").first
            ).to_be_visible()  # fmt: skip
-    page.screenshot(path=str(artifacts / "api-reference-desktop.png"))
+    snap(page, artifacts / "api-reference-desktop.png")
 
     # Opening a call shows its parameters and response schemas, rendered by the same vendored script.
     page.locator("#swagger-ui .opblock-summary-path", has_text="/api/v1/submissions/{submission_id}").first.click()
@@ -56,7 +57,7 @@ def test_the_profile_links_a_reference_that_lists_every_call_within_the_csp(
     expect(page.locator("#swagger-ui .responses-wrapper").first).to_contain_text("401")
 
     page.set_viewport_size({"width": 390, "height": 844})
-    page.screenshot(path=str(artifacts / "api-reference-phone.png"))
+    snap(page, artifacts / "api-reference-phone.png")
     assert not [e for e in errors if "Content Security Policy" in e or "Refused" in e], errors
     assert errors == [] and crashes == [], (errors, crashes)
     assert foreign == [], foreign

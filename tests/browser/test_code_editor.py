@@ -13,6 +13,7 @@ from grader.extensions import db
 from grader.models import Submission
 from grader.services import submissions
 from tests.browser.conftest import LiveServer, register
+from tests.shots import snap
 
 URL = "/exercises/code-gelu"
 RELU = "import numpy as np\n\n\ndef gelu(z):\n    return np.maximum(z, 0.0)\n"
@@ -103,16 +104,16 @@ def test_a_failing_run_from_the_editor_shows_pasteable_inputs_at_desktop_and_pho
     assert hidden.count() == 0 or hidden.locator("details.inputs").count() == 0
     # The starter code is a click away now that the editor holds other code.
     expect(page.locator("details.more summary", has_text="Starter code")).to_be_visible()
-    page.screenshot(path=str(artifacts / "code-failing-desktop.png"), full_page=True)
+    snap(page, artifacts / "code-failing-desktop.png", full_page=True)
     # Coloured code stays readable (WCAG AA, 4.5:1) on the editor's background in light and in dark mode.
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         seen = page.evaluate(CONTRAST)
         assert seen["dark"] == (scheme == "dark") and seen["kinds"] >= 4 and seen["worst"] >= 4.5, (scheme, seen)
-    page.locator(".code-form").screenshot(path=str(artifacts / "code-editor-dark.png"))
+    snap(page.locator(".code-form"), artifacts / "code-editor-dark.png")
     page.emulate_media(color_scheme="light")
     page.set_viewport_size({"width": 390, "height": 844})
-    page.screenshot(path=str(artifacts / "code-failing-phone.png"), full_page=True)
+    snap(page, artifacts / "code-failing-phone.png", full_page=True)
     # On a phone the page does not scroll sideways: long input lines scroll inside their own box.
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
@@ -155,7 +156,7 @@ def test_a_hint_and_giving_up_keep_the_code_in_the_editor(
     page.wait_for_url(re.compile(r"/exercises/code-gelu#hints$"))
     expect(page.locator("#hints ol.hints li")).to_have_count(1)
     assert editor_text(page).replace("\r\n", "\n") == typed
-    page.screenshot(path=str(artifacts / "code-hint-kept-desktop.png"), full_page=True)
+    snap(page, artifacts / "code-hint-kept-desktop.png", full_page=True)
     asked: list[str] = []
     page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
     page.get_by_role("button", name="Give up and show the solution").click()
@@ -171,7 +172,7 @@ def test_a_hint_and_giving_up_keep_the_code_in_the_editor(
     expect(page.locator("section.solution")).to_contain_text("You gave up on this exercise")
     assert editor_text(page).replace("\r\n", "\n") == typed
     page.set_viewport_size({"width": 390, "height": 844})
-    page.screenshot(path=str(artifacts / "code-gave-up-kept-phone.png"), full_page=True)
+    snap(page, artifacts / "code-gave-up-kept-phone.png", full_page=True)
 
 
 def test_without_javascript_giving_up_asks_on_a_page_and_no_leads_back_to_the_typed_code(

@@ -13,6 +13,7 @@ from playwright.sync_api import Page
 from grader.services import accounts, course_content, courses
 from tests.browser.conftest import LiveServer, NewPage, gradebook_columns, user_id
 from tests.web.conftest import PASSWORD
+from tests.shots import snap
 
 EXERCISE = "block-gelu"
 
@@ -72,9 +73,9 @@ def test_two_courses_keep_their_learners_and_work_apart(
     ada.goto(f"{base}/courses")
     listed = ada.locator("main ul.exercise-list li")
     assert listed.count() == 2 and "working in it now" in listed.nth(1).inner_text()
-    ada.screenshot(path=str(artifacts / "courses-two.png"), full_page=True)
+    snap(ada, artifacts / "courses-two.png", full_page=True)
     ada.set_viewport_size({"width": 390, "height": 844})
-    ada.screenshot(path=str(artifacts / "courses-two-phone.png"), full_page=True)
+    snap(ada, artifacts / "courses-two-phone.png", full_page=True)
     ada.set_viewport_size({"width": 1280, "height": 800})
     ada.goto(f"{base}/")
     assert "Transformers ml102" in ada.locator("header").inner_text()
@@ -95,7 +96,7 @@ def test_two_courses_keep_their_learners_and_work_apart(
     assert denied is not None and denied.status == 404
     second.goto(f"{base}/courses")
     assert "ml101" not in second.locator("main").inner_text()
-    second.screenshot(path=str(artifacts / "courses-other-instructor.png"), full_page=True)
+    snap(second, artifacts / "courses-other-instructor.png", full_page=True)
 
 
 def login_to_courses(page: Page, base: str, email: str) -> None:

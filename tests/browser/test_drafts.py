@@ -17,6 +17,7 @@ from grader.services import publishing
 from tests.browser.conftest import LiveServer, NewPage, expected, fmt, login, register, user_id
 from tests.web.conftest import make_user
 from tests.web.test_learn import EXERCISES
+from tests.shots import snap
 
 DRAFT = "browser-draft"
 TITLE = "A residual not yet shown"
@@ -34,7 +35,7 @@ def shot(page: Page, artifacts: Path, name: str) -> None:
     """The page at 1280 px and at 390 px, whole."""
     for width in (1280, 390):
         page.set_viewport_size({"width": width, "height": 800})
-        page.screenshot(path=str(artifacts / f"drafts-{name}-{width}.png"), full_page=True)
+        snap(page, artifacts / f"drafts-{name}-{width}.png", full_page=True)
     page.set_viewport_size({"width": 1280, "height": 800})
 
 

@@ -9,6 +9,7 @@ from typing import Callable
 from grader.services.exercises import save_source
 from tests.browser.conftest import LiveServer, NewPage, register
 from tests.web.test_learn import EXERCISES
+from tests.shots import snap
 
 Emails = Callable[[str], str]
 
@@ -28,4 +29,4 @@ def test_a_due_date_is_shown_in_the_readers_time_zone(live_server: LiveServer, n
     page.goto(f"{live_server.url}/exercises/gelu-due")
     notice = page.locator("p.notice.due").inner_text()
     assert "20:59" in notice and "UTC" not in notice, notice
-    page.screenshot(path=str(artifacts / "due-date-local-time.png"), full_page=True)
+    snap(page, artifacts / "due-date-local-time.png", full_page=True)

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import LiveServer, NewPage, expected, fmt, login, mistake, register
 from tests.web.conftest import make_user
+from tests.shots import snap
 
 SOURCE = (Path(__file__).resolve().parents[1] / "catalog" / "formula_examples" / "softmax-temperature.yaml").read_text(
     encoding="utf-8").replace("id: softmax-temperature", "id: browser-softmax").replace("lesson: demo", "lesson: browser-formulas")
@@ -46,7 +47,7 @@ def test_an_instructor_writes_a_formula_exercise_in_the_browser_and_a_learner_so
     staff.keyboard.press("Backspace")  # typed by hand: the preview follows the keyboard too
     preview.get_by_text("Valid, and the self-check passed on 20 variants.").wait_for()
     assert "Compute" in preview.locator(".prompt").inner_text() and "{{" not in preview.locator(".prompt").inner_text()
-    staff.screenshot(path=str(artifacts / "formula-editor-desktop.png"), full_page=True)
+    snap(staff, artifacts / "formula-editor-desktop.png", full_page=True)
     staff.locator("form .actions button.primary", has_text="Save").click()
     staff.wait_for_url(f"{base}/teach/exercises/{EXERCISE}")
     assert staff.locator(".flash").inner_text() == (
@@ -66,4 +67,4 @@ def test_an_instructor_writes_a_formula_exercise_in_the_browser_and_a_learner_so
     student.wait_for_url(re.compile(rf"/exercises/{EXERCISE}\?attempt=\d+"))
     assert student.locator("#feedback .notice").inner_text() == "Score for this attempt: 100\u00a0%"
     student.set_viewport_size({"width": 390, "height": 844})
-    student.screenshot(path=str(artifacts / "formula-solved-phone.png"), full_page=True)
+    snap(student, artifacts / "formula-solved-phone.png", full_page=True)

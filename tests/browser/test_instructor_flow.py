@@ -11,6 +11,7 @@ from playwright.sync_api import Page
 
 from tests.browser.conftest import LiveServer, NewPage, expected, fmt, gradebook_columns, login, mistake, register
 from tests.web.conftest import make_user
+from tests.shots import snap
 
 EXERCISE = "browser-residual"
 TITLE = "The first residual, made in the browser"
@@ -128,7 +129,7 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     assert cells.nth(2).inner_text() == f"{round(100 / shown)}\u00a0%"  # one exercise solved, the rest not tried
     assert cells.nth(column).inner_text().split() == ["100", "%", "2", "att."]
     assert staff.locator("tbody tr", has=staff.locator("td", has_text=teacher)).count() == 0
-    staff.screenshot(path=str(artifacts / "gradebook.png"), full_page=True)
+    snap(staff, artifacts / "gradebook.png", full_page=True)
 
     # The score opens the learner's two attempts, newest first, the first one's mistake named.
     cells.nth(column).locator("a").click()
@@ -137,7 +138,7 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     assert rows.count() == 2
     assert rows.nth(0).locator(".badge").inner_text() == "correct"
     assert rows.nth(1).locator(".pill").inner_text() == "the first residual forgotten (h = a)"
-    staff.screenshot(path=str(artifacts / "learner-work.png"), full_page=True)
+    snap(staff, artifacts / "learner-work.png", full_page=True)
 
     staff.locator("header.topbar nav a", has_text="Exercises").click()
     staff.wait_for_url(f"{base}/teach/exercises")
@@ -148,4 +149,4 @@ def test_instructor_builds_an_exercise_without_yaml_and_a_learner_solves_it(
     heading = listed.locator("xpath=preceding-sibling::tr[contains(@class, 'group')][1]")
     assert (heading.text_content() or "").strip() == "Browser lesson"
     assert listed.locator(".wrong-line").inner_text().startswith("the first residual forgotten (h = a) ·")
-    staff.screenshot(path=str(artifacts / "teach-exercises.png"), full_page=True)
+    snap(staff, artifacts / "teach-exercises.png", full_page=True)

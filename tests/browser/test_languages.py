@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import LiveServer, NewPage, register
 from tests.web.test_i18n import tr, translations
+from tests.shots import snap
 
 Emails = Callable[[str], str]
 
@@ -47,4 +48,4 @@ def test_a_russian_browser_gets_russian_and_can_switch_to_portuguese(
     assert page.locator("#part-u-msg .verdict").inner_text() == "⚠ " + counted % {"num": 4, "got": 3}
     assert page.locator("#feedback .notice").inner_text() == tr(
         "pt", "Some answers could not be read. Fix the fields marked below; this try was not counted.")
-    page.screenshot(path=str(artifacts / "exercise-page-pt.png"), full_page=True)
+    snap(page, artifacts / "exercise-page-pt.png", full_page=True)

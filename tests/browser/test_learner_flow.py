@@ -14,6 +14,7 @@ from playwright.sync_api import Page, expect
 from grader.extensions import db
 from grader.models import Attempt
 from tests.browser.conftest import LiveServer, expected, fmt, mistake, register, user_id
+from tests.shots import snap
 
 EXERCISE = "block-layernorm"
 TITLE = "LayerNorm of a row"
@@ -73,7 +74,7 @@ def test_learner_registers_solves_with_decimal_commas_and_sees_progress(
     lesson = page.locator("section.lesson", has=page.locator("a", has_text=TITLE))
     assert lesson.locator(".pill").inner_text() == "1 / 8 solved"
     assert lesson.locator("li", has_text=TITLE).locator(".badge.ok").inner_text() == "solved"
-    page.screenshot(path=str(artifacts / "dashboard.png"), full_page=True)
+    snap(page, artifacts / "dashboard.png", full_page=True)
 
 
 def test_mixed_attempt_marks_each_field_and_names_the_likely_mistake(
@@ -107,7 +108,7 @@ def test_mixed_attempt_marks_each_field_and_names_the_likely_mistake(
     assert page.locator("section.solution").count() == 0  # not solved yet: no worked solution
     assert counter(page).startswith("Unlimited attempts · 1 used")
     assert attempts_of(live_server.app, email) == 1
-    page.screenshot(path=str(artifacts / "exercise.png"), full_page=True)
+    snap(page, artifacts / "exercise.png", full_page=True)
 
 
 def test_garbage_is_flagged_inline_and_not_counted(

@@ -15,6 +15,7 @@ from playwright.sync_api import Page
 from tests.browser.conftest import LiveServer, NewPage, expected, fmt
 from tests.lti.conftest import map_context
 from tests.lti.platform import INSTRUCTOR, FakePlatform
+from tests.shots import snap
 
 EMAIL = "learner-1@school.example"  # the fake platform's learner
 
@@ -47,7 +48,7 @@ def test_a_learner_launched_in_the_lms_iframe_answers_inside_it(
     frame.locator("button.primary").click()
     frame.locator("#feedback .notice").wait_for()
     assert re.fullmatch(r"Score for this attempt: 100\u00a0%", frame.locator("#feedback .notice").inner_text())
-    page.screenshot(path=str(artifacts / "lti-iframe.png"), full_page=True)
+    snap(page, artifacts / "lti-iframe.png", full_page=True)
     deadline = time.monotonic() + 20
     while not platform.scores and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -76,12 +77,12 @@ def test_an_instructor_adds_an_exercise_from_the_catalogue_inside_the_lms(
         tool = phone.frame(name="tool")
         assert tool is not None
         phone.goto(tool.url)  # the same session, top level: the page's own layout at this width
-        phone.screenshot(path=str(artifacts / f"lti-pick-{width}.png"), full_page=True)
+        snap(phone, artifacts / f"lti-pick-{width}.png", full_page=True)
     page = new_page()
     page.goto(f"{platform.url}/course?tool={live_server.url}")
     frame = page.frame_locator("iframe#tool")
     frame.get_by_label("LayerNorm of a row").check()
-    page.screenshot(path=str(artifacts / "lti-pick.png"))
+    snap(page, artifacts / "lti-pick.png")
     frame.get_by_role("button", name="Add to the course").click()
     frame.get_by_text("activity added").wait_for()  # the answer was posted to the LMS from the frame
     [returned] = platform.deep_link_returns
@@ -99,4 +100,4 @@ def test_a_refused_launch_shows_inside_the_lms_frame_with_a_new_window_link(
     link.wait_for()  # the refusal page, not the browser's error page: frame-ancestors allows the platform
     assert link.inner_text() == "Open in a new window" and link.get_attribute("href") == f"{platform.url}/course"
     assert "addressed to another tool" in frame.locator("main").inner_text()
-    page.screenshot(path=str(artifacts / "lti-refused-in-frame.png"), full_page=True)
+    snap(page, artifacts / "lti-refused-in-frame.png", full_page=True)

@@ -8,6 +8,7 @@ from typing import Callable
 
 from tests.browser.conftest import LiveServer, NewPage, gradebook_columns, login, register
 from tests.web.conftest import make_user
+from tests.shots import snap
 
 REASON = "Resolveu no papel durante a aula."
 
@@ -37,7 +38,7 @@ def test_an_instructor_sets_a_score_and_the_learner_sees_it_with_the_reason(
     staff.get_by_role("button", name="Set this score").click()
     assert f"{learner} now has 85\u00a0% on this exercise." in staff.locator("main").inner_text()
     assert staff.locator("#reason").input_value() == REASON
-    staff.screenshot(path=str(artifacts / "learner-work-score-set-by-hand.png"), full_page=True)
+    snap(staff, artifacts / "learner-work-score-set-by-hand.png", full_page=True)
     staff.goto(f"{base}/teach/gradebook?learner={learner}")
     cell = staff.locator("table tbody tr").locator("th, td").nth(headers.index("block-gelu"))
     assert cell.inner_text().split()[:3] == ["85", "%", "✎"]
@@ -48,4 +49,4 @@ def test_an_instructor_sets_a_score_and_the_learner_sees_it_with_the_reason(
     student.goto(f"{base}/exercises/block-gelu")
     notice = student.locator("p.notice.override").inner_text()
     assert notice == f"Seu professor definiu sua pontuação neste exercício como 85\u00a0%: {REASON}", notice
-    student.screenshot(path=str(artifacts / "exercise-score-set-by-hand.png"))
+    snap(student, artifacts / "exercise-score-set-by-hand.png")

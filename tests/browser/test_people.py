@@ -14,6 +14,7 @@ from grader.services import accounts, courses
 from tests.browser.axe import assert_accessible
 from tests.browser.conftest import TIMEOUT_MS, LiveServer, login
 from tests.web.conftest import make_user
+from tests.shots import snap
 
 CLASS_CSV = "email;name;role\n{a};Ada;\nnot-an-email;Nobody;\n{b};Bo;professor\n{c};Cy;ta\n"
 WIDTHS = {"desktop": 1280, "phone": 390}
@@ -32,7 +33,7 @@ def shoot(page: Page, artifacts: Path, name: str) -> None:
     """A full-page screenshot at each width, under tests/artifacts/enrol-<name>-<width>.png."""
     for label, width in WIDTHS.items():
         page.set_viewport_size({"width": width, "height": 800})
-        page.screenshot(path=str(artifacts / f"enrol-{name}-{label}.png"), full_page=True)
+        snap(page, artifacts / f"enrol-{name}-{label}.png", full_page=True)
     page.set_viewport_size({"width": WIDTHS["desktop"], "height": 800})
 
 

@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 from grader.services import attempts
 from tests.browser.conftest import TIMEOUT_MS, LiveServer, expected, register, user_id
 from tests.web.conftest import seat
+from tests.shots import snap
 
 WIDTHS = (1280, 390)
 MINUS = "\u2212"
@@ -72,7 +73,7 @@ def shoot(browser: Browser, page: Page, artifacts: Path, name: str) -> None:
                 for i in range(figures.count()):
                     box = figures.nth(i).bounding_box()
                     assert box is not None and box["width"] > 150 and box["x"] + box["width"] <= width
-                other.screenshot(path=str(folder / f"{name}-{width}-{scheme}.png"), full_page=True)
+                snap(other, folder / f"{name}-{width}-{scheme}.png", full_page=True)
             finally:
                 context.close()
 

@@ -13,6 +13,7 @@ from grader.services import practice
 from tests.browser.conftest import LiveServer, expected, fmt, register, user_id
 from tests.browser.test_learner_flow import attempts_of
 from tests.web.conftest import seat
+from tests.shots import snap
 
 EXERCISE = "block-gelu"
 
@@ -57,7 +58,7 @@ def test_after_solving_a_learner_practises_with_new_numbers(
     assert page.locator("#part-pos-msg .verdict.incorrect").is_visible()
     assert page.locator("section.solution ol > li").count() == 4 and page.locator("section.solution ol").is_visible()
     assert attempts_of(live_server.app, email) == 1  # the solving attempt only
-    page.screenshot(path=str(artifacts / "practice.png"), full_page=True)
+    snap(page, artifacts / "practice.png", full_page=True)
 
     numbers = page.locator("input[name=numbers]").input_value()
     page.get_by_role("link", name="Other numbers").click()

@@ -15,6 +15,7 @@ from grader.services import practice
 from grader.services.recommend import _gap
 from tests.browser.conftest import LiveServer, NewPage, expected, fmt, login, mistake, register, user_id
 from tests.web.conftest import make_user, seat
+from tests.shots import snap
 
 EXERCISE = "block-layernorm"
 MISTAKE = "sample-variance"
@@ -23,7 +24,7 @@ SHOTS = Path("/work/notes/shots")
 
 def _shot(page: Page, artifacts: Path, name: str) -> None:
     folder = SHOTS if SHOTS.is_dir() else artifacts
-    page.screenshot(path=str(folder / f"adapt-{name}.png"), full_page=True)
+    snap(page, folder / f"adapt-{name}.png", full_page=True)
 
 
 def _answer(page: Page, values: dict[str, str]) -> None:

@@ -8,6 +8,7 @@ from typing import Callable
 
 from grader.services import accounts
 from tests.browser.conftest import PASSWORD, LiveServer, NewPage, register
+from tests.shots import snap
 
 
 def test_a_learner_downloads_their_data_then_deletes_the_account(live_server: LiveServer, new_page: NewPage,
@@ -25,7 +26,7 @@ def test_a_learner_downloads_their_data_then_deletes_the_account(live_server: Li
     page.fill("#close-password", "not my password")
     page.get_by_role("button", name="Удалить мою учётную запись").click()
     assert page.locator("#close-password + .error").inner_text() == "Текущий пароль указан неверно."
-    page.screenshot(path=str(artifacts / "profile-delete-account.png"), full_page=True)
+    snap(page, artifacts / "profile-delete-account.png", full_page=True)
     page.fill("#close-password", PASSWORD)
     page.get_by_role("button", name="Удалить мою учётную запись").click()
     page.wait_for_url(f"{live_server.url}/login")

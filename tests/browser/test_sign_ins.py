@@ -8,6 +8,7 @@ from typing import Callable
 from playwright.sync_api import expect
 
 from tests.browser.conftest import LiveServer, NewPage, login, register
+from tests.shots import snap
 
 
 def test_a_learner_signs_out_another_browser(live_server: LiveServer, new_page: NewPage,
@@ -21,7 +22,7 @@ def test_a_learner_signs_out_another_browser(live_server: LiveServer, new_page: 
     expect(sign_ins).to_have_count(2)
     expect(sign_ins.filter(has_text="this browser")).to_have_count(1)
     expect(sign_ins.first).to_contain_text("Chrome on Linux")
-    laptop.screenshot(path=str(artifacts / "profile-sign-ins.png"), full_page=True)
+    snap(laptop, artifacts / "profile-sign-ins.png", full_page=True)
     sign_ins.filter(has_not_text="this browser").get_by_role("button", name="Sign out").click()
     expect(laptop.get_by_text("Signed out of 1 browser.")).to_be_visible()
     expect(sign_ins).to_have_count(1)

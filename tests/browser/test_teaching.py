@@ -12,6 +12,7 @@ from grader.catalog.display import ENGLISH, show
 from grader.services import attempts
 from tests.browser.conftest import LiveServer, expected, fmt, register, user_id
 from tests.web.conftest import seat
+from tests.shots import snap
 
 # Each page of the lesson starts from a quantity of the learner's one token (decimals as printed).
 BLOCK_PAGES = {"block-residual": ("x", 1), "block-layernorm": ("h", 3), "block-gelu": ("z1", 3),
@@ -35,7 +36,7 @@ def test_one_token_through_the_five_block_pages(
     assert show(first.params["x"], 1, ENGLISH) != "[−0.5; −0.5; −0.5; 1.5]"  # the learner's own token, not the page's
     for (exercise, (name, decimals)), prompt in zip(BLOCK_PAGES.items(), shown):
         assert show(first.quantities[name], decimals, ENGLISH) in prompt, exercise  # where the story has got to
-    page.screenshot(path=str(artifacts / "story-block-output.png"), full_page=True)
+    snap(page, artifacts / "story-block-output.png", full_page=True)
 
 
 def test_a_stuck_learner_asks_for_hints_then_sees_the_solution_after_three_wrong_attempts(
@@ -59,7 +60,7 @@ def test_a_stuck_learner_asks_for_hints_then_sees_the_solution_after_three_wrong
         page.wait_for_url(re.compile(r"outcome=graded$"))
     expect(page.locator("#hints .notice")).to_contain_text("You have tried several times")
     expect(page.locator("section.solution")).to_have_count(0)
-    page.screenshot(path=str(artifacts / "stuck-offer-desktop.png"), full_page=True)
+    snap(page, artifacts / "stuck-offer-desktop.png", full_page=True)
     page.once("dialog", lambda dialog: dialog.accept())  # giving up is asked first (app.js)
     page.get_by_role("button", name="Give up and show the solution").click()
     page.wait_for_url(re.compile(r"#solution$"))
@@ -67,7 +68,7 @@ def test_a_stuck_learner_asks_for_hints_then_sees_the_solution_after_three_wrong
     expect(page.locator("button.primary")).to_be_disabled()
     expect(page.get_by_role("link", name="Practise with new numbers")).to_be_visible()
     page.set_viewport_size({"width": 390, "height": 844})
-    page.screenshot(path=str(artifacts / "stuck-solution-phone.png"), full_page=True)
+    snap(page, artifacts / "stuck-solution-phone.png", full_page=True)
 
 
 def test_a_hint_and_giving_up_keep_what_was_typed_and_the_last_verdict(
@@ -109,4 +110,4 @@ def test_a_hint_and_giving_up_keep_what_was_typed_and_the_last_verdict(
     expect(page.locator("section.solution")).to_contain_text("You gave up on these numbers")
     expect(page.locator("#part-mu")).to_have_value("1,25")
     expect(verdict).to_be_visible()
-    page.screenshot(path=str(artifacts / "gave-up-kept-desktop.png"), full_page=True)
+    snap(page, artifacts / "gave-up-kept-desktop.png", full_page=True)

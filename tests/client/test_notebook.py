@@ -15,6 +15,7 @@ import pytest
 from nbclient import NotebookClient
 
 from tests.client.conftest import Service
+from tests.shots import snap
 
 pytestmark = pytest.mark.database
 
@@ -125,7 +126,7 @@ def _draw_here(shown: str, name: str) -> None:
                 page.set_content(page_html)
                 box = page.locator(".grader-result").bounding_box()
                 assert box is not None and box["x"] + box["width"] <= width, (name, width)  # no sideways scroll
-                page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+                snap(page, ARTIFACTS / f"{name}-{width}.png", full_page=True)
                 page.close()
         finally:
             browser.close()
