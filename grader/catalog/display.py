@@ -11,7 +11,8 @@ import numpy as np
 
 from grader.answers.kinds import KINDS, NumericKind
 from grader.catalog.plurals import put_words
-from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, PartSpec
+from grader.catalog.fields import PartSpec
+from grader.catalog.spec import PLACEHOLDER, ExerciseSpec
 
 MINUS = "\u2212"
 QUANTITY_DECIMALS = 3  # the digits prompts and worked solutions print a computed quantity to

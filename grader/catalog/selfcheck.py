@@ -13,7 +13,8 @@ from grader.answers import syntax
 from grader.answers.kinds import KINDS, NumericKind, grade_part, render_answer
 from grader.answers.tolerance import decimal_places
 from grader.catalog.display import ENGLISH, Notation, fill, notation, quantity_decimals, show
-from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, Place
+from grader.catalog.fields import Place
+from grader.catalog.spec import PLACEHOLDER, ExerciseSpec
 from grader.catalog.variants import PartVariant, Variant, VariantError, make_variant
 from grader.markup import STRAY_DOLLAR, has_stray_dollar
 from grader.texts import Text

@@ -23,7 +23,8 @@ from grader.formulas.expression import Formula, FormulaError, parse_formula
 
 if TYPE_CHECKING:  # variants.py imports this module to refuse draws
     from grader.catalog.scenarios import Scenario
-    from grader.catalog.spec import ExerciseSpec, PartSpec
+    from grader.catalog.fields import PartSpec
+    from grader.catalog.spec import ExerciseSpec
     from grader.catalog.variants import PartVariant
 
 ACTIVATIONS = frozenset({"gelu", "gelu_erf", "relu", "silu", "sigmoid", "tanh", "softmax", "exp"})

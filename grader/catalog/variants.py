@@ -29,7 +29,8 @@ from grader.catalog.misconceptions import known_words
 from grader.catalog.reach import Reach, route_reach
 from grader.catalog.skipped import pick_entry, skipped_problem
 from grader.catalog.scenarios import Scenario
-from grader.catalog.spec import PLACEHOLDER, ExerciseSpec, ParamSpec, PartSpec
+from grader.catalog.fields import ParamSpec, PartSpec
+from grader.catalog.spec import PLACEHOLDER, ExerciseSpec
 from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
 from grader.formulas.expression import FormulaError
 

@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import Field
 
 from grader.catalog.formula_model import FormulaMistake, FormulaText, formula_program
-from grader.catalog.spec import ParamSpec, Slug
+from grader.catalog.fields import ParamSpec, Slug
 from grader.catalog.strict import Strict
 from grader.catalog.variants import draw_param
 from grader.codecheck.base import Case, Mutant, Task, edge, hidden

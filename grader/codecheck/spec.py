@@ -14,7 +14,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from grader.catalog.loader import SpecError, collect, is_code_source, read_source, read_sources, validated
 from grader.catalog.policy import AttemptPolicy
-from grader.catalog.spec import CODE_KIND, MAX_MAGNITUDE, MAX_POSITION, ExerciseSpec, Place, Slug, Title
+from grader.catalog.fields import MAX_MAGNITUDE, MAX_POSITION, Place, Slug, Title
+from grader.catalog.spec import CODE_KIND, ExerciseSpec
 from grader.catalog.translations import CodeTranslation, Locale, Localised
 from grader.catalog.skills import SkillId
 from grader.catalog.strict import Strict

@@ -11,7 +11,8 @@ import sqlalchemy as sa
 import yaml
 
 from grader.catalog.loader import parse_yaml
-from grader.catalog.spec import CODE_KIND, PART_ID
+from grader.catalog.fields import PART_ID
+from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
 from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User, utc_text
 from grader.services.course_content import learners_of

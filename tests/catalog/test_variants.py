@@ -11,7 +11,7 @@ from grader.catalog import variants as variants_module
 from grader.catalog.catalog import Catalog
 from grader.catalog.scenarios.base import Scenario
 from grader.catalog.scenarios.toy_block import MIN_SIGMA
-from grader.catalog.spec import PartSpec
+from grader.catalog.fields import PartSpec
 from grader.catalog.selfcheck import check_catalog
 from grader.catalog.variants import VariantError, make_variant
 from grader.reference.gpt2 import row_stats

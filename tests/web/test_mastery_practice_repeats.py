@@ -1,7 +1,10 @@
 """Only the first check of each part on given practice numbers is evidence for the learner model: the same answer
-again, respelt or changed, is no new opportunity; the same answer on new numbers is."""
+again, respelt or changed, is no new opportunity, even sent at once from several clients; the same answer on new
+numbers is."""
 
 from __future__ import annotations
+
+import threading
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -72,3 +75,27 @@ def test_the_noted_answers_are_no_evidence_for_a_replay(app: Flask, client: Flas
     with app.app_context():
         overrides.set_score(seat(_user(app)), EXERCISE, "40", "a typo in the prompt", by=_user(app))
     assert states(app) == {SKILL: live}  # the replay read the observations only, and made no state of the notes
+
+
+def test_the_same_check_sent_at_once_from_six_clients_counts_once(app: Flask, token: str) -> None:
+    """Six identical checks released together (a double-clicked button, a notebook cell run in a loop): the first
+    to take the learner's skill states counts, the others wait for it and then find its note."""
+    assert post(app.test_client(), token, typed(answers_of(app))).status_code == 201
+    numbers = new_numbers(app.test_client(), token)
+    start, failures = threading.Barrier(6), []
+
+    def send() -> None:
+        client = app.test_client()
+        start.wait()
+        try:
+            check(client, token, numbers, WRONG)
+        except AssertionError as error:
+            failures.append(error)
+
+    senders = [threading.Thread(target=send) for _ in range(6)]
+    for sender in senders:
+        sender.start()
+    for sender in senders:
+        sender.join(timeout=120)
+    assert failures == [] and not any(sender.is_alive() for sender in senders)
+    assert len(practice(app)) == 3 and states(app)[SKILL][1] == 6
