@@ -14,33 +14,17 @@ import numpy as np
 
 from grader.answers import numbers, structures, syntax
 from grader.answers.direction import direction
+from grader.answers.discrete import DiscreteKind, explain_set, explain_shape
 from grader.answers.numbers import AnswerFormatError, Number
 from grader.answers.results import Mutant, PartResult, Target
 from grader.answers.rounding import hand_rounding_note
+from grader.answers.verdict import CORRECT, Parsed, incorrect
 from grader.answers.tolerance import (Bands, Tolerance, bands, digits_request, fewer_digits_than_asked,
                                      is_exact_answer, precision_asked)
 from grader.answers.where import entries_phrase, positions
-from grader.texts import N_, Text, joined, say, say_n
+from grader.texts import Text, joined, say
 
 MAX_ANSWER_CHARS = 20_000
-CORRECT = say("Correct.")
-
-TRANSPOSED = Mutant(
-    name="transposed-shape",
-    title=N_("dimensions in the wrong order"),
-    hint=N_("The sizes are right but their order is not: say which axis holds heads, which tokens "
-            "and which features, and keep that order at every stage."),
-    routes=(),
-)
-
-
-@dataclass(frozen=True)
-class Parsed:
-    """A parsed answer: comparable values, per-entry typed resolution, and its JSON form."""
-
-    values: Any
-    resolution: Any
-    json: Any
 
 
 def _numbers_to_arrays(entries: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -53,21 +37,6 @@ def _numbers_to_arrays(entries: Any) -> tuple[np.ndarray, np.ndarray]:
         return getattr(row, attr) if isinstance(row, Number) else [getattr(n, attr) for n in row]
 
     return np.asarray(pick("value"), dtype=float), np.asarray(pick("resolution"), dtype=float)
-
-
-def _incorrect(text: Text, mutant: Mutant | None, wrong: list[Any], score: float, value: Any,
-               entries: bool = False, toward: Text | None = None) -> PartResult:  # fmt: skip
-    """An incorrect verdict; a named mistake replaces the text, keeping which `entries` are wrong.
-    `toward` is the direction for an unnamed mistake, kept apart from the text."""
-    if mutant is not None:
-        # The title is one of the catalogue's fixed phrases, so it is looked up as a text of its own.
-        named = say("Not quite: this is the answer you get with %(mistake)s.", mistake=Text(mutant.title))
-        text = joined([named, say("Wrong: %(where)s.", where=entries_phrase(wrong))], " ") if entries and wrong else named
-    return PartResult.said(
-        "incorrect", score, text, misconception=mutant.name if mutant else None,
-        hint=mutant.hint if mutant else None, wrong_entries=tuple(wrong), value=value,
-        direction=None if mutant else toward,
-    )  # fmt: skip
 
 
 def _as_float_array(value: Any) -> np.ndarray:
@@ -205,7 +174,7 @@ class NumericKind:
         wrong = positions(~inside)
         score = float(inside.mean()) if partial else 0.0
         toward = None if mutant else direction(values, inside, accepts.routes, tolerance, self.integral)
-        return _incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json, entries=True, toward=toward)
+        return incorrect(_outside(wrong, tolerance), mutant, wrong, score, parsed.json, entries=True, toward=toward)
 
     def digits_asked(self, target: Target, tolerance: Tolerance) -> Text | None:
         """The precision a field asks for before any answer; None when the part sets none worth saying."""
@@ -236,68 +205,6 @@ class NumericKind:
         return _as_float_array(value).tolist()
 
 
-@dataclass(frozen=True)
-class DiscreteKind:
-    """Answers compared exactly after putting them in canonical form (tuples, sets)."""
-
-    name: str
-    parse_text: Callable[[str], Any]
-    canon: Callable[[Any], Any]
-    explain: Callable[[Any, Any, Mutant | None, bool, Any], PartResult]  # the verdict when wrong
-
-    def parse(self, text: str, exact: Any) -> Parsed:
-        """Parse learner text; raises AnswerFormatError."""
-        value = self.canon(self.parse_text(text))
-        return Parsed(value, None, self.to_json(value))
-
-    def grade(self, parsed: Parsed, target: Target, tolerance: Tolerance, partial: bool) -> PartResult:
-        """Exact match; otherwise say what is off and look for a known mistake."""
-        got, want = parsed.values, self.canon(target.exact)
-        if got == want:
-            return PartResult.said("correct", 1.0, CORRECT, value=parsed.json)
-        mutant = next((m for m in target.mutants if got in {self.canon(r) for r in m.routes}), None)
-        return self.explain(got, want, mutant, partial, parsed.json)
-
-    def distinguishable(self, routes: tuple[Any, ...], other: tuple[Any, ...], tol: Tolerance,
-                        scale: Any = None) -> bool:  # fmt: skip
-        """Exact answers can be told apart whenever they differ."""
-        return self.canon(routes[0]) != self.canon(other[0])
-
-    def to_json(self, value: Any) -> Any:
-        """Expected value as a list of ints (sets sorted)."""
-        return sorted(int(v) for v in value) if isinstance(value, frozenset) else [int(v) for v in value]
-
-
-def _incorrect_shape(got: tuple, want: tuple, mutant: Mutant | None, partial: bool, value: Any) -> PartResult:
-    if mutant is None and sorted(got) == sorted(want):
-        mutant = TRANSPOSED
-    if len(got) != len(want):
-        text = say("Incorrect: the tensor has %(want)d dimensions, your shape has %(got)d.", want=len(want),
-                   got=len(got))  # fmt: skip
-        return _incorrect(text, mutant, [], 0.0, value)
-    wrong = [i for i, (g, w) in enumerate(zip(got, want)) if g != w]
-    score = 1.0 - len(wrong) / len(want) if partial else 0.0
-    return _incorrect(say("Incorrect: %(where)s of the shape.", where=entries_phrase(wrong)), mutant, wrong, score,
-                      value)  # fmt: skip
-
-
-def _incorrect_set(got: frozenset, want: frozenset, mutant: Mutant | None, partial: bool, value: Any) -> PartResult:
-    extra, missing = sorted(got - want), len(want - got)
-    text = _set_counts(len(extra), missing)
-    score = len(got & want) / len(got | want) if partial else 0.0
-    return _incorrect(text, mutant, extra, score, value)
-
-
-def _set_counts(extra: int, missing: int) -> Text:
-    """How many indices are too many and how many are missing, each in its plural, a zero count left unsaid."""
-    too_many = say_n("%(num)d of your indices should not be there", "%(num)d of your indices should not be there",
-                     extra)  # fmt: skip
-    absent = say_n("%(num)d index is missing", "%(num)d indices are missing", missing)
-    if extra and missing:
-        return say("Incorrect: %(too_many)s, and %(absent)s.", too_many=too_many, absent=absent)
-    return say("Incorrect: %(counts)s.", counts=too_many if extra else absent)
-
-
 def _length(exact: Any) -> int:
     return len(np.asarray(exact))
 
@@ -311,10 +218,10 @@ KINDS: dict[str, NumericKind | DiscreteKind] = {
         "matrix", lambda text, exact: structures.parse_matrix(text, tuple(np.asarray(exact).shape))
     ),
     "shape": DiscreteKind(
-        "shape", structures.parse_shape, lambda v: tuple(int(i) for i in v), _incorrect_shape
+        "shape", structures.parse_shape, lambda v: tuple(int(i) for i in v), explain_shape
     ),
     "index-set": DiscreteKind(
-        "index-set", structures.parse_index_set, lambda v: frozenset(int(i) for i in v), _incorrect_set
+        "index-set", structures.parse_index_set, lambda v: frozenset(int(i) for i in v), explain_set
     ),
 }
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.answers.kinds import TRANSPOSED
+from grader.answers.discrete import TRANSPOSED
 from grader.texts import N_
 
 
