@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from grader.answers.kinds import KINDS, NumericKind  # noqa: E402
 from grader.answers.tolerance import bands  # noqa: E402
-from grader.catalog import variants  # noqa: E402
+from grader.catalog import draws, variants  # noqa: E402
 from grader.catalog.catalog import Catalog  # noqa: E402
 from grader.catalog.reach import Reach  # noqa: E402
 from grader.catalog.spec import ExerciseSpec  # noqa: E402
@@ -36,7 +36,7 @@ def _refused(spec: ExerciseSpec, seed: int) -> Counter[str]:
     if seed == 0 and variants._page_params(spec) is not None:
         return found
     for draw in range(variants.MAX_DRAWS):
-        params = variants._draw_params(spec, seed, draw)
+        params = draws.draw_params(spec, seed, draw)
         built = spec.scenario.suits_story(params) or variants._build(spec, seed, params)
         if not isinstance(built, str):
             break

@@ -13,7 +13,6 @@ the same token for the same seed, each starting from where the previous one ende
 
 from __future__ import annotations
 
-import zlib
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
@@ -23,13 +22,14 @@ from grader.answers.kinds import KINDS, NumericKind
 from grader.answers.results import Mutant, Target
 from grader.answers.tolerance import Tolerance
 from grader.texts import Text
+from grader.catalog.draws import draw_params
 from grader.catalog.display import (ENGLISH, Notation, fill, has_reach, notation, quantity_decimals,
                                     show)
 from grader.catalog.misconceptions import known_words
 from grader.catalog.reach import Reach, route_reach
 from grader.catalog.skipped import pick_entry, skipped_problem
 from grader.catalog.scenarios import Scenario
-from grader.catalog.fields import ParamSpec, PartSpec
+from grader.catalog.fields import PartSpec
 from grader.catalog.spec import PLACEHOLDER, ExerciseSpec
 from grader.formulas.budget import VARIANT_SECONDS, OutOfTime, time_budget
 from grader.formulas.expression import FormulaError
@@ -97,24 +97,6 @@ class Variant:
             if part.spec.id == part_id:
                 return part
         raise KeyError(part_id)
-
-
-def draw_param(spec: ParamSpec, rng: np.random.Generator) -> Any:
-    """One draw of a parameter: uniform at its decimals (never 0 when asked), or one of its choices."""
-    rule = spec.random
-    size = tuple(spec.shape) or None
-    value: Any
-    if rule.choices is not None:
-        value = rng.choice(np.asarray(rule.choices), size=size)
-    else:
-        assert rule.low is not None and rule.high is not None  # the spec gives choices or both ends
-        value = np.round(rng.uniform(rule.low, rule.high, size=size), rule.decimals) + 0.0  # no −0.0
-        if rule.exclude_zero:
-            value = np.where(value == 0, rule.high, value)
-    whole = rule.choices is None or all(float(c).is_integer() for c in rule.choices)  # 5.67 stays 5.67
-    if rule.decimals == 0 and whole and np.issubdtype(np.asarray(value).dtype, np.number):
-        value = np.asarray(value).astype(int)
-    return value.item() if np.ndim(value) == 0 else value
 
 
 def _page_params(spec: ExerciseSpec) -> dict[str, Any] | None:
@@ -254,17 +236,6 @@ def _filled(spec: ExerciseSpec, locale: str, shown: Shown) -> tuple[str, tuple[s
     return fill(spec.prompt_in(locale), *shown, locale), steps_filled
 
 
-def story_key(spec: ExerciseSpec, param: str) -> str:
-    """What a parameter's draws are keyed by: a lesson's exercises declaring it alike share its numbers."""
-    return f"{spec.lesson}/{param}"
-
-
-def _draw_params(spec: ExerciseSpec, seed: int, draw: int) -> dict[str, Any]:
-    """One draw of every parameter, each from its own generator keyed by story_key."""
-    return {name: draw_param(p, np.random.default_rng([seed, draw, zlib.crc32(story_key(spec, name).encode())]))
-            for name, p in spec.params.items()}  # fmt: skip
-
-
 @dataclass
 class Draws:
     """A tally over the variants made with it: draws made, and draws whose formulas could not be computed."""
@@ -305,7 +276,7 @@ def _make(spec: ExerciseSpec, seed: int, draws: Draws) -> Variant:
         return built
     last = ""
     for draw in range(MAX_DRAWS):
-        built = _drawn(spec, seed, _draw_params(spec, seed, draw), draws, story=True)
+        built = _drawn(spec, seed, draw_params(spec, seed, draw), draws, story=True)
         if not isinstance(built, str):
             return built
         last = built

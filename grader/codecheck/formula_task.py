@@ -27,7 +27,7 @@ from pydantic import Field
 from grader.catalog.formula_model import FormulaMistake, FormulaText, formula_program
 from grader.catalog.fields import ParamSpec, Slug
 from grader.catalog.strict import Strict
-from grader.catalog.variants import draw_param
+from grader.catalog.draws import draw_param
 from grader.codecheck.base import Case, Mutant, Task, edge, hidden
 from grader.formulas.program import Program
 from grader.texts import Refusal

@@ -92,7 +92,7 @@ _CURRENT = (
     .where(_EXERCISES.c.id == _EXERCISE, _EXERCISES.c.status == PUBLISHED, offered(_EXERCISES, _COURSE))
 )  # fmt: skip
 _SEED = sa.select(_VARIANTS.c.seed).where(_VARIANTS.c.user_id == _USER, _VARIANTS.c.exercise_id == _EXERCISE)
-# The learner's seed in the lesson so far: its exercises share one draw (catalog.variants.story_key).
+# The learner's seed in the lesson so far: its exercises share one draw (catalog.draws.story_key).
 _LESSON = sa.select(_EXERCISES.c.lesson).where(_EXERCISES.c.id == _EXERCISE).scalar_subquery()
 _LESSON_SEED = (
     sa.select(_VARIANTS.c.seed)

@@ -22,7 +22,7 @@ class Scenario:
     answer and `hand` is one of `hand_paths` or None for full precision. `well_posed` returns a
     reason when parameters would make a poor exercise (a near-tie, sigma near 0, ...). `suits_story`
     returns a reason when drawn parameters would suit one exercise but not every other exercise of the
-    lesson that draws them too (they share a learner's draw; see variants.story_key); the page's own
+    lesson that draws them too (they share a learner's draw; see draws.story_key); the page's own
     example is exempt, being the lesson's.
     `shown_route` picks the route whose numbers prompts and worked solutions print (0 = full
     precision; a hand route when the lesson works by hand, so that each printed step adds up).
