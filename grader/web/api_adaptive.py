@@ -10,7 +10,8 @@ from flask_babel import force_locale
 
 from grader.catalog.skills import SKILLS, skill_title
 from grader.services import mastery, mastery_views, recommend
-from grader.web.api import bearer, bp, course, language
+from grader.web.api import bp
+from grader.web.api_request import bearer, course, language
 from grader.web.api_schema import PRACTICE_TOKEN, QUERY_TEXT, InCourse, InLanguage
 from grader.web.i18n import translated
 from grader.web.openapi import ErrorBody, Reply, documented

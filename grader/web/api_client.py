@@ -19,7 +19,8 @@ from flask.typing import ResponseReturnValue
 
 from grader.code_grading import MAX_SOURCE_BYTES
 from grader.models import utc_text
-from grader.web.api import bearer, bp, caller
+from grader.web.api import bp
+from grader.web.api_request import bearer, caller
 from grader.web.openapi import Reply, documented
 
 CLIENT_FILE = Path(__file__).resolve().parents[1] / "client" / "grader_client.py"

@@ -14,7 +14,8 @@ from grader.extensions import db, limiter
 from grader.models import Submission
 from grader.services import submissions
 from grader.web import code_feedback
-from grader.web.api import bearer, body_object, bp, caller, caller_key, course, language
+from grader.web.api import bp
+from grader.web.api_request import bearer, body_object, caller, caller_key, course, language
 from grader.web.api_schema import InLanguage, MessagesIn, SourceIn
 from grader.web.i18n import translated
 from grader.web.openapi import ErrorBody, Reply, documented

@@ -9,7 +9,8 @@ from flask.typing import ResponseReturnValue
 
 from grader.models import utc_text
 from grader.services import courses
-from grader.web.api import bearer, bp, caller, gradebook_csv_of
+from grader.web.api import bp, gradebook_csv_of
+from grader.web.api_request import bearer, caller
 from grader.web.api_schema import GradebookFilters
 from grader.web.course_context import resolve
 from grader.web.openapi import ErrorBody, Reply, documented

@@ -13,7 +13,8 @@ from flask.typing import ResponseReturnValue
 
 from grader.extensions import limiter
 from grader.services import help
-from grader.web.api import bearer, bp, caller_key, course, language
+from grader.web.api import bp
+from grader.web.api_request import bearer, caller_key, course, language
 from grader.web.api_schema import HelpOut, InLanguage, SolutionOut
 from grader.web.openapi import ErrorBody, Reply, documented
 

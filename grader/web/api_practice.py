@@ -13,8 +13,8 @@ from flask.typing import ResponseReturnValue
 
 from grader.extensions import limiter, practice_draws
 from grader.services import attempts, practice
-from grader.web.api import (answers_from_body, bearer, bp, caller, caller_key, course, language, part_verdicts,
-                            variant_fields)  # fmt: skip
+from grader.web.api import bp, part_verdicts, variant_fields
+from grader.web.api_request import answers_from_body, bearer, caller, caller_key, course, language  # fmt: skip
 from grader.web.api_schema import ANSWERS_PER_EXERCISE, InLanguage, PracticeDetail, PracticeIn, PracticeOut, PracticeQuery
 from grader.web.openapi import ErrorBody, Reply, documented
 
