@@ -28,7 +28,8 @@ from grader.catalog.spec import CODE_KIND
 from grader.catalog.variants import Variant
 from grader.extensions import db
 from grader.course_models import CourseExercise, CourseMember
-from grader.models import AuditEvent, Attempt, Exercise, Progress, Submission, User, Variant as VariantRow
+from grader.models import AuditEvent, Attempt, Exercise, Progress, User, Variant as VariantRow
+from grader.code_models import Submission
 from grader.services import accounts, courses, exercises
 from grader.services.attempts import answers_digest
 

@@ -15,7 +15,8 @@ import sqlalchemy as sa
 
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Progress, Submission
+from grader.models import Attempt, Exercise, Progress
+from grader.code_models import Submission
 from grader.services.insights import ExerciseStats, stats_of
 from grader.services.wrong_answers import MAX_SCANNED, Misconception, by_learners, examples, misconception_counts, ranked
 

@@ -13,7 +13,8 @@ from datetime import date, datetime, timedelta
 import sqlalchemy as sa
 
 from grader.extensions import db
-from grader.models import Exercise, Progress, Submission, User, utcnow
+from grader.models import Exercise, Progress, User, utcnow
+from grader.code_models import Submission
 from grader.services.analytics import json_key, json_text
 from grader.services.course_content import learners_of
 from grader.services.wrong_answers import MAX_SCANNED, by_learners, named_since

@@ -14,7 +14,8 @@ import sqlalchemy as sa
 
 from grader.code_grading import read_text
 from grader.extensions import db
-from grader.models import CodeDraft, Submission, utcnow
+from grader.models import utcnow
+from grader.code_models import CodeDraft, Submission
 from grader.services.courses import Seat
 from grader.services.dialect import for_session, per_dialect
 

@@ -14,7 +14,8 @@ from grader.catalog.loader import parse_yaml
 from grader.catalog.fields import PART_ID
 from grader.catalog.spec import CODE_KIND
 from grader.extensions import db
-from grader.models import Attempt, Exercise, ExerciseVersion, Submission, User, utc_text
+from grader.models import Attempt, Exercise, ExerciseVersion, User, utc_text
+from grader.code_models import Submission
 from grader.services.course_content import learners_of
 from grader.visible import visible
 

@@ -13,7 +13,8 @@ from grader.catalog.policy import is_open
 from grader.catalog.spec import NUMERIC_KIND
 from grader.extensions import db
 from grader.catalog.variants import Variant
-from grader.models import PUBLISHED, Attempt, Exercise, Progress, Submission, User, utcnow
+from grader.models import PUBLISHED, Attempt, Exercise, Progress, User, utcnow
+from grader.code_models import Submission
 from grader.course_models import LEARNER, CourseMember
 from grader.services import attempts, exercises, extensions, submissions
 from grader.services.course_content import offered, uses as exercises_used

@@ -14,7 +14,8 @@ from grader.catalog.misconceptions import MISCONCEPTIONS
 from grader.catalog.spec import NUMERIC_KIND
 from grader.codecheck.spec import CodeExerciseSpec, any_spec_from_text
 from grader.extensions import db
-from grader.models import Attempt, AuditEvent, Exercise, ExerciseVersion, Progress, Submission, User
+from grader.models import Attempt, AuditEvent, Exercise, ExerciseVersion, Progress, User
+from grader.code_models import Submission
 from grader.services.exercises import current_version
 from grader.services.course_content import learners_of
 from grader.services.wrong_answers import Misconception, misconception_counts, text_counts

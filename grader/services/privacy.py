@@ -17,8 +17,8 @@ import sqlalchemy as sa
 from grader.course_models import Course, CourseMember
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
-from grader.models import (ApiToken, Attempt, CodeDraft, Extension, Progress, SignIn, Submission, User, utc_text,
-                           utcnow)
+from grader.models import ApiToken, Attempt, Extension, Progress, SignIn, User, utc_text, utcnow
+from grader.code_models import CodeDraft, Submission
 from grader.services import audit
 from grader.services.accounts import AccountError, password_matches
 

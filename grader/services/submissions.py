@@ -33,7 +33,8 @@ from grader.codecheck.results import CodeResult
 from grader.codecheck.spec import CodeExerciseSpec
 from grader import tasks
 from grader.extensions import db
-from grader.models import Exercise, Submission, utcnow
+from grader.models import Exercise, utcnow
+from grader.code_models import Submission
 from grader.sandbox import SandboxUnavailable, default_pool
 from grader.services import code_drafts, mastery, progress
 from grader.texts import say

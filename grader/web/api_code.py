@@ -11,7 +11,7 @@ from flask_babel import force_locale
 
 from grader.code_grading import SourceRejected
 from grader.extensions import db, limiter
-from grader.models import Submission
+from grader.code_models import Submission
 from grader.services import submissions
 from grader.web import code_feedback
 from grader.web.api import bp

@@ -4,7 +4,7 @@ its messages in their language, the named mistake's title, and each failing visi
 from __future__ import annotations
 
 from grader.codecheck.pasteable import failing_inputs
-from grader.models import Submission
+from grader.code_models import Submission
 from grader.services import exercises
 from grader.texts import Text
 from grader.web.i18n import translated

@@ -10,7 +10,7 @@ from typing import Callable
 from playwright.sync_api import Browser, Page, expect
 
 from grader.extensions import db
-from grader.models import Submission
+from grader.code_models import Submission
 from grader.services import submissions
 from tests.browser.conftest import LiveServer, register
 from tests.shots import snap

@@ -17,7 +17,8 @@ import sqlalchemy as sa
 from flask import Flask
 
 from grader.extensions import db
-from grader.models import ApiToken, Attempt, Submission, utcnow
+from grader.models import ApiToken, Attempt, utcnow
+from grader.code_models import Submission
 from grader.services import accounts, api_tokens, attempts
 from tests.queue.support import Gunicorn, env_for
 from tests.web.conftest import PASSWORD, build_app, empty_database, seat

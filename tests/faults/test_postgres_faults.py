@@ -20,7 +20,8 @@ import sqlalchemy as sa
 from flask import Flask
 
 from grader.extensions import db
-from grader.models import Attempt, Progress, Submission
+from grader.models import Attempt, Progress
+from grader.code_models import Submission
 from grader.web.errors import DATABASE_DOWN, READ_ONLY
 from tests.faults.conftest import (ATTEMPTS, EXERCISE, Load, check_consistent, make_learners, post_attempt,
                                    random_answers, stored)

@@ -20,7 +20,8 @@ from flask.testing import FlaskClient
 
 from grader import tasks
 from grader.extensions import db
-from grader.models import Progress, Submission
+from grader.models import Progress
+from grader.code_models import Submission
 from tests.queue.support import SECRET, Redis, Worker, env_for, flask_cli, strays, wait_for
 from tests.web.api_support import ADA, auth, token_for
 from tests.web.conftest import build_app, empty_database, seat_key

@@ -23,7 +23,8 @@ from flask.testing import FlaskClient
 
 from grader.course_models import INSTRUCTOR, LEARNER, TA
 from grader.extensions import db
-from grader.models import Progress, Submission, User
+from grader.models import Progress, User
+from grader.code_models import Submission
 from grader.services import accounts, api_tokens, attempts, authoring, course_content, courses, overrides, publishing
 from grader.services.courses import Seat
 from tests.web.conftest import PASSWORD, csrf_from, login

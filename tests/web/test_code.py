@@ -11,7 +11,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Progress, Submission
+from grader.models import Progress
+from grader.code_models import Submission
 from grader.sandbox import Limits, default_pool
 from grader.services import submissions
 from tests.layer_norm_sources import GOOD, NO_EPS

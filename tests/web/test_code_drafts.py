@@ -19,7 +19,8 @@ from grader import create_app
 from grader.code_grading import MAX_SOURCE_BYTES, SourceRejected
 from grader.extensions import db
 from grader.course_models import Course
-from grader.models import CodeDraft, Exercise, Progress, Submission
+from grader.models import Exercise, Progress
+from grader.code_models import CodeDraft, Submission
 from grader.services import accounts, code_drafts, courses, submissions
 from tests.web.conftest import PASSWORD, csrf_from, empty_database, seat, seat_key
 from tests.web.test_app import flask_cli

@@ -11,7 +11,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Submission
+from grader.code_models import Submission
 from grader.services.exercises import save_source
 from tests.web.conftest import csrf_from
 

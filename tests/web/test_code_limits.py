@@ -18,7 +18,8 @@ from flask.testing import FlaskClient
 
 from grader import tasks
 from grader.extensions import db
-from grader.models import Progress, Submission, utcnow
+from grader.models import Progress, utcnow
+from grader.code_models import Submission
 from grader.sandbox import default_pool
 from grader.services import submissions
 from tests.web.api_support import auth

@@ -11,7 +11,8 @@ from flask.testing import FlaskClient
 
 from grader.codecheck.results import CodeResult
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Progress, Submission, User
+from grader.models import Attempt, Exercise, Progress, User
+from grader.code_models import Submission
 from grader.services import submissions
 from grader.services.exercises import save_source
 from tests.layer_norm_sources import GOOD

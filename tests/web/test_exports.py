@@ -10,7 +10,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Submission, Variant
+from grader.models import Variant
+from grader.code_models import Submission
 from grader.services import accounts, attempts
 from grader.services.exercises import current_version, save_source
 from grader.services.exports import spreadsheet_safe

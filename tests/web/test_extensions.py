@@ -12,7 +12,8 @@ from markupsafe import escape
 
 from grader.catalog.policy import DUE_EXAMPLE
 from grader.extensions import db
-from grader.models import Attempt, Extension, Submission, User
+from grader.models import Attempt, Extension, User
+from grader.code_models import Submission
 from grader.services import extensions
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth, token_for

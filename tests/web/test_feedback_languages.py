@@ -14,7 +14,7 @@ from markupsafe import escape
 from grader.codecheck.compare import HIDDEN_MESSAGES
 from grader.codecheck.tasks import get_task
 from grader.extensions import db
-from grader.models import Submission
+from grader.code_models import Submission
 from grader.sandbox import reasons
 from tests.layer_norm_sources import GOOD, NO_EPS
 from tests.web.test_code import rows, send

@@ -17,7 +17,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Attempt, Progress, Submission, Variant
+from grader.models import Attempt, Progress, Variant
+from grader.code_models import Submission
 from grader.services import accounts, attempts, help
 from grader.web.app import SECURITY_HEADERS
 from tests.web.api_support import API, EXERCISE, answers_of, auth, typed

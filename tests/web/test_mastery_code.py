@@ -12,7 +12,8 @@ from grader.adaptive import bkt, curve
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
 from grader.catalog.spec import NUMERIC_KIND
-from grader.models import Exercise, Submission
+from grader.models import Exercise
+from grader.code_models import Submission
 from grader.services import overrides, submissions
 from tests.layer_norm_sources import GOOD, NO_EPS
 from tests.web.api_support import API, auth

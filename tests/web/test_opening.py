@@ -7,7 +7,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from grader.extensions import db
-from grader.models import Attempt, Exercise, Submission, Variant
+from grader.models import Attempt, Exercise, Variant
+from grader.code_models import Submission
 from tests.layer_norm_sources import GOOD
 from tests.web.api_support import API, auth, token_for
 from tests.web.conftest import csrf_from

@@ -12,7 +12,8 @@ from flask.testing import FlaskClient
 
 from grader.extensions import db
 from grader.mastery_models import SkillEvent, SkillState
-from grader.models import ApiToken, Attempt, CodeDraft, Extension, Progress, Submission, User, Variant
+from grader.models import ApiToken, Attempt, Extension, Progress, User, Variant
+from grader.code_models import CodeDraft, Submission
 from grader.services import accounts, code_drafts
 from grader.wrong_parts import WrongPart
 from tests.layer_norm_sources import GOOD
