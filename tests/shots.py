@@ -25,9 +25,9 @@ class Capturable(Protocol):
 
 def snap(target: Capturable, path: Path, full_page: bool = False) -> None:
     """Save a screenshot of a page or locator to path, retrying Chromium's passing capture errors."""
+    options = {"full_page": True} if full_page else {}  # a locator's screenshot takes no full_page
     for attempt in range(1, CAPTURE_TRIES + 1):
         try:
-            options = {"full_page": True} if full_page else {}
             target.screenshot(path=str(path), **options)
             return
         except Error as error:

@@ -37,27 +37,27 @@ def _known_after(opportunities: np.ndarray) -> np.ndarray:
     return 1 - (1 - STARTS[:, None, None]) * (1 - RATES[None, :, None]) ** opportunities[None, None, :]
 
 
-def _latest(history: Sequence[Sequence[bool]], before: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Of the latest MAX_OPPORTUNITIES opportunities: each one's index (after `before` unread ones), and its right and
-    wrong answers."""
+def _latest(history: Sequence[Sequence[bool]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Of the latest MAX_OPPORTUNITIES opportunities: each one's index in the whole history, and its right and wrong
+    answers."""
     start = max(0, len(history) - MAX_OPPORTUNITIES)
-    rows = [(before + k, sum(answers), len(answers) - sum(answers))
+    rows = [(k, sum(answers), len(answers) - sum(answers))
             for k, answers in enumerate(history[start:], start=start)]  # fmt: skip
     table = np.array(rows, dtype=float).reshape(-1, 3)
     return table[:, 0], table[:, 1], table[:, 2]
 
 
-def p_known(history: Sequence[Sequence[bool]], params: Params, before: int = 0) -> float:
-    """P(known) at the next opportunity, given the answers at each opportunity so far (oldest first), after `before`
-    earlier opportunities not given (they count in the curve's step, their answers are not read)."""
+def p_known(history: Sequence[Sequence[bool]], params: Params) -> float:
+    """P(known) at the next opportunity, given the answers at each opportunity so far (oldest first); of the older
+    ones than the latest MAX_OPPORTUNITIES, only their count is read."""
     mean_start = min(max(params.prior, STARTS[0]), STARTS[-1])
     mean_rate = min(max(params.learn, RATES[0]), RATES[-1])
     # Each cell weighs by the Beta density alone, so the geometric grid leans towards slow learning: mastery waits
     # until a long run of answers has ruled slow learning out (measured in docs/development/adaptive-benchmark.md).
     log_weight = _log_beta(STARTS, mean_start)[:, None] + _log_beta(RATES, mean_rate)[None, :]
-    at, right, wrong = _latest(history, before)
+    at, right, wrong = _latest(history)
     if at.size:
         p_right = params.guess + (1 - params.guess - params.slip) * _known_after(at)
         log_weight = log_weight + (right * np.log(p_right) + wrong * np.log1p(-p_right)).sum(axis=2)
     weight = np.exp(log_weight - log_weight.max())
-    return float((weight * _known_after(np.array([float(before + len(history))]))[..., 0]).sum() / weight.sum())
+    return float((weight * _known_after(np.array([float(len(history))]))[..., 0]).sum() / weight.sum())

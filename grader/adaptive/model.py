@@ -93,8 +93,7 @@ def step(state: SkillState, moment: Sequence[Observation], params: bkt.Params,
     """The state after one moment's observations on this skill (all at the same time); `history` holds the answers
     of each earlier opportunity, oldest first."""
     answers = [o.correct for o in moment if o.correct is not None]
-    unread = max(0, len(history) - curve.MAX_OPPORTUNITIES + 1)  # opportunities the curve no longer reads
-    p_known = curve.p_known([*history[unread:], answers], params, before=unread) if answers else state.p_known
+    p_known = curve.p_known([*history, answers], params) if answers else state.p_known
     at = _aware(moment[0].at)
     card = Card.from_dict(json.loads(state.card)) if state.card else Card(card_id=1, due=at)
     card, _ = _SCHEDULER.review_card(card, rating(moment, p_known), review_datetime=at)

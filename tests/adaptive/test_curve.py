@@ -50,6 +50,5 @@ def test_it_recovers_simulated_learners_knowledge_erring_low(opportunities: int,
 def test_only_the_latest_opportunities_are_read_and_older_ones_still_count() -> None:
     latest = [[True]] * curve.MAX_OPPORTUNITIES
     history = [[False]] * 100 + latest
-    assert curve.p_known(history, bkt.DEFAULT) == curve.p_known(latest, bkt.DEFAULT, before=100)
     assert curve.p_known(history, bkt.DEFAULT) == curve.p_known([[]] * 100 + latest, bkt.DEFAULT)
     assert curve.p_known(history, bkt.DEFAULT) != curve.p_known(latest, bkt.DEFAULT)
